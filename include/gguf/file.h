@@ -1,0 +1,205 @@
+// gguf/file.h — the reader: a validated, zero-copy index over a GGUF file's bytes.
+//
+//   auto f = gguf::file::open("model.gguf");          // mmap + parse + validate
+//   if (!f) { std::cerr << f.error().message(); }
+//   auto arch = f->get_string("general.architecture"); // result<std::string_view>
+//   for (const auto& t : f->tensors()) use(t.name, t.ne, t.data);
+//
+// Parsing follows the GGUF specification (ggml docs/gguf.md) for versions 1 (32-bit
+// counts and lengths), 2 and 3, in either byte order. Every count, length and dimension
+// is checked against the bytes that remain and against reader_limits before it is used,
+// so a hostile file costs at most O(file size) memory and time. Nothing is copied:
+// strings, arrays and tensor data are views into the mapping, which lives as long as
+// any copy of the `file` object. String arrays are walked once on open (to find where
+// the next key starts) but not materialized; random access builds an offset table
+// lazily, once, on first use (thread-safe).
+//
+// Values of a big-endian file are byte-swapped by the accessors; raw views
+// (array_ref::raw, tensor_info::data) stay in the file's byte order.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/error.h"
+#include "gguf/format.h"
+
+namespace gguf {
+
+namespace detail {
+struct file_impl;
+}
+
+/// Bounds a reader enforces beyond "fits in the file". Defaults accept every real model.
+struct reader_limits {
+  uint64_t max_kv_count = 1u << 20;          ///< metadata key/value pairs
+  uint64_t max_tensor_count = 1u << 22;      ///< tensor infos
+  uint64_t max_string_length = 1ull << 30;   ///< bytes of one string value
+  uint64_t max_array_length = 1ull << 32;    ///< elements of one array
+  uint32_t max_array_nesting = 8;            ///< arrays of arrays, depth
+  uint64_t max_metadata_bytes = 1ull << 34;  ///< header + metadata + tensor infos
+};
+
+class array_ref;
+
+/// A view of one metadata value inside a file. Valid while the owning `file` lives.
+class value_ref {
+ public:
+  value_ref() = default;
+  /// Internal: made by the reader.
+  value_ref(const detail::file_impl* f, value_type t, uint64_t offset) : f_(f), type_(t), offset_(offset) {}
+  value_type type() const noexcept { return type_; }
+  /// Byte offset of the value (after its type id) in the file.
+  uint64_t offset() const noexcept { return offset_; }
+
+  /// Exact-type accessors: errc::type_mismatch unless the stored type is exactly T's.
+  /// T is one of uint8_t int8_t uint16_t int16_t uint32_t int32_t float uint64_t int64_t
+  /// double bool std::string_view.
+  template <class T>
+  result<T> get() const;
+
+  /// Any integer type widened to uint64 (negative values: out_of_range). For the keys
+  /// the spec lets be uint32 or uint64 (context_length, …).
+  result<uint64_t> to_uint64() const;
+  /// Any integer type widened to int64 (uint64 above INT64_MAX: out_of_range).
+  result<int64_t> to_int64() const;
+  /// Any numeric type (integers, float32, float64) as double.
+  result<double> to_double() const;
+  /// The array, or type_mismatch.
+  result<array_ref> array() const;
+
+ private:
+  const detail::file_impl* f_ = nullptr;
+  value_type type_ = value_type::uint8;
+  uint64_t offset_ = 0;
+};
+
+/// A view of an array value: element type, length, elements.
+class array_ref {
+ public:
+  array_ref() = default;
+  /// Internal: made by the reader.
+  array_ref(const detail::file_impl* f, value_type elem, uint64_t count, uint64_t data)
+      : f_(f), elem_(elem), count_(count), data_(data) {}
+  value_type element_type() const noexcept { return elem_; }
+  uint64_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  /// Byte offset of the first element in the file.
+  uint64_t offset() const noexcept { return data_; }
+  /// Depth of nesting: 1 for an array of scalars or strings, 2 for arrays of such, …
+  uint32_t nesting() const;
+  /// Innermost element type (element_type() unless nested).
+  value_type innermost_type() const;
+
+  /// Element i with exact type T (see value_ref::get). Errors: out_of_range, type_mismatch.
+  /// String elements: O(1) after a one-time O(n) index build.
+  template <class T>
+  result<T> get(uint64_t i) const;
+  /// Element i as a value (for generic code and nested arrays).
+  result<value_ref> at(uint64_t i) const;
+
+  /// Copies a fixed-size numeric array into `out` (host byte order). `out.size()` must
+  /// equal size(); T must match the element type exactly. Errors: type_mismatch,
+  /// invalid_argument.
+  template <class T>
+  result<void> copy_to(std::span<T> out) const;
+  /// All elements of a fixed-size numeric array as a vector (host byte order).
+  template <class T>
+  result<std::vector<T>> to_vector() const;
+
+  /// The raw bytes of a fixed-size element array, in the file's byte order (zero-copy).
+  std::span<const std::byte> raw() const;
+
+  /// Sequential walk over a string array without building the index: calls
+  /// fn(index, string_view) for each element. type_mismatch if not a string array.
+  template <class Fn>
+  result<void> for_each_string(Fn&& fn) const;
+
+ private:
+  const detail::file_impl* f_ = nullptr;
+  value_type elem_ = value_type::uint8;
+  uint64_t count_ = 0;
+  uint64_t data_ = 0;  // absolute offset of element 0
+  uint64_t element_offset(uint64_t i) const;  // any element type
+};
+
+/// One metadata pair.
+struct kv_ref {
+  std::string_view key;
+  value_ref value;
+  uint64_t offset = 0;  ///< byte offset of the key's length field
+};
+
+/// One tensor info, validated: type known, shape within limits, data inside the file,
+/// aligned and not overlapping another tensor.
+struct tensor_info {
+  std::string_view name;
+  uint32_t n_dims = 0;
+  std::array<uint64_t, 4> ne{1, 1, 1, 1};  ///< elements per dimension, ne[0] contiguous
+  ggml_type type = ggml_type::f32;
+  uint64_t offset = 0;       ///< relative to the data section (spec)
+  uint64_t nbytes = 0;       ///< ggml_nbytes
+  uint64_t info_offset = 0;  ///< byte offset of this tensor info in the file
+  std::span<const std::byte> data;  ///< zero-copy view, file byte order
+
+  uint64_t nelements() const noexcept { return ne[0] * ne[1] * ne[2] * ne[3]; }
+};
+
+/// An opened, validated GGUF file. Cheap to copy (shared ownership of the mapping).
+class file {
+ public:
+  /// Maps `path` read-only and parses it. Errors: io_error and every format error of
+  /// errc, with the byte offset and the key or tensor concerned.
+  static result<file> open(const std::filesystem::path& path, const reader_limits& limits = {});
+  /// Parses bytes the caller keeps alive for the lifetime of the result (no copy).
+  static result<file> from_bytes(std::span<const std::byte> bytes, const reader_limits& limits = {},
+                                 std::string name = "<memory>");
+  /// Parses bytes it takes ownership of (e.g. standard input).
+  static result<file> from_buffer(std::vector<std::byte> bytes, const reader_limits& limits = {},
+                                  std::string name = "<stdin>");
+
+  const std::string& path() const noexcept;
+  uint32_t version() const noexcept;
+  gguf::byte_order byte_order() const noexcept;
+  uint32_t alignment() const noexcept;
+  /// Absolute byte offset of the data section (may exceed size() when there are no tensors).
+  uint64_t data_offset() const noexcept;
+  /// Bytes of the header, metadata and tensor infos (before the padding).
+  uint64_t metadata_end() const noexcept;
+  uint64_t size() const noexcept;
+  std::span<const std::byte> bytes() const noexcept;
+
+  size_t kv_count() const noexcept;
+  const kv_ref& kv(size_t i) const;  ///< i < kv_count()
+  std::span<const kv_ref> kvs() const noexcept;
+  /// The value of `key`, or nullptr-like empty optional.
+  std::optional<value_ref> find(std::string_view key) const;
+  /// The value of `key`, or errc::key_not_found.
+  result<value_ref> get(std::string_view key) const;
+  /// Typed lookups: key_not_found or type_mismatch.
+  result<std::string_view> get_string(std::string_view key) const;
+  result<uint64_t> get_uint(std::string_view key) const;  ///< any unsigned/non-negative integer
+  result<array_ref> get_array(std::string_view key) const;
+
+  size_t tensor_count() const noexcept;
+  std::span<const tensor_info> tensors() const noexcept;
+  const tensor_info* find_tensor(std::string_view name) const;
+  /// The tensor named `name`, or errc::tensor_not_found.
+  result<const tensor_info*> get_tensor(std::string_view name) const;
+
+ private:
+  std::shared_ptr<const detail::file_impl> impl_;
+  explicit file(std::shared_ptr<const detail::file_impl> impl) : impl_(std::move(impl)) {}
+};
+
+}  // namespace gguf
+
+#include "gguf/detail/file_inl.h"

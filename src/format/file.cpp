@@ -1,0 +1,363 @@
+// gguf::file and the value views: accessors over a parsed, validated file.
+#include "gguf/file.h"
+
+#include "format/file_impl.h"
+
+namespace gguf {
+namespace detail {
+
+std::string_view read_validated_string(const file_impl* f, uint64_t& pos) noexcept {
+  uint64_t len = f->load_len(pos);
+  pos += f->len_width();
+  std::string_view s(reinterpret_cast<const char*>(f->at(pos)), len);
+  pos += len;
+  return s;
+}
+
+uint64_t file_impl::value_size(value_type t, uint64_t off) const noexcept {
+  switch (t) {
+    case value_type::string:
+      return len_width() + load_len(off);
+    case value_type::array: {
+      auto elem = static_cast<value_type>(load<uint32_t>(off));
+      uint64_t count = load_len(off + 4);
+      uint64_t head = 4 + len_width();
+      if (uint64_t sz = value_type_size(elem); sz != 0) return head + count * sz;
+      uint64_t pos = off + head;
+      for (uint64_t i = 0; i < count; ++i) pos += value_size(elem, pos);
+      return pos - off;
+    }
+    default:
+      return value_type_size(t);
+  }
+}
+
+const std::vector<uint64_t>& file_impl::element_offsets(const array_ref&, uint64_t data, uint64_t count,
+                                                        value_type elem) const {
+  std::lock_guard lock(index_mutex);
+  auto& slot = array_index[data];
+  if (!slot) {
+    auto offsets = std::make_unique<std::vector<uint64_t>>();
+    offsets->reserve(count);
+    uint64_t pos = data;
+    for (uint64_t i = 0; i < count; ++i) {
+      offsets->push_back(pos);
+      pos += value_size(elem, pos);
+    }
+    slot = std::move(offsets);
+  }
+  return *slot;
+}
+
+}  // namespace detail
+
+namespace {
+
+template <class T>
+constexpr value_type type_of() {
+  if constexpr (std::is_same_v<T, uint8_t>) return value_type::uint8;
+  else if constexpr (std::is_same_v<T, int8_t>) return value_type::int8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return value_type::uint16;
+  else if constexpr (std::is_same_v<T, int16_t>) return value_type::int16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return value_type::uint32;
+  else if constexpr (std::is_same_v<T, int32_t>) return value_type::int32;
+  else if constexpr (std::is_same_v<T, float>) return value_type::float32;
+  else if constexpr (std::is_same_v<T, bool>) return value_type::boolean;
+  else if constexpr (std::is_same_v<T, std::string_view>) return value_type::string;
+  else if constexpr (std::is_same_v<T, uint64_t>) return value_type::uint64;
+  else if constexpr (std::is_same_v<T, int64_t>) return value_type::int64;
+  else if constexpr (std::is_same_v<T, double>) return value_type::float64;
+  else static_assert(sizeof(T) == 0, "not a GGUF value type");
+}
+
+gguf::error mismatch(uint64_t off, value_type want, value_type have) {
+  return make_error(errc::type_mismatch, off,
+                    "expected " + std::string(value_type_name(want)) + ", found " +
+                        std::string(value_type_name(have)));
+}
+
+template <class T>
+T load_scalar(const detail::file_impl* f, uint64_t off) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return static_cast<uint8_t>(*f->at(off)) != 0;
+  } else if constexpr (std::is_same_v<T, std::string_view>) {
+    return detail::read_validated_string(f, off);
+  } else {
+    return f->load<T>(off);
+  }
+}
+
+}  // namespace
+
+// ---- value_ref ----
+
+template <class T>
+result<T> value_ref::get() const {
+  if (type_ != type_of<T>()) return mismatch(offset_, type_of<T>(), type_);
+  return load_scalar<T>(f_, offset_);
+}
+
+result<uint64_t> value_ref::to_uint64() const {
+  auto neg = [&] { return make_error(errc::out_of_range, offset_, "negative value where unsigned expected"); };
+  switch (type_) {
+    case value_type::uint8: return uint64_t{f_->load<uint8_t>(offset_)};
+    case value_type::uint16: return uint64_t{f_->load<uint16_t>(offset_)};
+    case value_type::uint32: return uint64_t{f_->load<uint32_t>(offset_)};
+    case value_type::uint64: return f_->load<uint64_t>(offset_);
+    case value_type::int8: { auto v = f_->load<int8_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
+    case value_type::int16: { auto v = f_->load<int16_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
+    case value_type::int32: { auto v = f_->load<int32_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
+    case value_type::int64: { auto v = f_->load<int64_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
+    default:
+      return make_error(errc::type_mismatch, offset_,
+                        "expected an integer, found " + std::string(value_type_name(type_)));
+  }
+}
+
+result<int64_t> value_ref::to_int64() const {
+  switch (type_) {
+    case value_type::int8: return int64_t{f_->load<int8_t>(offset_)};
+    case value_type::int16: return int64_t{f_->load<int16_t>(offset_)};
+    case value_type::int32: return int64_t{f_->load<int32_t>(offset_)};
+    case value_type::int64: return f_->load<int64_t>(offset_);
+    case value_type::uint8: return int64_t{f_->load<uint8_t>(offset_)};
+    case value_type::uint16: return int64_t{f_->load<uint16_t>(offset_)};
+    case value_type::uint32: return int64_t{f_->load<uint32_t>(offset_)};
+    case value_type::uint64: {
+      auto v = f_->load<uint64_t>(offset_);
+      if (v > static_cast<uint64_t>(INT64_MAX)) return make_error(errc::out_of_range, offset_, "value above INT64_MAX");
+      return static_cast<int64_t>(v);
+    }
+    default:
+      return make_error(errc::type_mismatch, offset_,
+                        "expected an integer, found " + std::string(value_type_name(type_)));
+  }
+}
+
+result<double> value_ref::to_double() const {
+  switch (type_) {
+    case value_type::float32: return double{f_->load<float>(offset_)};
+    case value_type::float64: return f_->load<double>(offset_);
+    case value_type::uint64: return static_cast<double>(f_->load<uint64_t>(offset_));
+    default: {
+      auto i = to_int64();
+      if (!i) return make_error(errc::type_mismatch, offset_, "expected a number, found " + std::string(value_type_name(type_)));
+      return static_cast<double>(*i);
+    }
+  }
+}
+
+result<array_ref> value_ref::array() const {
+  if (type_ != value_type::array) return mismatch(offset_, value_type::array, type_);
+  auto elem = static_cast<value_type>(f_->load<uint32_t>(offset_));
+  uint64_t count = f_->load_len(offset_ + 4);
+  return array_ref(f_, elem, count, offset_ + 4 + f_->len_width());
+}
+
+// ---- array_ref ----
+
+uint64_t array_ref::element_offset(uint64_t i) const {
+  if (uint64_t sz = value_type_size(elem_); sz != 0) return data_ + i * sz;
+  return f_->element_offsets(*this, data_, count_, elem_)[i];
+}
+
+uint32_t array_ref::nesting() const {
+  if (elem_ != value_type::array) return 1;
+  if (count_ == 0) return 2;
+  return 1 + at(0).value().array().value().nesting();
+}
+
+value_type array_ref::innermost_type() const {
+  if (elem_ != value_type::array || count_ == 0) return elem_;
+  return at(0).value().array().value().innermost_type();
+}
+
+template <class T>
+result<T> array_ref::get(uint64_t i) const {
+  if (elem_ != type_of<T>()) return mismatch(data_, type_of<T>(), elem_);
+  if (i >= count_) {
+    return make_error(errc::out_of_range, data_,
+                      "index " + std::to_string(i) + " outside an array of " + std::to_string(count_));
+  }
+  return load_scalar<T>(f_, element_offset(i));
+}
+
+result<value_ref> array_ref::at(uint64_t i) const {
+  if (i >= count_) {
+    return make_error(errc::out_of_range, data_,
+                      "index " + std::to_string(i) + " outside an array of " + std::to_string(count_));
+  }
+  return value_ref(f_, elem_, element_offset(i));
+}
+
+std::span<const std::byte> array_ref::raw() const {
+  uint64_t sz = value_type_size(elem_);
+  if (sz == 0) return {};
+  return {f_->at(data_), count_ * sz};
+}
+
+template <class T>
+result<void> array_ref::copy_to(std::span<T> out) const {
+  if (elem_ != type_of<T>()) return mismatch(data_, type_of<T>(), elem_);
+  if (out.size() != count_) {
+    return make_error(errc::invalid_argument, data_,
+                      "output of " + std::to_string(out.size()) + " elements for an array of " + std::to_string(count_));
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    for (uint64_t i = 0; i < count_; ++i) out[i] = static_cast<uint8_t>(*f_->at(data_ + i)) != 0;
+  } else {
+    if (count_ != 0) std::memcpy(out.data(), f_->at(data_), count_ * sizeof(T));
+    if (f_->swap && sizeof(T) > 1) {
+      for (auto& v : out) v = detail::load_raw<T>(reinterpret_cast<const std::byte*>(&v), true);
+    }
+  }
+  return {};
+}
+
+template <class T>
+result<std::vector<T>> array_ref::to_vector() const {
+  if (elem_ != type_of<T>()) return mismatch(data_, type_of<T>(), elem_);
+  std::vector<T> out(count_);
+  if constexpr (std::is_same_v<T, bool>) {
+    for (uint64_t i = 0; i < count_; ++i) out[i] = static_cast<uint8_t>(*f_->at(data_ + i)) != 0;
+  } else {
+    auto r = copy_to(std::span<T>(out));
+    if (!r) return r.error();
+  }
+  return out;
+}
+
+#define GGUF_INSTANTIATE(T)                                          \
+  template result<T> value_ref::get<T>() const;                      \
+  template result<T> array_ref::get<T>(uint64_t) const;
+GGUF_INSTANTIATE(uint8_t)
+GGUF_INSTANTIATE(int8_t)
+GGUF_INSTANTIATE(uint16_t)
+GGUF_INSTANTIATE(int16_t)
+GGUF_INSTANTIATE(uint32_t)
+GGUF_INSTANTIATE(int32_t)
+GGUF_INSTANTIATE(float)
+GGUF_INSTANTIATE(bool)
+GGUF_INSTANTIATE(std::string_view)
+GGUF_INSTANTIATE(uint64_t)
+GGUF_INSTANTIATE(int64_t)
+GGUF_INSTANTIATE(double)
+#undef GGUF_INSTANTIATE
+#define GGUF_INSTANTIATE_NUM(T)                                       \
+  template result<void> array_ref::copy_to<T>(std::span<T>) const;    \
+  template result<std::vector<T>> array_ref::to_vector<T>() const;
+GGUF_INSTANTIATE_NUM(uint8_t)
+GGUF_INSTANTIATE_NUM(int8_t)
+GGUF_INSTANTIATE_NUM(uint16_t)
+GGUF_INSTANTIATE_NUM(int16_t)
+GGUF_INSTANTIATE_NUM(uint32_t)
+GGUF_INSTANTIATE_NUM(int32_t)
+GGUF_INSTANTIATE_NUM(float)
+GGUF_INSTANTIATE_NUM(uint64_t)
+GGUF_INSTANTIATE_NUM(int64_t)
+GGUF_INSTANTIATE_NUM(double)
+#undef GGUF_INSTANTIATE_NUM
+template result<std::vector<bool>> array_ref::to_vector<bool>() const;
+
+// ---- file ----
+
+result<file> file::open(const std::filesystem::path& path, const reader_limits& limits) {
+  auto m = detail::mapped_file::open(path);
+  if (!m) return m.error();
+  auto impl = std::make_shared<detail::file_impl>();
+  impl->path = path.string();
+  impl->mapping = std::move(*m);
+  impl->bytes = impl->mapping.bytes();
+  auto r = detail::parse(std::move(impl), limits);
+  if (!r) return r.error();
+  return file(std::move(*r));
+}
+
+result<file> file::from_bytes(std::span<const std::byte> bytes, const reader_limits& limits, std::string name) {
+  auto impl = std::make_shared<detail::file_impl>();
+  impl->path = std::move(name);
+  impl->bytes = bytes;
+  auto r = detail::parse(std::move(impl), limits);
+  if (!r) return r.error();
+  return file(std::move(*r));
+}
+
+result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits& limits, std::string name) {
+  auto impl = std::make_shared<detail::file_impl>();
+  impl->path = std::move(name);
+  impl->owned = std::move(bytes);
+  impl->bytes = impl->owned;
+  auto r = detail::parse(std::move(impl), limits);
+  if (!r) return r.error();
+  return file(std::move(*r));
+}
+
+const std::string& file::path() const noexcept { return impl_->path; }
+uint32_t file::version() const noexcept { return impl_->version; }
+gguf::byte_order file::byte_order() const noexcept { return impl_->order; }
+uint32_t file::alignment() const noexcept { return impl_->alignment; }
+uint64_t file::data_offset() const noexcept { return impl_->data_offset; }
+uint64_t file::metadata_end() const noexcept { return impl_->metadata_end; }
+uint64_t file::size() const noexcept { return impl_->bytes.size(); }
+std::span<const std::byte> file::bytes() const noexcept { return impl_->bytes; }
+
+size_t file::kv_count() const noexcept { return impl_->kvs.size(); }
+const kv_ref& file::kv(size_t i) const { return impl_->kvs.at(i); }
+std::span<const kv_ref> file::kvs() const noexcept { return impl_->kvs; }
+
+std::optional<value_ref> file::find(std::string_view key) const {
+  auto it = impl_->kv_index.find(key);
+  if (it == impl_->kv_index.end()) return std::nullopt;
+  return impl_->kvs[it->second].value;
+}
+
+result<value_ref> file::get(std::string_view key) const {
+  auto v = find(key);
+  if (!v) return make_error(errc::key_not_found, no_offset, "key not found", std::string(key));
+  return *v;
+}
+
+namespace {
+template <class R>
+R with_key(R r, std::string_view key) {
+  if (!r) {
+    auto e = r.error();
+    e.subject = std::string(key);
+    return e;
+  }
+  return r;
+}
+}  // namespace
+
+result<std::string_view> file::get_string(std::string_view key) const {
+  auto v = get(key);
+  if (!v) return v.error();
+  return with_key(v->get<std::string_view>(), key);
+}
+
+result<uint64_t> file::get_uint(std::string_view key) const {
+  auto v = get(key);
+  if (!v) return v.error();
+  return with_key(v->to_uint64(), key);
+}
+
+result<array_ref> file::get_array(std::string_view key) const {
+  auto v = get(key);
+  if (!v) return v.error();
+  return with_key(v->array(), key);
+}
+
+size_t file::tensor_count() const noexcept { return impl_->tensors.size(); }
+std::span<const tensor_info> file::tensors() const noexcept { return impl_->tensors; }
+
+const tensor_info* file::find_tensor(std::string_view name) const {
+  auto it = impl_->tensor_index.find(name);
+  return it == impl_->tensor_index.end() ? nullptr : &impl_->tensors[it->second];
+}
+
+result<const tensor_info*> file::get_tensor(std::string_view name) const {
+  if (const auto* t = find_tensor(name)) return t;
+  return make_error(errc::tensor_not_found, no_offset, "tensor not found", std::string(name), true);
+}
+
+}  // namespace gguf

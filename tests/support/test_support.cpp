@@ -1,0 +1,88 @@
+#include "test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace gguf::test {
+
+std::filesystem::path data_dir() {
+  const char* env = std::getenv("GGUF_TEST_DATA");
+  std::filesystem::path p = env && *env ? std::filesystem::path(env) : std::filesystem::path(GGUF_TEST_DATA_DEFAULT);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(p, ec)) return {};
+  return std::filesystem::canonical(p, ec);
+}
+
+std::filesystem::path data_file(const std::string& rel) {
+  auto d = data_dir();
+  return d.empty() ? d : d / rel;
+}
+
+std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(buf.size());
+  std::memcpy(out.data(), buf.data(), buf.size());
+  return out;
+}
+
+void write_bytes(const std::filesystem::path& p, const std::vector<std::byte>& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+std::filesystem::path temp_dir() {
+  static std::filesystem::path dir = [] {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gguf-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    return std::filesystem::path(tmpl);
+  }();
+  return dir;
+}
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+run_result run_cli(const std::vector<std::string>& args, const std::string& stdin_path) {
+  static int counter = 0;
+  auto dir = temp_dir();
+  auto out_path = dir / ("out" + std::to_string(getpid()) + "_" + std::to_string(counter));
+  auto err_path = dir / ("err" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+  std::string cmd = quote(GGUF_CLI_PATH);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += stdin_path.empty() ? " </dev/null" : " <" + quote(stdin_path);
+  cmd += " >" + quote(out_path.string()) + " 2>" + quote(err_path.string());
+  int status = std::system(cmd.c_str());
+  run_result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+}  // namespace gguf::test

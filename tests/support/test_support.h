@@ -1,0 +1,37 @@
+// Shared helpers for the test suite: where the real test data is, and running the CLI.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gguf::test {
+
+/// ../shared/data, or $GGUF_TEST_DATA. Empty path if the folder is absent.
+std::filesystem::path data_dir();
+/// data_dir() / rel; calls GTEST_SKIP-friendly check: returns empty if data is absent.
+std::filesystem::path data_file(const std::string& rel);
+/// Reads a whole file into bytes (test helper; throws on failure).
+std::vector<std::byte> read_bytes(const std::filesystem::path& p);
+/// Writes bytes to a path (test helper; throws on failure).
+void write_bytes(const std::filesystem::path& p, const std::vector<std::byte>& bytes);
+/// A fresh temporary directory for this test process.
+std::filesystem::path temp_dir();
+
+/// Result of running the gguf CLI.
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+/// Runs the built `gguf` binary with `args` (shell-quoted), optional stdin from a file.
+run_result run_cli(const std::vector<std::string>& args, const std::string& stdin_path = {});
+
+}  // namespace gguf::test
+
+/// Skips the current test when the shared test data is absent.
+#define GGUF_REQUIRE_DATA()                                                              \
+  do {                                                                                   \
+    if (::gguf::test::data_dir().empty()) GTEST_SKIP() << "test data folder not found (set GGUF_TEST_DATA)"; \
+  } while (0)

@@ -1,0 +1,100 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include "commands.h"
+
+namespace gguf::cli {
+
+namespace {
+std::vector<command>& registry() {
+  static std::vector<command> r;
+  return r;
+}
+}  // namespace
+
+registrar::registrar(std::string_view name, std::string_view summary, int (*run)(int, char**)) {
+  auto& r = registry();
+  r.push_back({name, summary, run});
+  std::sort(r.begin(), r.end(), [](const command& a, const command& b) { return a.name < b.name; });
+}
+
+const std::vector<command>& commands() { return registry(); }
+
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return exit_ok;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gguf " << app.get_name() << ": " << e.what() << " (see --help)\n";
+    return exit_usage;
+  }
+  return std::nullopt;
+}
+
+int report(std::string_view file, const gguf::error& e) {
+  std::cerr << "gguf: " << file << ": " << e.message() << "\n";
+  return e.code == errc::io_error ? exit_usage : exit_invalid;
+}
+
+std::string input_name(const std::string& path, bool use_stdin) {
+  return (use_stdin || path == "-") ? std::string("<stdin>") : path;
+}
+
+result<gguf::file> open_input(const std::string& path, bool use_stdin) {
+  if (use_stdin || path == "-") {
+    std::vector<std::byte> bytes;
+    char buf[1 << 16];
+    for (;;) {
+      ssize_t n = ::read(0, buf, sizeof buf);
+      if (n < 0) return make_error(errc::io_error, no_offset, "cannot read standard input");
+      if (n == 0) break;
+      auto* p = reinterpret_cast<const std::byte*>(buf);
+      bytes.insert(bytes.end(), p, p + n);
+    }
+    return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
+  }
+  return gguf::file::open(path);
+}
+
+nlohmann::ordered_json value_json(const value_ref& v, uint64_t max_elems) {
+  switch (v.type()) {
+    case value_type::uint8: return *v.get<uint8_t>();
+    case value_type::int8: return *v.get<int8_t>();
+    case value_type::uint16: return *v.get<uint16_t>();
+    case value_type::int16: return *v.get<int16_t>();
+    case value_type::uint32: return *v.get<uint32_t>();
+    case value_type::int32: return *v.get<int32_t>();
+    case value_type::float32: return static_cast<double>(*v.get<float>());
+    case value_type::boolean: return *v.get<bool>();
+    case value_type::string: return std::string(*v.get<std::string_view>());
+    case value_type::uint64: return *v.get<uint64_t>();
+    case value_type::int64: return *v.get<int64_t>();
+    case value_type::float64: return *v.get<double>();
+    case value_type::array: {
+      auto a = *v.array();
+      auto j = nlohmann::ordered_json::array();
+      uint64_t n = max_elems ? std::min(max_elems, a.size()) : a.size();
+      if (a.element_type() == value_type::string) {
+        a.for_each_string([&](uint64_t i, std::string_view s) {
+           if (i < n) j.push_back(std::string(s));
+         }).value();
+        return j;
+      }
+      for (uint64_t i = 0; i < n; ++i) j.push_back(value_json(*a.at(i), max_elems));
+      return j;
+    }
+  }
+  return nullptr;
+}
+
+void print_json(const nlohmann::ordered_json& j, int indent) {
+  std::cout << j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace gguf::cli

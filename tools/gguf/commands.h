@@ -1,0 +1,58 @@
+// The command registry of the gguf tool, and helpers every command shares.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gguf/file.h"
+
+namespace gguf::cli {
+
+/// Exit codes of the command-line contract (DESIGN.md).
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_invalid = 1;  ///< input invalid or a check failed
+inline constexpr int exit_usage = 2;    ///< usage error or file unreadable
+
+struct command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(int argc, char** argv);  ///< argv[0] is the command name
+};
+
+/// All registered commands, sorted by name.
+const std::vector<command>& commands();
+
+/// Registers a command at static-initialization time: one line per cmd_*.cpp.
+struct registrar {
+  registrar(std::string_view name, std::string_view summary, int (*run)(int, char**));
+};
+
+/// Parses a CLI11 app; returns an exit code to stop with (0 after --help), or nullopt
+/// to go on. Usage errors print one line to stderr and give exit_usage.
+std::optional<int> parse(CLI::App& app, int argc, char** argv);
+
+/// Prints `gguf: FILE: message` to stderr; returns exit_usage for io_error (unreadable),
+/// exit_invalid otherwise.
+int report(std::string_view file, const gguf::error& e);
+
+/// Opens FILE, or standard input for "-" (or when `use_stdin`).
+result<gguf::file> open_input(const std::string& path, bool use_stdin = false);
+
+/// Display name of an input ("<stdin>" for "-").
+std::string input_name(const std::string& path, bool use_stdin = false);
+
+/// JSON of a metadata value: scalars as JSON scalars, strings as strings (invalid UTF-8
+/// replaced when dumped), arrays as nested JSON arrays. `max_elems` limits each array
+/// (0 = no limit).
+nlohmann::ordered_json value_json(const value_ref& v, uint64_t max_elems = 0);
+
+/// Dumps JSON to stdout with invalid UTF-8 replaced by U+FFFD.
+void print_json(const nlohmann::ordered_json& j, int indent = 1);
+
+}  // namespace gguf::cli

@@ -1,0 +1,42 @@
+// gguf — command-line tool over the gguf library. A dispatcher over one function per
+// command (cmd_*.cpp); the command table is the only place a command is registered.
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "commands.h"
+
+namespace {
+void usage(std::ostream& os) {
+  os << "usage: gguf <command> [options] [args]\n\ncommands:\n";
+  for (const auto& c : gguf::cli::commands()) {
+    os << "  " << c.name;
+    for (size_t i = c.name.size(); i < 14; ++i) os << ' ';
+    os << c.summary << "\n";
+  }
+  os << "\nRun 'gguf <command> --help' for a command's options.\n"
+        "Exit codes: 0 success, 1 invalid input or failed check, 2 usage error or unreadable file.\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return 2;
+  }
+  std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {
+    std::cout << "gguf 0.1.0\n";
+    return 0;
+  }
+  for (const auto& c : gguf::cli::commands()) {
+    if (c.name == name) return c.run(argc - 1, argv + 1);
+  }
+  std::cerr << "gguf: unknown command '" << name << "'\n";
+  usage(std::cerr);
+  return 2;
+}
