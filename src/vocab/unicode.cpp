@@ -1,0 +1,171 @@
+// Unicode helpers with llama.cpp's semantics (see unicode.h).
+#include "vocab/unicode.h"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+
+#include "vocab/unicode_data.h"
+
+namespace gguf::vocab_detail {
+namespace {
+
+std::unique_ptr<uint16_t[]> build_flags() {
+  namespace ud = unicode_data;
+  auto t = std::make_unique<uint16_t[]>(max_codepoints);
+  for (size_t i = 0; i + 1 < ud::ranges_flags_count; ++i) {
+    const uint32_t end = std::min(ud::ranges_flags[i + 1].start, max_codepoints);
+    for (uint32_t c = ud::ranges_flags[i].start; c < end; ++c) t[c] = ud::ranges_flags[i].flags;
+  }
+  for (size_t i = 0; i < ud::whitespace_count; ++i) t[ud::whitespace[i]] |= cpt_flags::whitespace;
+  for (size_t i = 0; i < ud::map_lowercase_count; ++i) t[ud::map_lowercase[i].to] |= cpt_flags::lowercase;
+  for (size_t i = 0; i < ud::map_uppercase_count; ++i) t[ud::map_uppercase[i].to] |= cpt_flags::uppercase;
+  for (size_t i = 0; i < ud::ranges_nfd_count; ++i) t[ud::ranges_nfd[i].nfd] |= cpt_flags::nfd;
+  return t;
+}
+
+struct byte_alphabet {
+  std::array<std::array<char, 4>, 256> utf8{};
+  std::array<uint8_t, 256> len{};
+  std::array<int16_t, 324> cpt_to_byte{};  // code points 0..323 cover the whole alphabet
+
+  byte_alphabet() {
+    cpt_to_byte.fill(-1);
+    std::array<uint32_t, 256> cpt{};
+    std::array<bool, 256> direct{};
+    for (int b = 0x21; b <= 0x7E; ++b) direct[b] = true;
+    for (int b = 0xA1; b <= 0xAC; ++b) direct[b] = true;
+    for (int b = 0xAE; b <= 0xFF; ++b) direct[b] = true;
+    uint32_t n = 0;
+    for (int b = 0; b < 256; ++b) cpt[b] = direct[b] ? uint32_t(b) : 256 + n++;
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      append_utf8(s, cpt[b]);
+      len[b] = uint8_t(s.size());
+      std::copy(s.begin(), s.end(), utf8[b].begin());
+      cpt_to_byte[cpt[b]] = int16_t(b);
+    }
+  }
+};
+
+const byte_alphabet& alphabet() {
+  static const byte_alphabet a;
+  return a;
+}
+
+}  // namespace
+
+const uint16_t* flags_table() noexcept {
+  static const std::unique_ptr<uint16_t[]> table = build_flags();
+  return table.get();
+}
+
+cpt_flags flags_of(uint32_t cpt) noexcept {
+  return cpt < max_codepoints ? cpt_flags{flags_table()[cpt]} : cpt_flags{};
+}
+
+bool utf8_decode(std::string_view s, size_t& offset, uint32_t& cpt) noexcept {
+  const size_t n = s.size();
+  const auto b = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
+  const uint8_t b0 = b(offset);
+  const auto cont = [&](size_t i) { return (b(i) & 0xC0) == 0x80; };
+  if (!(b0 & 0x80)) {
+    cpt = b0;
+    offset += 1;
+    return true;
+  }
+  if (!(b0 & 0x40)) return false;
+  if (!(b0 & 0x20)) {
+    if (offset + 1 >= n || !cont(offset + 1)) return false;
+    cpt = (uint32_t(b0 & 0x1F) << 6) | (b(offset + 1) & 0x3F);
+    offset += 2;
+    return true;
+  }
+  if (!(b0 & 0x10)) {
+    if (offset + 2 >= n || !cont(offset + 1) || !cont(offset + 2)) return false;
+    cpt = (uint32_t(b0 & 0x0F) << 12) | (uint32_t(b(offset + 1) & 0x3F) << 6) | (b(offset + 2) & 0x3F);
+    offset += 3;
+    return true;
+  }
+  if (!(b0 & 0x08)) {
+    if (offset + 3 >= n || !cont(offset + 1) || !cont(offset + 2) || !cont(offset + 3)) return false;
+    cpt = (uint32_t(b0 & 0x07) << 18) | (uint32_t(b(offset + 1) & 0x3F) << 12) |
+          (uint32_t(b(offset + 2) & 0x3F) << 6) | (b(offset + 3) & 0x3F);
+    offset += 4;
+    return true;
+  }
+  return false;
+}
+
+void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out) {
+  out.clear();
+  out.reserve(s.size());
+  size_t off = 0;
+  while (off < s.size()) {
+    uint32_t c;
+    if (utf8_decode(s, off, c)) {
+      out.push_back(c);
+    } else {
+      ++off;
+      out.push_back(0xFFFD);
+    }
+  }
+}
+
+void append_utf8(std::string& out, uint32_t cpt) {
+  if (cpt <= 0x7F) {
+    out.push_back(char(cpt));
+  } else if (cpt <= 0x7FF) {
+    out.push_back(char(0xC0 | ((cpt >> 6) & 0x1F)));
+    out.push_back(char(0x80 | (cpt & 0x3F)));
+  } else if (cpt <= 0xFFFF) {
+    out.push_back(char(0xE0 | ((cpt >> 12) & 0x0F)));
+    out.push_back(char(0x80 | ((cpt >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cpt & 0x3F)));
+  } else if (cpt <= 0x10FFFF) {
+    out.push_back(char(0xF0 | ((cpt >> 18) & 0x07)));
+    out.push_back(char(0x80 | ((cpt >> 12) & 0x3F)));
+    out.push_back(char(0x80 | ((cpt >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cpt & 0x3F)));
+  } else {
+    out.append("\xEF\xBF\xBD");
+  }
+}
+
+uint32_t to_lower(uint32_t cpt) noexcept {
+  namespace ud = unicode_data;
+  const auto* b = ud::map_lowercase;
+  const auto* e = b + ud::map_lowercase_count;
+  const auto* it = std::lower_bound(b, e, cpt, [](const ud::cpt_pair& p, uint32_t v) { return p.from < v; });
+  return (it != e && it->from == cpt) ? it->to : cpt;
+}
+
+uint32_t to_nfd(uint32_t cpt) noexcept {
+  namespace ud = unicode_data;
+  const auto* b = ud::ranges_nfd;
+  const auto* e = b + ud::ranges_nfd_count;
+  const auto* it = std::upper_bound(b, e, cpt, [](uint32_t v, const ud::range_nfd& r) { return v < r.first; });
+  if (it == b) return cpt;
+  --it;
+  return (it->first <= cpt && cpt <= it->last) ? it->nfd : cpt;
+}
+
+bool is_han(uint32_t c) noexcept {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+         (c >= 0x2CEB0 && c <= 0x2EBEF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+std::string_view byte_to_utf8(uint8_t byte) noexcept {
+  const auto& a = alphabet();
+  return {a.utf8[byte].data(), a.len[byte]};
+}
+
+bool utf8_cpt_to_byte(uint32_t cpt, uint8_t& byte) noexcept {
+  const auto& a = alphabet();
+  if (cpt >= a.cpt_to_byte.size() || a.cpt_to_byte[cpt] < 0) return false;
+  byte = uint8_t(a.cpt_to_byte[cpt]);
+  return true;
+}
+
+}  // namespace gguf::vocab_detail
