@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (fuzz/fuzz_*.cpp) for a short fixed time on a seed corpus
+# made at run time from ../shared/data and tests/hostile/regressions (nothing is copied
+# into the repository). A crash, leak, timeout or out-of-memory fails the run and the
+# input is printed in hex; add it under tests/hostile/regressions/ (see docs/security.md).
+#
+#   scripts/ci-fuzz.sh [SECONDS_PER_TARGET]        (default 60; run from the repo root)
+#
+# Environment: GGUF_TEST_DATA (default ../shared/data), GGUF_FUZZ_BUILD (default
+# build-fuzz), GGUF_FUZZ_WORK (default $GGUF_FUZZ_BUILD/fuzz-work: corpora kept between
+# runs), GGUF_FUZZ_TARGETS (space-separated subset), CC/CXX (default clang-14/clang++-14).
+# Installs nothing. Budget: build (~3 min on 2 cores) + targets x SECONDS.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+secs=${1:-60}
+data=${GGUF_TEST_DATA:-$root/../shared/data}
+build=${GGUF_FUZZ_BUILD:-$root/build-fuzz}
+work=${GGUF_FUZZ_WORK:-$build/fuzz-work}
+export CC=${CC:-clang-14} CXX=${CXX:-clang++-14}
+
+if ! command -v "$CXX" >/dev/null; then
+  echo "ci-fuzz: $CXX not found (libFuzzer needs clang)" >&2
+  exit 1
+fi
+
+echo "ci-fuzz: building fuzz targets in $build"
+mkdir -p "$build/logs"
+logs=$build/logs
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGGUF_BUILD_FUZZ=ON \
+  -DGGUF_BUILD_TESTS=OFF -DGGUF_BUILD_BENCH=OFF >"$logs/cmake.log" 2>&1 \
+  || { cat "$logs/cmake.log" >&2; exit 1; }
+
+targets=${GGUF_FUZZ_TARGETS:-$(cd fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')}
+status=0
+for t in $targets gguf_fuzz_seeds; do
+  if ! cmake --build "$build" -j2 --target "$t" >"$logs/build-$t.log" 2>&1; then
+    echo "ci-fuzz: building $t failed:" >&2
+    grep -E 'error|Error' "$logs/build-$t.log" | head -20 >&2
+    status=1
+  fi
+done
+
+# Seeds of a GGUF-reading target: miniatures of every real file (fuzz/make_seeds.cpp:
+# every key and type, a few tensors, v3 LE/BE and v2, ~1 KiB each), every small GGUF
+# (< 2 MB) whole, a 64 KiB prefix of the larger ones, and the committed regressions.
+seed_gguf() {
+  local dir=$1
+  if [ -d "$data" ]; then
+    local files=()
+    mapfile -d '' files < <(find "$data" -name '*.gguf' -type f -print0 | sort -z)
+    "$build/fuzz/gguf_fuzz_seeds" "${files[@]}" "$dir" >/dev/null 2>&1 || true
+    find "$data" -name '*.gguf' -type f | sort | while read -r f; do
+      local name
+      name=$(echo "${f#$data/}" | tr '/' '_')
+      if [ "$(stat -c %s "$f")" -lt 2097152 ]; then
+        cp "$f" "$dir/$name"
+      else
+        head -c 65536 "$f" >"$dir/$name.head"
+      fi
+    done
+  else
+    echo "ci-fuzz: $data not found: seeding from regressions only" >&2
+  fi
+}
+seed_regressions() {
+  local dir=$1 t=$2
+  for f in tests/hostile/regressions/*; do
+    [ -f "$f" ] || continue
+    case "$(basename "$f")" in
+      "$t"-* | file-* | *.gguf) cp "$f" "$dir/reg-$(basename "$f")" ;;
+    esac
+  done
+}
+# Seeds of the file-name target: the names of the test data files and naming-convention
+# examples (the spec's own).
+seed_names() {
+  local dir=$1 i=0
+  { [ -d "$data" ] && find "$data" -type f -printf '%f\n'
+    printf '%s\n' Mixtral-8x7B-v0.1-KQ2.gguf Hermes-2-Pro-Llama-3-8B-F16.gguf \
+      Grok-100B-v1.0-Q4_0-00003-of-00009.gguf Llama-3-8B-Instruct-LoRA-F16.gguf \
+      GPT-NeoX-20B-v0.2-BF16.gguf Phi-3-mini-4k-instruct-vocab.gguf; } |
+    while read -r n; do i=$((i + 1)); printf '%s' "$n" >"$dir/name-$i"; done
+}
+
+mkdir -p "$work"
+for t in $targets; do
+  bin="$build/fuzz/$t"
+  [ -x "$bin" ] || { echo "ci-fuzz: $bin missing" >&2; status=1; continue; }
+  corpus="$work/$t/corpus"
+  seeds="$work/$t/seeds"
+  arts="$work/$t/artifacts/"
+  rm -rf "$seeds" "$arts"
+  mkdir -p "$corpus" "$seeds" "$arts"
+  case "$t" in
+    fuzz_name) seed_names "$seeds" ;;
+    *) seed_gguf "$seeds" ;;
+  esac
+  seed_regressions "$seeds" "$t"
+  opts=()
+  [ -f "fuzz/$t.options" ] && read -r -a opts <"fuzz/$t.options"
+  echo "ci-fuzz: $t for ${secs}s"
+  nice -n 19 "$bin" "$corpus" "$seeds" -dict=fuzz/gguf.dict -max_total_time="$secs" \
+    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$arts" "${opts[@]}" >"$work/$t/log" 2>&1
+  rc=$?
+  grep -E '^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|cov:' "$work/$t/log" | tail -2
+  if [ $rc -ne 0 ] || [ -n "$(ls -A "$arts")" ]; then
+    status=1
+    echo "ci-fuzz: $t FAILED (exit $rc); log tail:" >&2
+    tail -40 "$work/$t/log" >&2
+    for a in "$arts"*; do
+      [ -f "$a" ] || continue
+      echo "ci-fuzz: input $(basename "$a") ($(stat -c %s "$a") bytes), hex:" >&2
+      od -An -tx1 -v "$a" | head -256 >&2
+    done
+  fi
+done
+exit $status
