@@ -82,6 +82,9 @@ class value {
 struct writer_options {
   uint32_t version = 3;                         ///< 2 or 3 (same layout); 1 is not written
   gguf::byte_order order = byte_order::little;  ///< metadata byte order; see add_tensor
+  /// A file without tensors: pad the metadata to the alignment (ggml's gguf_write does)
+  /// or end right after it (gguf-py's writer does). Files with tensors are always padded.
+  bool pad_without_tensors = true;
 };
 
 /// Builds a GGUF file in memory (metadata) plus tensor data by reference or by value.

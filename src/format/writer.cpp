@@ -365,6 +365,8 @@ writer writer::from_file(const file& f) {
   writer_options o;
   o.version = f.version() == 1 ? 3 : f.version();
   o.order = f.byte_order();
+  // Keep the source's convention for a file without tensors (see writer_options).
+  o.pad_without_tensors = f.tensor_count() > 0 || f.size() >= f.data_offset();
   writer w(o);
   w.keepalive_ = std::make_shared<file>(f);
   w.kvs_.reserve(f.kv_count());
@@ -496,7 +498,7 @@ void writer::emit(Sink& sink) const {
     pos += 8 + t.name.size() + 4 + 8 * t.ne.size() + 4 + 8;
     offset += (t.data.size() + align - 1) / align * align;
   }
-  sink.zeros((align - pos % align) % align);
+  if (!tensors_.empty() || opts_.pad_without_tensors) sink.zeros((align - pos % align) % align);
   for (const auto& t : tensors_) {
     sink.put(t.data.data(), t.data.size());
     sink.zeros((align - t.data.size() % align) % align);
