@@ -1,0 +1,191 @@
+// Reference kernels of the 256-element super-block types: q2_K q3_K q4_K q5_K q6_K,
+// the ternary tq1_0 tq2_0, and iq4_xs. Semantics of ggml's dequantize_row_*
+// (ggml-quants.c): a sub-block scale is the super-block scale times a small integer
+// (one float multiply), an element is that scale times its code, minus the sub-block min
+// where there is one — each operation rounded on its own, in ggml's order.
+#include "quant/blocks.h"
+#include "quant/kernels.h"
+#include "quant/tables.h"
+
+namespace gguf::detail {
+
+// q2_K: 16 sub-blocks of 16; scale byte = 4-bit scale | 4-bit min << 4. Codes are
+// 2-bit fields of qs: in each half (128 elements, 32 bytes), shift 2*k selects the
+// k-th group of 32 elements.
+void dequant_q2_K(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q2_K>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const float min = x[i].dmin.value();
+    const uint8_t* q = x[i].qs;
+    int is = 0;
+    for (int n = 0; n < QK_K; n += 128, q += 32) {
+      for (int shift = 0; shift < 8; shift += 2) {
+        for (int half = 0; half < 2; ++half) {
+          const uint8_t sc = x[i].scales[is++];
+          const float dl = d * static_cast<float>(sc & 0xf);
+          const float ml = min * static_cast<float>(sc >> 4);
+          for (int l = 0; l < 16; ++l) *y++ = dl * static_cast<float>((q[l + 16 * half] >> shift) & 3) - ml;
+        }
+      }
+    }
+  }
+}
+
+// q3_K: 16 signed 6-bit scales (bias 32) packed in 12 bytes: low nibbles in bytes 0..7,
+// the top 2 bits in bytes 8..11. Code = 2 low bits from qs, minus 4 unless the hmask bit
+// is set.
+void dequant_q3_K(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q3_K>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d_all = x[i].d.value();
+    const uint8_t* sb = x[i].scales;
+    int scales[16];
+    for (int k = 0; k < 16; ++k) {
+      const int low = k < 8 ? sb[k] & 0xf : sb[k - 8] >> 4;
+      const int high = (sb[8 + k % 4] >> (2 * (k / 4))) & 3;
+      scales[k] = (low | high << 4) - 32;
+    }
+    const uint8_t* q = x[i].qs;
+    const uint8_t* hm = x[i].hmask;
+    uint8_t m = 1;
+    int is = 0;
+    for (int n = 0; n < QK_K; n += 128, q += 32) {
+      for (int shift = 0; shift < 8; shift += 2, m = static_cast<uint8_t>(m << 1)) {
+        for (int half = 0; half < 2; ++half) {
+          const float dl = d_all * static_cast<float>(scales[is++]);
+          for (int l = 16 * half; l < 16 * half + 16; ++l) {
+            const int code = ((q[l] >> shift) & 3) - ((hm[l] & m) ? 0 : 4);
+            *y++ = dl * static_cast<float>(code);
+          }
+        }
+      }
+    }
+  }
+}
+
+// q4_K: 8 sub-blocks of 32 with 6-bit scales and mins; per 64 elements, the low
+// nibbles of 32 bytes then their high nibbles.
+void dequant_q4_K(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q4_K>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const float min = x[i].dmin.value();
+    const uint8_t* q = x[i].qs;
+    for (int is = 0; is < 8; is += 2, q += 32) {
+      uint8_t sc = 0, m = 0;
+      scale_min_k4(is, x[i].scales, sc, m);
+      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
+      scale_min_k4(is + 1, x[i].scales, sc, m);
+      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
+      for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>(q[l] & 0xf) - m1;
+      for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;
+    }
+  }
+}
+
+// q5_K: q4_K plus a fifth bit per element from qh (bit 2k for the low nibbles of pair k,
+// bit 2k+1 for the high nibbles).
+void dequant_q5_K(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q5_K>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const float min = x[i].dmin.value();
+    const uint8_t* ql = x[i].qs;
+    const uint8_t* qh = x[i].qh;
+    for (int is = 0; is < 8; is += 2, ql += 32) {
+      uint8_t sc = 0, m = 0;
+      scale_min_k4(is, x[i].scales, sc, m);
+      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
+      scale_min_k4(is + 1, x[i].scales, sc, m);
+      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
+      const int u1 = 1 << is, u2 = 2 << is;
+      for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>((ql[l] & 0xf) + (qh[l] & u1 ? 16 : 0)) - m1;
+      for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
+    }
+  }
+}
+
+// q6_K: 16 int8 scales of 16 elements; code = 4 bits of ql | 2 bits of qh << 4, minus 32.
+// Element = (d * scale) * code.
+void dequant_q6_K(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q6_K>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* sc = x[i].scales;
+    for (int n = 0; n < QK_K; n += 128, y += 128, ql += 64, qh += 32, sc += 8) {
+      for (int l = 0; l < 32; ++l) {
+        const int is = l / 16;
+        const int q1 = ((ql[l] & 0xf) | ((qh[l] >> 0) & 3) << 4) - 32;
+        const int q2 = ((ql[l + 32] & 0xf) | ((qh[l] >> 2) & 3) << 4) - 32;
+        const int q3 = ((ql[l] >> 4) | ((qh[l] >> 4) & 3) << 4) - 32;
+        const int q4 = ((ql[l + 32] >> 4) | ((qh[l] >> 6) & 3) << 4) - 32;
+        y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
+        y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
+        y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
+        y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+      }
+    }
+  }
+}
+
+namespace {
+// Ternary digit n (0 = most significant) of a tq1_0 byte, which holds 5 base-3 digits
+// as a fixed-point fraction: multiply by 3^n modulo 256, then the top trit is (q * 3) >> 8.
+inline float trit(uint8_t byte, int n, float d) noexcept {
+  static constexpr uint8_t pow3[5] = {1, 3, 9, 27, 81};
+  const uint8_t q = static_cast<uint8_t>(byte * pow3[n]);
+  const int xi = (static_cast<uint16_t>(q) * 3) >> 8;
+  return static_cast<float>(xi - 1) * d;
+}
+}  // namespace
+
+// tq1_0: qs[48] with 5 trits per byte (first 32 bytes: 5 groups of 32; next 16 bytes:
+// 5 groups of 16), then qh[4] with 4 trits per byte.
+void dequant_tq1_0(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_tq1_0>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    for (int n = 0; n < 5; ++n)
+      for (int m = 0; m < 32; ++m) *y++ = trit(x[i].qs[m], n, d);
+    for (int n = 0; n < 5; ++n)
+      for (int m = 0; m < 16; ++m) *y++ = trit(x[i].qs[32 + m], n, d);
+    for (int n = 0; n < 4; ++n)
+      for (int j = 0; j < 4; ++j) *y++ = trit(x[i].qh[j], n, d);
+  }
+}
+
+// tq2_0: 2-bit codes 0..2 meaning -1, 0, +1; per 32 bytes, 4 groups of 32 by shift.
+void dequant_tq2_0(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_tq2_0>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    for (int j = 0; j < QK_K / 4; j += 32)
+      for (int l = 0; l < 4; ++l)
+        for (int m = 0; m < 32; ++m) *y++ = static_cast<float>(((x[i].qs[j + m] >> (2 * l)) & 3) - 1) * d;
+  }
+}
+
+// iq4_xs: 8 sub-blocks of 32 with 6-bit scales (bias 32): 4 low bits in scales_l
+// nibbles, 2 high bits in the 16-bit scales_h; codes index the iq4_nl code book.
+void dequant_iq4_xs(const uint8_t* src, float* y, size_t nb) {
+  using quant_tables::kvalues_iq4nl;
+  const auto* x = blocks_at<block_iq4_xs>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint16_t scales_h = le16(x[i].scales_h);
+    const uint8_t* qs = x[i].qs;
+    for (int ib = 0; ib < QK_K / 32; ++ib, y += 32, qs += 16) {
+      const int ls = ((x[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((scales_h >> (2 * ib)) & 3) << 4);
+      const float dl = d * static_cast<float>(ls - 32);
+      for (int j = 0; j < 16; ++j) {
+        y[j] = dl * static_cast<float>(kvalues_iq4nl[qs[j] & 0xf]);
+        y[j + 16] = dl * static_cast<float>(kvalues_iq4nl[qs[j] >> 4]);
+      }
+    }
+  }
+}
+
+}  // namespace gguf::detail

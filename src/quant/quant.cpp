@@ -1,0 +1,167 @@
+// Public dequantization API (gguf/quant.h): argument checks, the big-endian path, tensors
+// and row lookup. The kernels themselves are in kernels_*.cpp, chosen by dispatch.cpp.
+#include "gguf/quant.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "quant/kernels.h"
+
+namespace gguf {
+namespace {
+
+std::string type_label(ggml_type type) {
+  auto name = ggml_type_name(type);
+  return name.empty() ? "type id " + std::to_string(static_cast<uint32_t>(type)) : std::string(name);
+}
+
+// Big-endian data: swap a bounded chunk of blocks into a local buffer, then run the
+// little-endian kernel on it.
+void dequantize_swapped(const detail::kernel_row& row, detail::row_kernel kernel, const type_traits& tr,
+                        const uint8_t* src, float* dst, size_t nblocks) {
+  constexpr size_t chunk_bytes = 16384;
+  alignas(64) uint8_t buf[chunk_bytes];
+  const size_t per_chunk = std::max<size_t>(1, chunk_bytes / tr.type_size);
+  for (size_t done = 0; done < nblocks;) {
+    const size_t n = std::min(per_chunk, nblocks - done);
+    std::memcpy(buf, src + done * tr.type_size, n * tr.type_size);
+    row.from_big_endian(buf, n);
+    kernel(buf, dst + done * tr.blck_size, n);
+    done += n;
+  }
+}
+
+gguf::error with_tensor(gguf::error e, const tensor_info& t) {
+  e.subject = std::string(t.name);
+  e.subject_is_tensor = true;
+  if (e.offset == no_offset) e.offset = t.info_offset;
+  return e;
+}
+
+}  // namespace
+
+namespace detail {
+
+result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, std::span<float> dst,
+                                byte_order order, kernel_isa isa) {
+  const type_traits* tr = ggml_type_traits(type);
+  const kernel_row* row = kernels_for(type);
+  if (!tr || !row) {
+    return make_error(errc::invalid_ggml_type, no_offset,
+                      "unknown ggml type id " + std::to_string(static_cast<uint32_t>(type)));
+  }
+  if (!row->scalar) {
+    return make_error(errc::unsupported, no_offset,
+                      "dequantization of " + type_label(type) + " is not supported (ggml has no to_float for it)");
+  }
+  if (order == byte_order::big && !row->from_big_endian) {
+    return make_error(errc::unsupported, no_offset,
+                      type_label(type) + " data in a big-endian file has no defined byte order "
+                                         "(gguf-py's endian converter does not handle it)");
+  }
+  if (dst.size() % tr->blck_size != 0) {
+    return make_error(errc::partial_block, no_offset,
+                      std::to_string(dst.size()) + " elements are not a multiple of the " + type_label(type) +
+                          " block size " + std::to_string(tr->blck_size));
+  }
+  const size_t nblocks = dst.size() / tr->blck_size;
+  uint64_t need = 0;
+  if (!checked_mul(nblocks, tr->type_size, need) || src.size() != need) {
+    return make_error(errc::invalid_argument, no_offset,
+                      std::to_string(dst.size()) + " " + type_label(type) + " elements take " + std::to_string(need) +
+                          " bytes, got " + std::to_string(src.size()));
+  }
+  if (nblocks == 0) return {};
+  const row_kernel kernel = select_kernel(*row, isa);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(src.data());
+  if (order == byte_order::big) {
+    dequantize_swapped(*row, kernel, *tr, bytes, dst.data(), nblocks);
+  } else {
+    kernel(bytes, dst.data(), nblocks);
+  }
+  return {};
+}
+
+}  // namespace detail
+
+bool can_dequantize(ggml_type type) noexcept {
+  const auto* row = detail::kernels_for(type);
+  return row && row->scalar;
+}
+
+bool can_dequantize_big_endian(ggml_type type) noexcept {
+  const auto* row = detail::kernels_for(type);
+  return row && row->scalar && row->from_big_endian;
+}
+
+result<void> dequantize_row(ggml_type type, std::span<const std::byte> src, std::span<float> dst, byte_order order) {
+  return detail::dequantize_row_isa(type, src, dst, order, detail::best_isa());
+}
+
+result<void> dequantize_tensor(const file& f, const tensor_info& t, std::span<float> out) {
+  if (out.size() != t.nelements()) {
+    return with_tensor(make_error(errc::invalid_argument, no_offset,
+                                  "output holds " + std::to_string(out.size()) + " floats, the tensor has " +
+                                      std::to_string(t.nelements()) + " elements"),
+                       t);
+  }
+  // A contiguous tensor is a sequence of whole blocks (the reader checked ne[0] % blck_size).
+  auto r = dequantize_row(t.type, t.data, out, f.byte_order());
+  if (!r) return with_tensor(r.error(), t);
+  return {};
+}
+
+result<std::vector<float>> dequantize_tensor(const file& f, const tensor_info& t) {
+  if (!can_dequantize(t.type)) {
+    return with_tensor(make_error(errc::unsupported, no_offset,
+                                  "dequantization of " + type_label(t.type) + " is not supported"),
+                       t);
+  }
+  std::vector<float> out(t.nelements());
+  auto r = dequantize_tensor(f, t, out);
+  if (!r) return r.error();
+  return out;
+}
+
+result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32_t> ids, std::span<float> out) {
+  const uint64_t ne0 = t.ne[0];
+  const uint64_t n_rows = t.ne[1];
+  if (t.ne[2] * t.ne[3] != 1) {
+    return with_tensor(make_error(errc::invalid_argument, no_offset,
+                                  "get_rows needs a 2-D tensor, this one has " + std::to_string(t.n_dims) +
+                                      " dimensions"),
+                       t);
+  }
+  uint64_t want = 0;
+  if (!checked_mul(ids.size(), ne0, want) || out.size() != want) {
+    return with_tensor(make_error(errc::invalid_argument, no_offset,
+                                  "output holds " + std::to_string(out.size()) + " floats, " +
+                                      std::to_string(ids.size()) + " rows of " + std::to_string(ne0) + " need " +
+                                      std::to_string(want)),
+                       t);
+  }
+  auto row_bytes = ggml_row_size(t.type, ne0);
+  if (!row_bytes) return with_tensor(row_bytes.error(), t);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int32_t id = ids[i];
+    if (id < 0 || static_cast<uint64_t>(id) >= n_rows) {
+      return with_tensor(make_error(errc::out_of_range, no_offset,
+                                    "row id " + std::to_string(id) + " (position " + std::to_string(i) +
+                                        ") is outside 0.." + std::to_string(n_rows - 1)),
+                         t);
+    }
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto src = t.data.subspan(static_cast<size_t>(ids[i]) * *row_bytes, *row_bytes);
+    auto r = dequantize_row(t.type, src, out.subspan(i * ne0, ne0), f.byte_order());
+    if (!r) return with_tensor(r.error(), t);
+  }
+  return {};
+}
+
+std::string_view dequantize_isa() noexcept {
+  return detail::best_isa() == detail::kernel_isa::avx2 ? "avx2" : "scalar";
+}
+
+}  // namespace gguf
