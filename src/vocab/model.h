@@ -34,11 +34,29 @@ enum class vocab_type { none, spm, bpe, wpm, ugm, rwkv };
 
 inline constexpr int32_t no_token = -1;
 
+/// llama_token_attr bits (llama.h), after llama.cpp's load-time fix-ups.
+enum token_attr : uint32_t {
+  attr_undefined = 0,
+  attr_unknown = 1 << 0,
+  attr_unused = 1 << 1,
+  attr_normal = 1 << 2,
+  attr_control = 1 << 3,
+  attr_user_defined = 1 << 4,
+  attr_byte = 1 << 5,
+  attr_normalized = 1 << 6,
+  attr_lstrip = 1 << 7,
+  attr_rstrip = 1 << 8,
+  attr_single_word = 1 << 9,
+};
+
 struct token_data {
   std::string_view text;  ///< view into the mapped file (or into vocab_data::owned_text)
   float score = 0.0f;
-  token_type type = token_type::normal;
+  token_type type = token_type::normal;  ///< as stored in the file
+  uint32_t attr = attr_normal;           ///< token_attr bits as llama.cpp ends up with them
 };
+
+struct pre_preset;
 
 /// Everything a tokenizer model needs from the file; filled once by the loader.
 struct vocab_data {
@@ -57,7 +75,17 @@ struct vocab_data {
   bool remove_extra_whitespaces = false;
   bool escape_whitespaces = true;          ///< UGM: replace ' ' by U+2581
   bool treat_whitespace_as_suffix = false; ///< UGM
+  /// WPM normalizer (llama.cpp's normalizer_options): tokenizer.ggml.normalizer.lowercase,
+  /// default true; tokenizer.ggml.normalizer.strip_accents, default = lowercase.
+  bool lowercase = true;
+  bool strip_accents = true;
   std::vector<std::string> owned_text;     ///< storage for texts that are not file views
+
+  // BPE (and loader) details, llama.cpp's llama_vocab::impl fields of the same names.
+  const pre_preset* preset = nullptr;  ///< BPE pre-tokenizer (nullptr for other models)
+  bool ignore_merges = false;
+  bool clean_spaces = false;
+  uint32_t max_token_len = 0;  ///< longest token text in bytes
 
   int32_t find(std::string_view text) const {
     auto it = token_to_id.find(text);
