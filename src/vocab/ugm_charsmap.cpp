@@ -1,0 +1,80 @@
+// precompiled_charsmap walker (see ugm_charsmap.h for the layout and its source).
+#include "vocab/ugm_charsmap.h"
+
+#include <cstring>
+
+namespace gguf::vocab_detail {
+
+namespace {
+
+uint32_t load_le32(const unsigned char* p) noexcept {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+// Field accessors of one packed XCDA node.
+uint32_t xcda_base(uint32_t n) noexcept { return (n >> 10) << ((n & (1u << 9)) >> 6); }
+uint32_t xcda_lcheck(uint32_t n) noexcept { return n & ((1u << 31) | 0xffu); }
+bool xcda_leaf(uint32_t n) noexcept { return ((n >> 8) & 1u) != 0; }
+uint32_t xcda_value(uint32_t n) noexcept { return n & ((1u << 31) - 1); }
+
+}  // namespace
+
+ugm_charsmap::ugm_charsmap(std::span<const std::byte> blob) {
+  if (blob.empty()) return;
+  const auto* p = reinterpret_cast<const unsigned char*>(blob.data());
+  if (blob.size() < 4) {
+    malformed_ = true;
+    return;
+  }
+  const uint64_t xcda_size = load_le32(p);
+  if (xcda_size > blob.size() - 4) {
+    malformed_ = true;
+    return;
+  }
+  xcda_ = p + 4;
+  n_nodes_ = static_cast<size_t>(xcda_size / 4);
+  repl_ = reinterpret_cast<const char*>(p + 4 + xcda_size);
+  repl_size_ = blob.size() - 4 - static_cast<size_t>(xcda_size);
+}
+
+bool ugm_charsmap::node(size_t i, uint32_t& out) const noexcept {
+  if (i >= n_nodes_) return false;
+  out = load_le32(xcda_ + 4 * i);
+  return true;
+}
+
+ugm_charsmap::match ugm_charsmap::longest_prefix(std::string_view text, size_t pos) const noexcept {
+  match best;
+  if (n_nodes_ == 0) return best;
+  uint32_t n = 0;
+  if (!node(0, n)) return best;
+  size_t index = xcda_base(n);
+  size_t best_len = 0;
+  uint32_t best_value = 0;
+  for (size_t i = pos; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) break;
+    index ^= c;
+    if (!node(index, n) || xcda_lcheck(n) != c) break;
+    const bool leaf = xcda_leaf(n);
+    index ^= xcda_base(n);
+    if (leaf) {
+      uint32_t v = 0;
+      if (!node(index, v)) break;
+      best_len = i - pos + 1;
+      best_value = xcda_value(v);
+    }
+  }
+  if (best_len == 0) return best;
+  if (best_value >= repl_size_) return best;
+  const char* s = repl_ + best_value;
+  const size_t max_len = repl_size_ - best_value;
+  const void* nul = std::memchr(s, '\0', max_len);
+  if (nul == nullptr) return best;  // unterminated replacement
+  best.consumed = best_len;
+  best.replacement = std::string_view(s, static_cast<size_t>(static_cast<const char*>(nul) - s));
+  return best;
+}
+
+}  // namespace gguf::vocab_detail

@@ -1,0 +1,50 @@
+// SentencePiece's precompiled_charsmap normalizer, read from untrusted bytes.
+//
+// Blob layout (sentencepiece normalizer.cc, as read by llama.cpp's llm_tokenizer_ugm):
+//   u32 LE  xcda_size          bytes of the trie that follow
+//   u32 LE  xcda[xcda_size/4]  XOR-compressed compact double array (Kanda 2018): per node,
+//                              BASE in bits 10..30 (shifted left by 8 when bit 9 is set),
+//                              LEAF in bit 8, LCHECK in bits 0..7 (bit 31 marks value nodes),
+//                              a value node's bits 0..30 index the replacement strings
+//   bytes   replacements       NUL-terminated UTF-8 strings
+// The uint32 words are little-endian whatever the GGUF's byte order (a uint8 array is
+// never swapped). Every index is bounds-checked: where llama.cpp throws (node index past
+// the trie, replacement offset past the blob, unterminated replacement), this normalizer
+// stops matching and the input passes through unchanged.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace gguf::vocab_detail {
+
+class ugm_charsmap {
+ public:
+  ugm_charsmap() = default;
+  /// Views `blob` (which must outlive this object). An empty blob normalizes nothing.
+  /// A blob too short for its header, or whose trie size runs past its end, is
+  /// `malformed()` and normalizes nothing.
+  explicit ugm_charsmap(std::span<const std::byte> blob);
+
+  bool malformed() const noexcept { return malformed_; }
+  bool empty() const noexcept { return n_nodes_ == 0; }
+
+  struct match {
+    size_t consumed = 0;           ///< input bytes matched; 0 = no match
+    std::string_view replacement;  ///< what they normalize to (may be empty)
+  };
+  /// The longest input prefix of text[pos..] that the trie maps, stopping at a NUL byte.
+  match longest_prefix(std::string_view text, size_t pos) const noexcept;
+
+ private:
+  bool node(size_t i, uint32_t& out) const noexcept;
+  const unsigned char* xcda_ = nullptr;
+  size_t n_nodes_ = 0;
+  const char* repl_ = nullptr;
+  size_t repl_size_ = 0;
+  bool malformed_ = false;
+};
+
+}  // namespace gguf::vocab_detail

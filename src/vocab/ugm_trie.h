@@ -1,0 +1,154 @@
+// A compact, immutable byte trie over token texts, shared by the WPM, UGM and RWKV models.
+//
+// Built once from (bytes, token_id) pairs; when two pairs have the same bytes the one
+// given last wins (the behaviour of llama.cpp's naive_trie::insert, which overwrites).
+// Queries walk bytes from a start position and never read past the end of the text.
+// Layout: nodes in one vector, the edges of a node contiguous and sorted by byte; the
+// root's 256 edges are a direct table. Memory: 12 bytes per node + 8 per edge.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gguf::vocab_detail {
+
+class byte_trie {
+ public:
+  static constexpr uint32_t npos = UINT32_MAX;
+
+  struct entry {
+    std::string_view bytes;
+    int32_t id = -1;
+  };
+
+  byte_trie() {
+    root_.fill(npos);
+    nodes_.push_back({});
+  }
+
+  /// Builds the trie; `entries` is reordered. Empty keys are ignored.
+  explicit byte_trie(std::vector<entry> entries) { build(std::move(entries)); }
+
+  /// The child of `node` by byte `b`, or npos.
+  uint32_t child(uint32_t node, uint8_t b) const noexcept {
+    if (node == 0) return root_[b];
+    const node_t& n = nodes_[node];
+    const edge_t* first = edges_.data() + n.first_edge;
+    const edge_t* last = first + n.n_edges;
+    if (n.n_edges <= 8) {
+      for (const edge_t* e = first; e != last; ++e)
+        if (e->byte == b) return e->child;
+      return npos;
+    }
+    const edge_t* e = std::lower_bound(first, last, b, [](const edge_t& x, uint8_t v) { return x.byte < v; });
+    return (e != last && e->byte == b) ? e->child : npos;
+  }
+  /// The token id stored at `node`, or -1.
+  int32_t value(uint32_t node) const noexcept { return nodes_[node].value; }
+  bool has_children(uint32_t node) const noexcept { return nodes_[node].n_edges > 0; }
+  bool empty() const noexcept { return nodes_.size() <= 1; }
+
+  /// Calls fn(length, id) for every stored key that is a prefix of text[pos..], shortest first.
+  template <class Fn>
+  void for_each_prefix(std::string_view text, size_t pos, Fn&& fn) const {
+    uint32_t node = 0;
+    for (size_t i = pos; i < text.size(); ++i) {
+      node = child(node, static_cast<uint8_t>(text[i]));
+      if (node == npos) return;
+      if (nodes_[node].value >= 0) fn(i + 1 - pos, nodes_[node].value);
+    }
+  }
+
+  /// The longest stored key that is a prefix of text[pos..]: {length, id}, or {0, -1}.
+  std::pair<size_t, int32_t> longest_match(std::string_view text, size_t pos) const noexcept {
+    std::pair<size_t, int32_t> best{0, -1};
+    uint32_t node = 0;
+    for (size_t i = pos; i < text.size(); ++i) {
+      node = child(node, static_cast<uint8_t>(text[i]));
+      if (node == npos) break;
+      if (nodes_[node].value >= 0) best = {i + 1 - pos, nodes_[node].value};
+    }
+    return best;
+  }
+
+  /// How many bytes of text[pos..] can be walked in the trie, whether or not a key ends
+  /// there (llama.cpp's naive_trie::get_longest_prefix).
+  size_t walk_depth(std::string_view text, size_t pos) const noexcept {
+    uint32_t node = 0;
+    size_t i = pos;
+    for (; i < text.size(); ++i) {
+      node = child(node, static_cast<uint8_t>(text[i]));
+      if (node == npos) break;
+    }
+    return i - pos;
+  }
+
+  size_t node_count() const noexcept { return nodes_.size(); }
+  size_t memory_bytes() const noexcept {
+    return nodes_.capacity() * sizeof(node_t) + edges_.capacity() * sizeof(edge_t) + sizeof(root_);
+  }
+
+ private:
+  struct node_t {
+    uint32_t first_edge = 0;
+    uint32_t n_edges = 0;
+    int32_t value = -1;
+  };
+  struct edge_t {
+    uint32_t child = 0;
+    uint8_t byte = 0;
+  };
+
+  void build(std::vector<entry> entries) {
+    std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
+    // Stable sort keeps the given order among equal keys, so the last one wins below.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const entry& a, const entry& b) { return a.bytes < b.bytes; });
+    root_.fill(npos);
+    nodes_.clear();
+    edges_.clear();
+    nodes_.push_back({});
+    struct pending {
+      uint32_t node;
+      size_t lo, hi, depth;
+    };
+    std::vector<pending> stack;
+    stack.push_back({0, 0, entries.size(), 0});
+    while (!stack.empty()) {
+      const pending p = stack.back();
+      stack.pop_back();
+      size_t i = p.lo;
+      while (i < p.hi && entries[i].bytes.size() == p.depth) {
+        nodes_[p.node].value = entries[i].id;  // equal keys: the last given wins
+        ++i;
+      }
+      const uint32_t first_edge = static_cast<uint32_t>(edges_.size());
+      size_t n_edges = 0;
+      for (size_t j = i; j < p.hi;) {
+        const uint8_t b = static_cast<uint8_t>(entries[j].bytes[p.depth]);
+        size_t k = j + 1;
+        while (k < p.hi && static_cast<uint8_t>(entries[k].bytes[p.depth]) == b) ++k;
+        const uint32_t c = static_cast<uint32_t>(nodes_.size());
+        nodes_.push_back({});
+        edges_.push_back({c, b});
+        if (p.node == 0) root_[b] = c;
+        stack.push_back({c, j, k, p.depth + 1});
+        ++n_edges;
+        j = k;
+      }
+      nodes_[p.node].first_edge = first_edge;
+      nodes_[p.node].n_edges = static_cast<uint32_t>(n_edges);
+    }
+  }
+
+  std::vector<node_t> nodes_;
+  std::vector<edge_t> edges_;
+  std::array<uint32_t, 256> root_{};
+};
+
+}  // namespace gguf::vocab_detail

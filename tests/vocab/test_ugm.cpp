@@ -1,0 +1,150 @@
+// UGM model: llama.cpp's token ids on tokenizer-vectors/{ugm-sp-test,nomic-bert-moe}.jsonl
+// and nomic-bert-moe's .inp/.out pair; the Viterbi and whitespace rules on tiny
+// vocabularies; hostile precompiled_charsmap blobs.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "model_vectors.h"
+#include "vocab/ugm_charsmap.h"
+
+using namespace gguf::vocab_detail;
+namespace models = gguf::test::models;
+
+namespace {
+vocab_data tiny_vocab(std::initializer_list<std::tuple<const char*, float, token_type>> toks) {
+  vocab_data v;
+  v.type = vocab_type::ugm;
+  for (const auto& [t, s, k] : toks) v.tokens.push_back({t, s, k});
+  v.unk = 0;
+  return v;
+}
+std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
+  std::vector<int32_t> out;
+  m.tokenize(text, out);
+  return out;
+}
+}  // namespace
+
+TEST(ugm_model, viterbi_prefers_the_best_total_score) {
+  // "▁ab": candidates ▁ab (-5) vs ▁a + b (-1 + -1 = -2): the split wins.
+  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
+                       {"\xE2\x96\x81" "ab", -5, token_type::normal},
+                       {"\xE2\x96\x81" "a", -1, token_type::normal},
+                       {"b", -1, token_type::normal},
+                       {"\xE2\x96\x81", -3, token_type::normal}});
+  v.add_space_prefix = true;
+  auto m = make_ugm(v);
+  EXPECT_EQ(run(*m, "ab"), (std::vector<int32_t>{2, 3}));
+  // Unknown code points cost min score (-5) - 10 each; a run of them is one unknown.
+  EXPECT_EQ(run(*m, "axyb"), (std::vector<int32_t>{2, 0, 3}));
+  // Without add_space_prefix the text starts with "a", which no token covers alone.
+  v.add_space_prefix = false;
+  auto m2 = make_ugm(v);
+  EXPECT_EQ(run(*m2, "ab"), (std::vector<int32_t>{0, 3}));
+  EXPECT_TRUE(run(*m2, "").empty());
+}
+
+TEST(ugm_model, whitespace_flags) {
+  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
+                       {"\xE2\x96\x81", -1, token_type::normal},
+                       {"a", -1, token_type::normal},
+                       {" ", -1, token_type::normal}});
+  v.add_space_prefix = true;
+  v.remove_extra_whitespaces = true;
+  // Runs of spaces collapse to one U+2581 before each word, trailing spaces vanish.
+  EXPECT_EQ(run(*make_ugm(v), "  a   a  "), (std::vector<int32_t>{1, 2, 1, 2}));
+  v.remove_extra_whitespaces = false;
+  // Every space is kept (as U+2581), plus the prefix before the first word.
+  EXPECT_EQ(run(*make_ugm(v), " a  a"), (std::vector<int32_t>{1, 1, 2, 1, 1, 2}));
+  v.escape_whitespaces = false;
+  EXPECT_EQ(run(*make_ugm(v), "a a"), (std::vector<int32_t>{3, 2, 3, 2}));
+  v.escape_whitespaces = true;
+  v.treat_whitespace_as_suffix = true;
+  EXPECT_EQ(run(*make_ugm(v), "a"), (std::vector<int32_t>{2, 1}));
+}
+
+TEST(ugm_model, user_defined_tokens_score_zero_and_pass_normalization) {
+  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
+                       {"x", -1, token_type::normal},
+                       {"y", -1, token_type::normal},
+                       {"xy", -100, token_type::user_defined}});
+  auto m = make_ugm(v);
+  EXPECT_EQ(run(*m, "xy"), (std::vector<int32_t>{3}));  // 0 beats -2
+  EXPECT_EQ(run(*m, "yx"), (std::vector<int32_t>{2, 1}));
+}
+
+TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
+  auto bytes = [](std::initializer_list<int> b) {
+    std::vector<std::byte> v;
+    for (int x : b) v.push_back(static_cast<std::byte>(x));
+    return v;
+  };
+  const auto short_blob = bytes({1, 0});
+  EXPECT_TRUE(ugm_charsmap(short_blob).malformed());
+  const auto too_long = bytes({0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0});
+  EXPECT_TRUE(ugm_charsmap(too_long).malformed());
+  EXPECT_EQ(ugm_charsmap(too_long).longest_prefix("abc", 0).consumed, 0u);
+  // A trie whose root BASE points far outside the array, and one whose leaf points to
+  // an unterminated replacement: no match, no out-of-bounds read.
+  const auto far = bytes({4, 0, 0, 0, 0x00, 0xfc, 0xff, 0x7f});
+  EXPECT_FALSE(ugm_charsmap(far).malformed());
+  EXPECT_EQ(ugm_charsmap(far).longest_prefix("abc", 0).consumed, 0u);
+
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::byte> blob(4 + rng() % 64);
+    for (auto& b : blob) b = static_cast<std::byte>(rng());
+    const uint32_t xsize = rng() % (blob.size() - 3);
+    for (int k = 0; k < 4; ++k) blob[k] = static_cast<std::byte>((xsize >> (8 * k)) & 0xff);
+    ugm_charsmap cm(blob);
+    std::string text(8, '\0');
+    for (auto& c : text) c = static_cast<char>(rng() % 4 == 0 ? rng() : 'a' + rng() % 3);
+    for (size_t p = 0; p < text.size(); ++p) {
+      auto mres = cm.longest_prefix(text, p);
+      ASSERT_LE(mres.consumed, text.size() - p);
+      if (mres.consumed) {
+        ASSERT_GE(mres.replacement.data(), reinterpret_cast<const char*>(blob.data()));
+        ASSERT_LE(mres.replacement.data() + mres.replacement.size(),
+                  reinterpret_cast<const char*>(blob.data()) + blob.size());
+      }
+    }
+    // A whole model over the hostile blob must also stay in bounds.
+    auto v = tiny_vocab({{"<unk>", 0, token_type::unknown}, {"a", -1, token_type::normal}});
+    v.precompiled_charsmap = blob;
+    std::vector<int32_t> out;
+    make_ugm(v)->tokenize(text, out);
+  }
+}
+
+TEST(ugm_model, matches_llama_cpp_vectors_ugm_sp_test) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  ASSERT_TRUE(lv);
+  EXPECT_FALSE(ugm_charsmap(lv->data.precompiled_charsmap).malformed());
+  auto model = make_ugm(lv->data);
+  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/ugm-sp-test.jsonl"));
+  ASSERT_EQ(cases.size(), 2532u);
+  EXPECT_EQ(models::check_cases(*model, cases, "ugm-sp-test"), cases.size());
+}
+
+TEST(ugm_model, matches_llama_cpp_vectors_nomic_bert_moe) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
+  ASSERT_TRUE(lv);
+  auto model = make_ugm(lv->data);
+  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/nomic-bert-moe.jsonl"));
+  ASSERT_EQ(cases.size(), 2532u);
+  EXPECT_EQ(models::check_cases(*model, cases, "nomic-bert-moe"), cases.size());
+}
+
+TEST(ugm_model, matches_llama_cpp_test_tokenizer_0_nomic_bert_moe) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
+  ASSERT_TRUE(lv);
+  auto model = make_ugm(lv->data);
+  const auto cases = models::read_inp_out(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf.inp"),
+                                          gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf.out"));
+  ASSERT_GE(cases.size(), 40u);
+  EXPECT_EQ(models::check_cases(*model, cases, "nomic-bert-moe .inp/.out"), cases.size());
+}

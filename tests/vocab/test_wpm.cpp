@@ -1,0 +1,92 @@
+// WPM model: llama.cpp's token ids on tokenizer-vectors/bert-bge.jsonl and bert-bge's
+// .inp/.out pair; BERT pre-tokenization and WordPiece rules on a tiny vocabulary.
+#include <gtest/gtest.h>
+
+#include "model_vectors.h"
+#include "vocab/unicode_norm.h"
+
+using namespace gguf::vocab_detail;
+namespace models = gguf::test::models;
+
+namespace {
+#define W "\xE2\x96\x81"  // U+2581, the word-initial marker
+vocab_data tiny_vocab() {
+  vocab_data v;
+  v.type = vocab_type::wpm;
+  for (const char* t : {"[UNK]", W "hello", W "un", "aff", "able", W "!", W "a", "b", W "e", W "你", W ",", W "ab"})
+    v.tokens.push_back({t, 0.0f, token_type::normal});
+  v.unk = 0;
+  return v;
+}
+std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
+  std::vector<int32_t> out;
+  m.tokenize(text, out);
+  return out;
+}
+}  // namespace
+
+TEST(wpm_model, greedy_longest_pieces_and_unknown_words) {
+  auto m = make_wpm(tiny_vocab());
+  EXPECT_EQ(run(*m, "Hello"), (std::vector<int32_t>{1}));        // lowercased
+  EXPECT_EQ(run(*m, "unaffable"), (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_EQ(run(*m, "abb"), (std::vector<int32_t>{11, 7}));       // "▁ab" beats "▁a"
+  EXPECT_EQ(run(*m, "unaffablex"), (std::vector<int32_t>{0}));    // any unmatched rest: the word is unknown
+  EXPECT_EQ(run(*m, "hello!!"), (std::vector<int32_t>{1, 5, 5})); // punctuation: one-character words
+  EXPECT_EQ(run(*m, "  hello\t\n hello  "), (std::vector<int32_t>{1, 1}));
+  EXPECT_TRUE(run(*m, "").empty());
+  EXPECT_TRUE(run(*m, " \t").empty());
+}
+
+TEST(wpm_model, normalization) {
+  auto m = make_wpm(tiny_vocab());
+  EXPECT_EQ(run(*m, "\xC3\x89"), (std::vector<int32_t>{8}));                 // É -> E -> e
+  EXPECT_EQ(run(*m, "e\xCC\x81"), (std::vector<int32_t>{8}));                // combining acute dropped
+  EXPECT_EQ(run(*m, "\xE4\xBD\xA0\xE4\xBD\xA0"), (std::vector<int32_t>{9, 9}));  // CJK: one word each
+  EXPECT_EQ(run(*m, "a\x01\x7f" "b"), (std::vector<int32_t>{11}));            // controls dropped
+  EXPECT_EQ(run(*m, "a\xff" "b"), (std::vector<int32_t>{11}));                // invalid byte dropped
+  EXPECT_EQ(run(*m, "a\xE3\x80\x80" "a"), (std::vector<int32_t>{6, 6}));     // U+3000 is white space
+  auto v = tiny_vocab();
+  v.lowercase = false;
+  v.strip_accents = false;
+  EXPECT_EQ(run(*make_wpm(v), "Hello"), (std::vector<int32_t>{0}));
+  EXPECT_EQ(run(*make_wpm(v), "e\xCC\x81"), (std::vector<int32_t>{0}));
+}
+
+TEST(unicode_norm, tables_follow_llama_cpp) {
+  namespace u = gguf::vocab_detail::unicode;
+  EXPECT_TRUE(u::flags(' ') & u::whitespace);
+  EXPECT_TRUE(u::flags(0x3000) & u::whitespace);
+  EXPECT_TRUE(u::flags('!') & u::punctuation);
+  EXPECT_TRUE(u::flags('$') & u::symbol);
+  EXPECT_TRUE(u::flags(0x0301) & u::accent_mark);
+  EXPECT_TRUE(u::flags(0xE000) & u::control);  // private use is \p{C}
+  EXPECT_TRUE(u::flags(0x0378) & u::undefined);
+  EXPECT_TRUE(u::flags(0x31EF) & u::symbol);   // Unicode 15.1
+  EXPECT_EQ(u::flags(0x110000), u::undefined);
+  EXPECT_EQ(u::to_lower('A'), uint32_t('a'));
+  EXPECT_EQ(u::to_lower(0x0130), 0x0069u);     // İ -> i (simple mapping)
+  EXPECT_EQ(u::nfd_first(0x00C5), 0x0041u);
+  EXPECT_EQ(u::nfd_first(0xAC00), 0x1100u);    // Hangul syllable -> leading jamo
+  EXPECT_EQ(u::nfd_first('a'), uint32_t('a'));
+}
+
+TEST(wpm_model, matches_llama_cpp_vectors_bert_bge) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf"));
+  ASSERT_TRUE(lv);
+  auto model = make_wpm(lv->data);
+  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/bert-bge.jsonl"));
+  ASSERT_EQ(cases.size(), 2532u);
+  EXPECT_EQ(models::check_cases(*model, cases, "bert-bge"), cases.size());
+}
+
+TEST(wpm_model, matches_llama_cpp_test_tokenizer_0_bert_bge) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf"));
+  ASSERT_TRUE(lv);
+  auto model = make_wpm(lv->data);
+  const auto cases = models::read_inp_out(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf.inp"),
+                                          gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf.out"));
+  ASSERT_GE(cases.size(), 40u);
+  EXPECT_EQ(models::check_cases(*model, cases, "bert-bge .inp/.out"), cases.size());
+}
