@@ -1,0 +1,120 @@
+// Internal: the shape of one architecture row (keys it reads, tensors it expects).
+// The rows themselves are in arch_table.cpp; the tensor groups in tensor_table.cpp.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "gguf/model.h"
+
+namespace gguf::detail {
+
+// ---- keys ------------------------------------------------------------------------
+
+enum class key_kind : uint8_t { u32, i32, f32, boolean };
+
+/// One `[arch].<suffix>` key read into one hparams field.
+struct key_spec {
+  std::string_view suffix;  ///< after "<arch>.", e.g. "attention.layer_norm_rms_epsilon"
+  key_kind kind = key_kind::u32;
+  uint32_t hparams::*u32 = nullptr;
+  int32_t hparams::*i32 = nullptr;
+  float hparams::*f32 = nullptr;
+  bool hparams::*flag = nullptr;
+  bool required = false;
+  /// When set, the key is required iff this returns true (e.g. deepseek2's q_lora_rank
+  /// is required except for the 27-layer "lite" model).
+  bool (*required_if)(const hparams&) = nullptr;
+};
+
+constexpr key_spec u32_key(std::string_view s, uint32_t hparams::*m, bool req) {
+  key_spec k{s, key_kind::u32};
+  k.u32 = m;
+  k.required = req;
+  return k;
+}
+constexpr key_spec i32_key(std::string_view s, int32_t hparams::*m, bool req) {
+  key_spec k{s, key_kind::i32};
+  k.i32 = m;
+  k.required = req;
+  return k;
+}
+constexpr key_spec f32_key(std::string_view s, float hparams::*m, bool req) {
+  key_spec k{s, key_kind::f32};
+  k.f32 = m;
+  k.required = req;
+  return k;
+}
+constexpr key_spec bool_key(std::string_view s, bool hparams::*m, bool req) {
+  key_spec k{s, key_kind::boolean};
+  k.flag = m;
+  k.required = req;
+  return k;
+}
+
+// ---- tensors -----------------------------------------------------------------------
+
+/// A dimension of an expected tensor shape, computed from the hparams of a layer.
+enum class dim : uint8_t {
+  one,
+  any,            ///< not checked (e.g. token_types: its count is the tokenizer's)
+  n_embd,
+  n_embd_x2,      ///< 2 * n_embd
+  n_vocab,
+  n_ctx_train,
+  n_ff,
+  n_ff_x2,        ///< 2 * n_ff (phi3's fused gate+up)
+  q_dim,          ///< n_embd_head_k * n_head
+  o_dim,          ///< n_embd_head_v * n_head
+  k_gqa,          ///< n_embd_head_k * n_head_kv
+  v_gqa,          ///< n_embd_head_v * n_head_kv
+  qkv_dim,        ///< q_dim + k_gqa + v_gqa
+  head_k,         ///< n_embd_head_k
+  n_head,
+  n_rot_half,     ///< n_rot / 2
+  n_expert,
+  n_ff_exp,       ///< n_ff_exp, or n_ff when 0 (llama's MoE)
+  ssm_d_inner,
+  ssm_d_inner_x2,
+  ssm_d_conv,
+  ssm_d_state,
+  ssm_dt_rank,
+  ssm_x_dim,      ///< ssm_dt_rank + 2 * ssm_d_state
+};
+
+/// When a tensor exists.
+enum class when : uint8_t { always, dense, moe };
+
+/// One tensor of an architecture: "name" (global) or "blk.N.name" (per_layer).
+struct tensor_spec {
+  std::string_view name;  ///< with its ".weight"/".bias" suffix
+  bool per_layer = false;
+  bool required = true;
+  when cond = when::always;
+  uint8_t n_dims = 1;
+  dim ne[4] = {dim::one, dim::one, dim::one, dim::one};
+};
+
+// ---- one architecture ----------------------------------------------------------------
+
+struct arch_row {
+  std::string_view name;
+  bool from_spec = false;
+  std::span<const key_spec> keys{};  ///< architecture-specific keys, read after the common ones
+  /// Sets llama.cpp's per-architecture defaults before the keys are read.
+  void (*defaults)(hparams&) = nullptr;
+  /// Fixes llama.cpp applies after the keys are read (e.g. a default for a zero value).
+  void (*finish)(hparams&) = nullptr;
+  bool check_n_rot = false;        ///< llama.cpp: n_rot must equal n_embd_head_k
+  std::string_view key_infix{};    ///< "encoder." for whisper (whisper.encoder.block_count)
+  std::span<const std::span<const tensor_spec>> tensors{};  ///< groups; empty: no table
+  bool tensors_complete = false;   ///< unknown tensors are errors (llama.cpp refuses them)
+};
+
+std::span<const arch_row> arch_rows() noexcept;
+
+/// Expected size of `d` for layer `il` (0 when it cannot be computed).
+uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept;
+
+}  // namespace gguf::detail

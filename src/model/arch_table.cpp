@@ -1,0 +1,191 @@
+// The architecture registry: one row per architecture.
+//
+// Every row reads the common keys first (context_length, embedding_length, block_count,
+// feed_forward_length, attention.head_count[_kv], rope.*, attention.key/value_length,
+// expert_count, expert_used_count, vocab_size; see hparams.cpp), then its own keys below.
+// Which keys are required, and the defaults, follow llama.cpp's
+// llama_model::load_hparams (src/llama-model.cpp); the spec-only architectures (gptj,
+// rwkv, whisper) follow the GGUF specification's "LLM" and "Whisper" sections.
+// Tensor groups (tensor_groups.h) follow llama.cpp's load_tensors.
+#include <array>
+
+#include "arch.h"
+#include "tensor_groups.h"
+
+namespace gguf::detail {
+namespace {
+
+using H = gguf::hparams;
+using namespace tensors;
+using tensor_list = std::span<const tensor_spec>;
+
+// ---- keys shared by several rows ----------------------------------------------------
+
+constexpr key_spec rms_eps_req = f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps, true);
+constexpr key_spec ln_eps_req = f32_key("attention.layer_norm_epsilon", &H::f_norm_eps, true);
+constexpr key_spec pooling_opt = u32_key("pooling_type", &H::pooling_type, false);
+
+constexpr key_spec k_rms[] = {rms_eps_req};
+constexpr key_spec k_ln[] = {ln_eps_req};
+constexpr key_spec k_qwen[] = {pooling_opt, rms_eps_req};
+constexpr key_spec k_qwen2moe[] = {u32_key("expert_feed_forward_length", &H::n_ff_exp, false),
+                                   u32_key("expert_shared_feed_forward_length", &H::n_ff_shexp, false),
+                                   rms_eps_req};
+constexpr key_spec k_mpt[] = {ln_eps_req, f32_key("attention.clamp_kqv", &H::f_clamp_kqv, false),
+                              f32_key("attention.max_alibi_bias", &H::f_max_alibi_bias, true)};
+constexpr key_spec k_gptneox[] = {ln_eps_req, bool_key("use_parallel_residual", &H::use_par_res, true)};
+constexpr key_spec k_mamba[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv, true),
+                                u32_key("ssm.inner_size", &H::ssm_d_inner, true),
+                                u32_key("ssm.state_size", &H::ssm_d_state, true),
+                                u32_key("ssm.time_step_rank", &H::ssm_dt_rank, true),
+                                bool_key("ssm.dt_b_c_rms", &H::ssm_dt_b_c_rms, false),
+                                rms_eps_req};
+constexpr key_spec k_mamba2[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv, true),
+                                 u32_key("ssm.inner_size", &H::ssm_d_inner, true),
+                                 u32_key("ssm.state_size", &H::ssm_d_state, true),
+                                 u32_key("ssm.time_step_rank", &H::ssm_dt_rank, true),
+                                 u32_key("ssm.group_count", &H::ssm_n_group, true),
+                                 rms_eps_req};
+constexpr key_spec k_rwkv6[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps, false),
+                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps, false),
+                                u32_key("wkv.head_size", &H::wkv_head_size, true),
+                                u32_key("time_mix_extra_dim", &H::time_mix_extra_dim, true),
+                                u32_key("time_decay_extra_dim", &H::time_decay_extra_dim, true),
+                                u32_key("rescale_every_n_layers", &H::rescale_every_n_layers, false),
+                                u32_key("token_shift_count", &H::token_shift_count, false)};
+constexpr key_spec k_rwkv7[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps, false),
+                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps, false),
+                                u32_key("wkv.head_size", &H::wkv_head_size, true),
+                                u32_key("attention.decay_lora_rank", &H::n_lora_decay, true),
+                                u32_key("attention.iclr_lora_rank", &H::n_lora_iclr, true),
+                                u32_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix, true),
+                                u32_key("attention.gate_lora_rank", &H::n_lora_gate, false),
+                                u32_key("token_shift_count", &H::token_shift_count, false)};
+constexpr key_spec k_whisper[] = {u32_key("encoder.mels_count", &H::n_mels, true),
+                                  u32_key("decoder.context_length", &H::dec_n_ctx, true),
+                                  u32_key("decoder.embedding_length", &H::dec_n_embd, true),
+                                  u32_key("decoder.block_count", &H::dec_n_layer, true),
+                                  u32_key("decoder.attention.head_count", &H::dec_n_head, true)};
+constexpr key_spec k_phi3[] = {rms_eps_req, u32_key("attention.sliding_window", &H::n_swa, false)};
+constexpr key_spec k_gemma2[] = {u32_key("attention.sliding_window", &H::n_swa, false), rms_eps_req,
+                                 f32_key("attn_logit_softcapping", &H::f_attn_logit_softcapping, false),
+                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false)};
+constexpr key_spec k_gemma3[] = {u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req};
+constexpr key_spec k_gemma4[] = {u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req,
+                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false),
+                                 u32_key("expert_feed_forward_length", &H::n_ff_exp, false)};
+constexpr key_spec k_bert[] = {ln_eps_req, bool_key("attention.causal", &H::causal_attn, true), pooling_opt};
+constexpr key_spec k_nomic_bert[] = {ln_eps_req, bool_key("attention.causal", &H::causal_attn, true),
+                                     u32_key("pooling_type", &H::pooling_type, true),
+                                     u32_key("moe_every_n_layers", &H::moe_every_n_layers, false)};
+constexpr key_spec k_t5[] = {rms_eps_req,
+                             u32_key("attention.relative_buckets_count", &H::n_rel_attn_bkts, true),
+                             i32_key("decoder_start_token_id", &H::dec_start_token_id, false),
+                             u32_key("decoder_block_count", &H::dec_n_layer, false)};
+constexpr key_spec k_command_r[] = {f32_key("logit_scale", &H::f_logit_scale, true), ln_eps_req};
+
+bool deepseek2_not_lite(const H& hp) { return hp.n_layer != 27; }
+constexpr key_spec k_deepseek2[] = {
+    rms_eps_req,
+    u32_key("leading_dense_block_count", &H::n_layer_dense_lead, true),
+    [] {
+      key_spec k = u32_key("attention.q_lora_rank", &H::n_lora_q, true);
+      k.required_if = deepseek2_not_lite;
+      return k;
+    }(),
+    u32_key("attention.kv_lora_rank", &H::n_lora_kv, true),
+    u32_key("attention.key_length_mla", &H::n_embd_head_k_mla, false),
+    u32_key("attention.value_length_mla", &H::n_embd_head_v_mla, false),
+    u32_key("expert_feed_forward_length", &H::n_ff_exp, true),
+    u32_key("expert_shared_count", &H::n_expert_shared, true),
+    f32_key("expert_weights_scale", &H::expert_weights_scale, true),
+    bool_key("expert_weights_norm", &H::expert_weights_norm, false),
+    u32_key("expert_gating_func", &H::expert_gating_func, false)};
+
+// ---- defaults set before the architecture's own keys (llama.cpp) ---------------------
+
+// llama.cpp: DeepSeek V2/V2.5 files without expert_gating_func use softmax.
+void deepseek2_finish(H& hp) {
+  if (hp.expert_gating_func == 0) hp.expert_gating_func = 1;
+}
+void alibi_8(H& hp) { hp.f_max_alibi_bias = 8.0f; }
+void gemma2_defaults(H& hp) { hp.n_swa = 4096; }
+void t5_defaults(H& hp) { hp.dec_n_layer = hp.n_layer; }
+void baichuan_defaults(H& hp) {
+  if (hp.n_layer == 40) hp.f_max_alibi_bias = 8.0f;  // the 13B model
+}
+
+// ---- tensor tables -----------------------------------------------------------------------
+
+constexpr tensor_list t_llama[] = {token_embd,   output_tied, rope_freqs_opt,     attn_norm,
+                                   attn_q_k_v_o, attn_qkvo_bias_opt, ffn_norm, ffn_gated,
+                                   ffn_gated_bias_opt};
+constexpr tensor_list t_qwen2[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qkv_bias_req,
+                                   ffn_norm,   ffn_gated};
+constexpr tensor_list t_qwen3[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qk_norm,
+                                   ffn_norm,   ffn_gated};
+constexpr tensor_list t_gemma[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o, ffn_norm, ffn_gated};
+constexpr tensor_list t_gemma2[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o, attn_post_norm,
+                                    ffn_norm,   ffn_gated,        ffn_post_norm};
+constexpr tensor_list t_gemma3[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qk_norm,
+                                    attn_post_norm, ffn_norm, ffn_gated, ffn_post_norm};
+constexpr tensor_list t_command_r[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o,
+                                       attn_qk_norm_heads_opt, ffn_gated};
+constexpr tensor_list t_starcoder2[] = {token_embd,   output_tied,        output_norm_bias, attn_norm,
+                                        attn_norm_bias, attn_q_k_v_o, attn_qkvo_bias_req, ffn_norm,
+                                        ffn_norm_bias, ffn_plain,     ffn_plain_bias};
+constexpr tensor_list t_gpt2[] = {token_embd, pos_embd,   output_tied,    output_norm_bias,
+                                  attn_norm,  attn_norm_bias, attn_fused, attn_fused_bias,
+                                  ffn_norm,   ffn_norm_bias,  ffn_plain,  ffn_plain_bias};
+constexpr tensor_list t_gptneox[] = {token_embd, output_untied, output_norm_bias, attn_norm,
+                                     attn_norm_bias, attn_fused, attn_fused_bias, ffn_norm,
+                                     ffn_norm_bias,  ffn_plain,  ffn_plain_bias};
+constexpr tensor_list t_bloom[] = {token_embd, embd_norm_ln,   output_tied, output_norm_bias,
+                                   attn_norm,  attn_norm_bias, attn_fused,  attn_fused_bias,
+                                   ffn_norm,   ffn_norm_bias,  ffn_plain,   ffn_plain_bias};
+constexpr tensor_list t_falcon[] = {token_embd, output_tied, output_norm_bias, attn_norm, attn_norm_bias,
+                                    attn_fused, ffn_plain};
+constexpr tensor_list t_mpt[] = {token_embd, pos_embd_opt, output_tied, output_norm_bias_opt,
+                                 attn_norm,  attn_norm_bias_opt, attn_fused, attn_fused_bias_opt,
+                                 ffn_norm,   ffn_norm_bias_opt,  ffn_plain,  ffn_plain_bias_opt};
+constexpr tensor_list t_mamba[] = {token_embd, output_tied, attn_norm, ssm};
+constexpr tensor_list t_bert[] = {token_embd, token_types_opt, pos_embd, embd_norm_ln, bert_layer};
+
+constexpr arch_row rows[] = {
+    {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
+    {.name = "mpt", .from_spec = true, .keys = k_mpt, .tensors = t_mpt},
+    {.name = "gptneox", .from_spec = true, .keys = k_gptneox, .tensors = t_gptneox},
+    {.name = "gptj", .from_spec = true, .keys = k_ln},
+    {.name = "gpt2", .from_spec = true, .keys = k_ln, .tensors = t_gpt2},
+    {.name = "bloom", .from_spec = true, .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
+    {.name = "falcon", .from_spec = true, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon},
+    {.name = "mamba", .from_spec = true, .keys = k_mamba, .tensors = t_mamba},
+    {.name = "rwkv", .from_spec = true},
+    {.name = "whisper", .from_spec = true, .keys = k_whisper, .key_infix = "encoder."},
+    {.name = "mamba2", .keys = k_mamba2},
+    {.name = "rwkv6", .keys = k_rwkv6},
+    {.name = "rwkv7", .keys = k_rwkv7},
+    {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_llama},
+    {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_llama},
+    {.name = "qwen2", .keys = k_qwen, .tensors = t_qwen2},
+    {.name = "qwen2moe", .keys = k_qwen2moe},
+    {.name = "qwen3", .keys = k_qwen, .tensors = t_qwen3},
+    {.name = "phi3", .keys = k_phi3},
+    {.name = "gemma", .keys = k_rms, .tensors = t_gemma},
+    {.name = "gemma2", .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2},
+    {.name = "gemma3", .keys = k_gemma3, .tensors = t_gemma3},
+    {.name = "gemma4", .keys = k_gemma4},
+    {.name = "starcoder2", .keys = k_ln, .tensors = t_starcoder2},
+    {.name = "bert", .keys = k_bert, .tensors = t_bert},
+    {.name = "nomic-bert", .keys = k_nomic_bert},
+    {.name = "nomic-bert-moe", .keys = k_nomic_bert},
+    {.name = "t5", .keys = k_t5, .defaults = t5_defaults},
+    {.name = "command-r", .keys = k_command_r, .tensors = t_command_r},
+    {.name = "deepseek2", .keys = k_deepseek2, .finish = deepseek2_finish},
+};
+
+}  // namespace
+
+std::span<const arch_row> arch_rows() noexcept { return rows; }
+
+}  // namespace gguf::detail

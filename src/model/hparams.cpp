@@ -1,0 +1,336 @@
+// Reading hparams from `[arch].*` keys, in the order and with the defaults of llama.cpp's
+// llama_model::load_hparams (src/llama-model.cpp): common keys, then the architecture's.
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "arch.h"
+
+namespace gguf {
+
+std::string_view rope_scaling_type_name(rope_scaling_type t) noexcept {
+  switch (t) {
+    case rope_scaling_type::none: return "none";
+    case rope_scaling_type::linear: return "linear";
+    case rope_scaling_type::yarn: return "yarn";
+    case rope_scaling_type::longrope: return "longrope";
+  }
+  return "";
+}
+
+namespace {
+
+using detail::key_kind;
+using detail::key_spec;
+
+bool is_integer_type(value_type t) {
+  switch (t) {
+    case value_type::uint8: case value_type::int8: case value_type::uint16: case value_type::int16:
+    case value_type::uint32: case value_type::int32: case value_type::uint64: case value_type::int64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Reads the keys of one architecture, collecting nothing: the first problem is the error.
+class key_reader {
+ public:
+  key_reader(const file& f, std::string prefix, bool vocab_only)
+      : f_(f), prefix_(std::move(prefix)), vocab_only_(vocab_only) {}
+
+  std::string key(std::string_view suffix) const { return prefix_ + std::string(suffix); }
+
+  /// Missing key: an error when `required` and the file is not vocab-only.
+  result<std::optional<value_ref>> find(std::string_view suffix, bool required) const {
+    std::string k = key(suffix);
+    auto v = f_.find(k);
+    if (!v && required && !vocab_only_) {
+      return make_error(errc::invalid_model, no_offset, "missing required key", k);
+    }
+    return v;
+  }
+
+  /// A count: any integer type whose value fits uint32 (the spec lets counts be uint32 or
+  /// uint64; llama.cpp stores them as uint32).
+  result<uint32_t> as_u32(const value_ref& v, const std::string& k) const {
+    if (!is_integer_type(v.type())) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "expected an integer, got " + std::string(value_type_name(v.type())), k);
+    }
+    auto n = v.to_uint64();
+    if (!n) return make_error(errc::invalid_model, v.offset(), "negative value where a count is expected", k);
+    if (*n > std::numeric_limits<uint32_t>::max()) {
+      return make_error(errc::invalid_model, v.offset(), "value " + std::to_string(*n) + " above 2^32-1", k);
+    }
+    return static_cast<uint32_t>(*n);
+  }
+
+  result<bool> read(const key_spec& spec, hparams& hp) const {
+    bool required = spec.required_if ? spec.required_if(hp) : spec.required;
+    auto found = find(spec.suffix, required);
+    if (!found) return found.error();
+    if (!*found) return false;
+    const value_ref& v = **found;
+    std::string k = key(spec.suffix);
+    switch (spec.kind) {
+      case key_kind::u32: {
+        auto n = as_u32(v, k);
+        if (!n) return n.error();
+        hp.*spec.u32 = *n;
+        return true;
+      }
+      case key_kind::i32: {
+        if (!is_integer_type(v.type())) {
+          return make_error(errc::invalid_model, v.offset(), "expected an integer", k);
+        }
+        auto n = v.to_int64();
+        if (!n || *n < std::numeric_limits<int32_t>::min() || *n > std::numeric_limits<uint32_t>::max()) {
+          return make_error(errc::invalid_model, v.offset(), "value outside the 32-bit range", k);
+        }
+        hp.*spec.i32 = static_cast<int32_t>(static_cast<uint32_t>(*n));  // llama.cpp reads uint32
+        return true;
+      }
+      case key_kind::f32: {
+        auto x = as_f32(v, k);
+        if (!x) return x.error();
+        hp.*spec.f32 = *x;
+        return true;
+      }
+      case key_kind::boolean: {
+        auto b = v.get<bool>();
+        if (!b) {
+          return make_error(errc::invalid_model, v.offset(),
+                            "expected bool, got " + std::string(value_type_name(v.type())), k);
+        }
+        hp.*spec.flag = *b;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  result<float> as_f32(const value_ref& v, const std::string& k) const {
+    if (v.type() != value_type::float32 && v.type() != value_type::float64) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "expected float32, got " + std::string(value_type_name(v.type())), k);
+    }
+    double d = *v.to_double();
+    if (!std::isfinite(d)) return make_error(errc::invalid_model, v.offset(), "value is not finite", k);
+    return static_cast<float>(d);
+  }
+
+  /// llama.cpp get_key_or_arr: a scalar fills every layer; an array gives one value per
+  /// layer and must have n_layer elements. Returns whether the key is present.
+  result<bool> read_per_layer(std::string_view suffix, uint32_t n_layer, std::vector<uint32_t>& out) const {
+    auto found = find(suffix, false);
+    if (!found) return found.error();
+    if (!*found) return false;
+    const value_ref& v = **found;
+    std::string k = key(suffix);
+    if (v.type() != value_type::array) {
+      auto n = as_u32(v, k);
+      if (!n) return n.error();
+      out.assign(std::max<uint32_t>(n_layer, 1), *n);
+      return true;
+    }
+    auto a = *v.array();
+    if (!is_integer_type(a.element_type())) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "expected an array of integers, got one of " + std::string(value_type_name(a.element_type())), k);
+    }
+    if (a.size() > max_layers) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "array of " + std::to_string(a.size()) + " elements, more than " + std::to_string(max_layers) + " layers", k);
+    }
+    if (a.size() != n_layer && !(vocab_only_ && n_layer == 0)) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "wrong array length; expected " + std::to_string(n_layer) + " (block_count), got " +
+                            std::to_string(a.size()), k);
+    }
+    out.assign(a.size(), 0);
+    for (uint64_t i = 0; i < a.size(); ++i) {
+      auto e = a.at(i);
+      if (!e) return e.error();
+      auto n = as_u32(*e, k);
+      if (!n) return n.error();
+      out[i] = *n;
+    }
+    if (out.empty()) out.assign(1, 0);
+    return true;
+  }
+
+  const file& f() const { return f_; }
+  bool vocab_only() const { return vocab_only_; }
+
+ private:
+  const file& f_;
+  std::string prefix_;
+  bool vocab_only_;
+};
+
+gguf::error model_error(const value_ref* v, std::string key, std::string detail) {
+  return make_error(errc::invalid_model, v ? v->offset() : no_offset, std::move(detail), std::move(key));
+}
+
+/// Number of blocks the tensors cover: 1 + the largest N of "blk.N." (also "enc.blk.N.",
+/// "dec.blk.N."); 0 when no tensor is in a block.
+uint32_t blocks_in_tensors(const file& f) {
+  uint64_t n = 0;
+  for (const auto& t : f.tensors()) {
+    std::string_view s = t.name;
+    if (s.starts_with("enc.") || s.starts_with("dec.")) s.remove_prefix(4);
+    if (!s.starts_with("blk.")) continue;
+    s.remove_prefix(4);
+    uint64_t il = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), il);
+    if (ec != std::errc{} || p == s.data() || p == s.data() + s.size() || *p != '.') continue;
+    n = std::max(n, il + 1);
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(n, std::numeric_limits<uint32_t>::max()));
+}
+
+}  // namespace
+
+result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
+  const detail::arch_row& row = *arch.row;
+  hparams hp;
+  hp.vocab_only = f.tensor_count() == 0;
+  key_reader r(f, std::string(row.name) + "." + std::string(row.key_infix), hp.vocab_only);
+  using detail::u32_key;
+  using detail::f32_key;
+  using detail::bool_key;
+
+  // Common keys (llama.cpp reads these for every architecture).
+  for (const key_spec& k : {u32_key("context_length", &hparams::n_ctx_train, true),
+                            u32_key("embedding_length", &hparams::n_embd, true),
+                            u32_key("block_count", &hparams::n_layer, true),
+                            u32_key("expert_count", &hparams::n_expert, false),
+                            u32_key("expert_used_count", &hparams::n_expert_used, false)}) {
+    if (auto ok = r.read(k, hp); !ok) return ok.error();
+  }
+  auto value_of = [&](std::string_view suffix) { return f.find(r.key(suffix)); };
+  if (hp.n_layer > max_layers) {
+    auto v = value_of("block_count");
+    return model_error(v ? &*v : nullptr, r.key("block_count"),
+                       "block_count " + std::to_string(hp.n_layer) + " above " + std::to_string(max_layers));
+  }
+  if (hp.n_expert > max_experts) {
+    auto v = value_of("expert_count");
+    return model_error(&*v, r.key("expert_count"), "expert_count " + std::to_string(hp.n_expert) +
+                                                       " above " + std::to_string(max_experts));
+  }
+  if (hp.n_expert_used > hp.n_expert) {
+    auto v = value_of("expert_used_count");
+    return model_error(&*v, r.key("expert_used_count"),
+                       "expert_used_count " + std::to_string(hp.n_expert_used) + " above expert_count " +
+                           std::to_string(hp.n_expert));
+  }
+  if (hp.n_expert > 0 && hp.n_expert_used == 0 && !hp.vocab_only) {
+    auto v = value_of("expert_count");
+    return model_error(&*v, r.key("expert_used_count"), "expert_count > 0 needs expert_used_count > 0");
+  }
+
+  const uint32_t n_slots = std::max<uint32_t>(hp.n_layer, 1);
+  hp.n_ff_arr.assign(n_slots, 0);
+  hp.n_head_arr.assign(n_slots, 0);
+  if (auto ok = r.read_per_layer("feed_forward_length", hp.n_layer, hp.n_ff_arr); !ok) return ok.error();
+  if (auto ok = r.read_per_layer("attention.head_count", hp.n_layer, hp.n_head_arr); !ok) return ok.error();
+  hp.n_head_kv_arr = hp.n_head_arr;  // llama.cpp: n_head_kv defaults to n_head
+  if (auto ok = r.read_per_layer("attention.head_count_kv", hp.n_layer, hp.n_head_kv_arr); !ok) return ok.error();
+
+  if (auto ok = r.read(bool_key("rope.scaling.finetuned", &hparams::rope_finetuned, false), hp); !ok) return ok.error();
+  hp.n_ctx_orig_yarn = hp.n_ctx_train;
+  if (auto ok = r.read(u32_key("rope.scaling.original_context_length", &hparams::n_ctx_orig_yarn, false), hp); !ok)
+    return ok.error();
+  if (auto ok = r.read(f32_key("rope.freq_base", &hparams::rope_freq_base_train, false), hp); !ok) return ok.error();
+
+  if (auto v = value_of("rope.scaling.type")) {
+    auto s = v->get<std::string_view>();
+    if (!s) return model_error(&*v, r.key("rope.scaling.type"), "expected a string");
+    bool known = false;
+    for (auto t : {rope_scaling_type::none, rope_scaling_type::linear, rope_scaling_type::yarn,
+                   rope_scaling_type::longrope}) {
+      if (*s == rope_scaling_type_name(t)) hp.rope_scaling_type_train = t, known = true;
+    }
+    if (!known) return model_error(&*v, r.key("rope.scaling.type"), "unknown rope scaling type '" + std::string(*s) + "'");
+  }
+  // rope_freq_scale is the inverse of rope.scaling.factor, or of the old rope.scale_linear.
+  float ropescale = 0.0f;
+  for (std::string_view suffix : {"rope.scaling.factor", "rope.scale_linear"}) {
+    if (auto v = value_of(suffix)) {
+      auto x = r.as_f32(*v, r.key(suffix));
+      if (!x) return x.error();
+      ropescale = *x;
+      break;
+    }
+  }
+  hp.rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
+  if (auto ok = r.read(f32_key("rope.scaling.attn_factor", &hparams::rope_attn_factor, false), hp); !ok)
+    return ok.error();
+
+  if (hp.n_head() > 0) {
+    auto key_length = value_of("attention.key_length");
+    if (!key_length && hp.n_embd > 0) {
+      for (uint32_t il = 0; il < hp.n_head_arr.size(); ++il) {
+        uint32_t nh = hp.n_head_arr[il];
+        if (nh > 0 && hp.n_embd % nh != 0) {
+          auto v = value_of("attention.head_count");
+          return model_error(&*v, r.key("attention.head_count"),
+                             "embedding_length " + std::to_string(hp.n_embd) + " is not divisible by head_count " +
+                                 std::to_string(nh) + " (and attention.key_length is absent)");
+        }
+      }
+    }
+    hp.n_embd_head_k = hp.n_embd / hp.n_head();
+    hp.n_embd_head_v = hp.n_embd / hp.n_head();
+    if (auto ok = r.read(u32_key("attention.key_length", &hparams::n_embd_head_k, false), hp); !ok) return ok.error();
+    if (auto ok = r.read(u32_key("attention.value_length", &hparams::n_embd_head_v, false), hp); !ok)
+      return ok.error();
+    hp.n_rot = hp.n_embd_head_k;
+    if (auto ok = r.read(u32_key("rope.dimension_count", &hparams::n_rot, false), hp); !ok) return ok.error();
+    if (row.check_n_rot && hp.n_rot != hp.n_embd_head_k) {
+      auto v = value_of("rope.dimension_count");
+      return model_error(v ? &*v : nullptr, r.key("rope.dimension_count"),
+                         "invalid n_rot " + std::to_string(hp.n_rot) + ", expected " + std::to_string(hp.n_embd_head_k));
+    }
+  }
+
+  // n_vocab: [arch].vocab_size, else the number of tokens.
+  if (auto ok = r.read(u32_key("vocab_size", &hparams::n_vocab, false), hp); !ok) return ok.error();
+  if (!f.find(r.key("vocab_size"))) {
+    if (auto tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->type() == value_type::array) {
+      uint64_t n = tokens->array()->size();
+      hp.n_vocab = static_cast<uint32_t>(std::min<uint64_t>(n, std::numeric_limits<uint32_t>::max()));
+    }
+  }
+
+  // The architecture's own keys (named from "<arch>.", without the infix).
+  key_reader ra(f, std::string(row.name) + ".", hp.vocab_only);
+  if (row.defaults) row.defaults(hp);
+  for (const key_spec& k : row.keys) {
+    if (auto ok = ra.read(k, hp); !ok) return ok.error();
+  }
+  if (row.finish) row.finish(hp);
+  for (const key_spec& k : row.keys) {
+    if (k.kind == key_kind::f32 && k.suffix.find("epsilon") != std::string_view::npos && hp.*k.f32 < 0.0f) {
+      auto v = f.find(ra.key(k.suffix));
+      return model_error(v ? &*v : nullptr, ra.key(k.suffix), "negative epsilon");
+    }
+  }
+
+  // The layer count must not exceed the blocks the tensors describe.
+  if (!hp.vocab_only && row.key_infix.empty()) {
+    uint32_t blocks = blocks_in_tensors(f);
+    if (hp.n_layer > blocks) {
+      auto v = value_of("block_count");
+      return model_error(v ? &*v : nullptr, r.key("block_count"),
+                         "block_count " + std::to_string(hp.n_layer) + " but the tensors cover " +
+                             std::to_string(blocks) + " blocks");
+    }
+  }
+  return hp;
+}
+
+}  // namespace gguf

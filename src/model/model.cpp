@@ -1,0 +1,178 @@
+// The registry lookup, the tensor map (expected names and shapes against the file's
+// tensors, as llama.cpp's load_tensors checks them), and gguf::model.
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "arch.h"
+
+namespace gguf {
+
+namespace detail {
+
+uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
+  const uint64_t n_head = hp.n_head(il);
+  switch (d) {
+    case dim::one: return 1;
+    case dim::any: return 0;
+    case dim::n_embd: return hp.n_embd;
+    case dim::n_embd_x2: return 2ull * hp.n_embd;
+    case dim::n_vocab: return hp.n_vocab;
+    case dim::n_ctx_train: return hp.n_ctx_train;
+    case dim::n_ff: return hp.n_ff(il);
+    case dim::n_ff_x2: return 2ull * hp.n_ff(il);
+    case dim::q_dim: return uint64_t{hp.n_embd_head_k} * n_head;
+    case dim::o_dim: return uint64_t{hp.n_embd_head_v} * n_head;
+    case dim::k_gqa: return uint64_t{hp.n_embd_head_k} * hp.n_head_kv(il);
+    case dim::v_gqa: return uint64_t{hp.n_embd_head_v} * hp.n_head_kv(il);
+    case dim::qkv_dim:
+      return uint64_t{hp.n_embd_head_k} * n_head + uint64_t{hp.n_embd_head_k} * hp.n_head_kv(il) +
+             uint64_t{hp.n_embd_head_v} * hp.n_head_kv(il);
+    case dim::head_k: return hp.n_embd_head_k;
+    case dim::n_head: return n_head;
+    case dim::n_rot_half: return hp.n_rot / 2;
+    case dim::n_expert: return hp.n_expert;
+    case dim::n_ff_exp: return hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff(il);
+    case dim::ssm_d_inner: return hp.ssm_d_inner;
+    case dim::ssm_d_inner_x2: return 2ull * hp.ssm_d_inner;
+    case dim::ssm_d_conv: return hp.ssm_d_conv;
+    case dim::ssm_d_state: return hp.ssm_d_state;
+    case dim::ssm_dt_rank: return hp.ssm_dt_rank;
+    case dim::ssm_x_dim: return uint64_t{hp.ssm_dt_rank} + 2ull * hp.ssm_d_state;
+  }
+  return 0;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::vector<architecture> build_registry() {
+  std::vector<architecture> v;
+  for (const auto& row : detail::arch_rows()) {
+    v.push_back(architecture{row.name, row.from_spec, !row.tensors.empty(), &row});
+  }
+  return v;
+}
+
+const std::vector<architecture>& registry() {
+  static const std::vector<architecture> r = build_registry();
+  return r;
+}
+
+std::string shape_text(const std::array<uint64_t, 4>& ne, uint32_t n_dims) {
+  std::string s = "[";
+  for (uint32_t d = 0; d < n_dims; ++d) s += (d ? ", " : "") + (ne[d] == 0 ? std::string("*") : std::to_string(ne[d]));
+  return s + "]";
+}
+
+}  // namespace
+
+std::span<const architecture> architectures() noexcept { return registry(); }
+
+const architecture* find_architecture(std::string_view name) noexcept {
+  for (const auto& a : registry()) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+result<model> model::load(const file& f) {
+  auto name_v = f.find("general.architecture");
+  if (!name_v) return make_error(errc::invalid_model, no_offset, "missing required key", "general.architecture");
+  auto name = name_v->get<std::string_view>();
+  if (!name) {
+    return make_error(errc::invalid_model, name_v->offset(), "expected a string", "general.architecture");
+  }
+  const architecture* arch = find_architecture(*name);
+  if (!arch) {
+    return make_error(errc::unsupported, name_v->offset(),
+                      "unknown model architecture: '" + std::string(*name) + "'", "general.architecture");
+  }
+  auto hp = load_hparams(f, *arch);
+  if (!hp) return hp.error();
+
+  model m(f);
+  m.arch_ = arch;
+  m.hparams_ = std::move(*hp);
+  if (m.hparams_.vocab_only || arch->row->tensors.empty()) return m;
+
+  // Instantiate the table for every layer, then match it against the file.
+  const gguf::hparams& h = m.hparams_;
+  for (const auto& group : arch->row->tensors) {
+    for (const auto& spec : group) {
+      if (spec.cond == detail::when::dense && h.n_expert > 0) continue;
+      if (spec.cond == detail::when::moe && h.n_expert == 0) continue;
+      uint32_t n_inst = spec.per_layer ? h.n_layer : 1;
+      for (uint32_t il = 0; il < n_inst; ++il) {
+        model_tensor t;
+        t.name = spec.per_layer ? "blk." + std::to_string(il) + "." + std::string(spec.name) : std::string(spec.name);
+        t.layer = spec.per_layer ? static_cast<int32_t>(il) : -1;
+        t.n_dims = spec.n_dims;
+        t.required = spec.required;
+        for (uint32_t d = 0; d < 4; ++d) t.ne[d] = detail::dim_value(spec.ne[d], h, il);
+        m.tensors_.push_back(std::move(t));
+      }
+    }
+  }
+  std::unordered_set<std::string_view> used;
+  for (auto& t : m.tensors_) {
+    t.info = f.find_tensor(t.name);
+    if (!t.info) {
+      if (t.required) {
+        m.diagnostics_.push_back({severity::error, errc::invalid_model, t.name, no_offset,
+                                  "missing required tensor, expected shape " + shape_text(t.ne, t.n_dims)});
+      }
+      continue;
+    }
+    used.insert(t.info->name);
+    // llama.cpp: every dimension equal, dimensions past the expected ones equal to 1.
+    bool ok = true;
+    for (uint32_t d = 0; d < 4; ++d) {
+      if (t.ne[d] != 0 && t.info->ne[d] != t.ne[d]) ok = false;
+    }
+    if (!ok) {
+      m.diagnostics_.push_back({severity::error, errc::invalid_model, t.name, t.info->info_offset,
+                                "wrong shape; expected " + shape_text(t.ne, t.n_dims) + ", got " +
+                                    shape_text(t.info->ne, t.info->n_dims)});
+    }
+  }
+  for (const auto& ti : f.tensors()) {
+    if (used.count(ti.name)) continue;
+    m.diagnostics_.push_back(
+        {arch->row->tensors_complete ? severity::error : severity::warning, errc::invalid_model,
+         std::string(ti.name), ti.info_offset,
+         "tensor not used by architecture '" + std::string(arch->name) + "'" +
+             (arch->row->tensors_complete ? " (llama.cpp: wrong number of tensors)" : "")});
+  }
+  return m;
+}
+
+result<void> model::check() const {
+  for (const auto& d : diagnostics_) {
+    if (d.severity == severity::error) return make_error(d.code, d.offset, d.message, d.tensor, true);
+  }
+  return {};
+}
+
+uint64_t model::n_params() const noexcept {
+  uint64_t n = 0;
+  for (const auto& t : file_.tensors()) n += t.nelements();
+  return n;
+}
+
+result<const tensor_info*> model::token_embd() const {
+  const tensor_info* t = file_.find_tensor("token_embd.weight");
+  if (!t) return make_error(errc::tensor_not_found, no_offset, "no token embeddings", "token_embd.weight", true);
+  const gguf::hparams& h = hparams_;
+  bool ok = t->n_dims == 2 && (h.n_embd == 0 || t->ne[0] == h.n_embd) && (h.n_vocab == 0 || t->ne[1] == h.n_vocab);
+  if (!ok) {
+    return make_error(errc::invalid_model, t->info_offset,
+                      "wrong shape; expected [" + std::to_string(h.n_embd) + ", " + std::to_string(h.n_vocab) +
+                          "], got " + shape_text(t->ne, t->n_dims),
+                      "token_embd.weight", true);
+  }
+  return t;
+}
+
+}  // namespace gguf

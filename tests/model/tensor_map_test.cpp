@@ -1,0 +1,115 @@
+// Tensor map: expected names and shapes against a handcrafted file's tensors.
+#include <gtest/gtest.h>
+
+#include "gguf/model.h"
+#include "gguf_builder.h"
+
+namespace {
+
+using gguf::test::gguf_builder;
+
+gguf_builder llama_keys(uint32_t n_expert = 0) {
+  gguf_builder b;
+  b.str("general.architecture", "llama")
+      .u32("llama.context_length", 64)
+      .u32("llama.embedding_length", 8)
+      .u32("llama.block_count", 1)
+      .u32("llama.feed_forward_length", 16)
+      .u32("llama.attention.head_count", 2)
+      .u32("llama.attention.head_count_kv", 1)
+      .f32("llama.attention.layer_norm_rms_epsilon", 1e-6f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  if (n_expert) b.u32("llama.expert_count", n_expert).u32("llama.expert_used_count", 2);
+  b.tensor("token_embd.weight", {8, 3}).tensor("output_norm.weight", {8}).tensor("output.weight", {8, 3});
+  b.tensor("blk.0.attn_norm.weight", {8})
+      .tensor("blk.0.attn_q.weight", {8, 8})
+      .tensor("blk.0.attn_k.weight", {8, 4})
+      .tensor("blk.0.attn_v.weight", {8, 4})
+      .tensor("blk.0.attn_output.weight", {8, 8})
+      .tensor("blk.0.ffn_norm.weight", {8});
+  return b;
+}
+
+gguf::model load(const gguf_builder& b) {
+  auto f = gguf::file::from_buffer(b.build());
+  EXPECT_TRUE(f.ok()) << f.error().message();
+  auto m = gguf::model::load(*f);
+  EXPECT_TRUE(m.ok()) << m.error().message();
+  return std::move(m).value();
+}
+
+const gguf::model_diagnostic* find_diag(const gguf::model& m, const std::string& tensor) {
+  for (const auto& d : m.diagnostics()) {
+    if (d.tensor == tensor) return &d;
+  }
+  return nullptr;
+}
+
+TEST(ModelTensorMap, DenseLlamaMatchesWithGqaShapes) {
+  auto b = llama_keys();
+  b.tensor("blk.0.ffn_gate.weight", {8, 16}).tensor("blk.0.ffn_down.weight", {16, 8}).tensor("blk.0.ffn_up.weight", {8, 16});
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << m.diagnostics()[0].tensor << ": " << m.diagnostics()[0].message;
+  bool saw_k = false;
+  for (const auto& t : m.tensors()) {
+    if (t.name == "blk.0.attn_k.weight") {
+      saw_k = true;
+      EXPECT_EQ(t.ne[0], 8u);
+      EXPECT_EQ(t.ne[1], 4u);  // n_embd_head_k * n_head_kv
+      ASSERT_NE(t.info, nullptr);
+      EXPECT_EQ(t.layer, 0);
+    }
+    if (t.name == "output.weight") {
+      EXPECT_FALSE(t.required);  // tied to token_embd when absent
+    }
+  }
+  EXPECT_TRUE(saw_k);
+}
+
+TEST(ModelTensorMap, MissingWrongShapeAndUnknownTensors) {
+  auto b = llama_keys();
+  b.tensor("blk.0.ffn_gate.weight", {8, 16})
+      .tensor("blk.0.ffn_down.weight", {8, 16})  // transposed
+      .tensor("blk.0.ffn_extra.weight", {8});    // not a llama tensor
+  auto m = load(b);  // ffn_up missing
+  const auto* missing = find_diag(m, "blk.0.ffn_up.weight");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_EQ(missing->severity, gguf::severity::error);
+  EXPECT_NE(missing->message.find("missing"), std::string::npos);
+  const auto* shape = find_diag(m, "blk.0.ffn_down.weight");
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->severity, gguf::severity::error);
+  EXPECT_NE(shape->message.find("expected [16, 8], got [8, 16]"), std::string::npos) << shape->message;
+  EXPECT_NE(shape->offset, gguf::no_offset);
+  const auto* unknown = find_diag(m, "blk.0.ffn_extra.weight");
+  ASSERT_NE(unknown, nullptr);
+  EXPECT_EQ(unknown->severity, gguf::severity::error);  // llama.cpp: wrong number of tensors
+  EXPECT_EQ(m.diagnostics().size(), 3u);
+  EXPECT_FALSE(m.check().ok());
+}
+
+TEST(ModelTensorMap, MixtureOfExpertsUsesExpertTensors) {
+  auto b = llama_keys(4);
+  b.tensor("blk.0.ffn_gate_inp.weight", {8, 4})
+      .tensor("blk.0.ffn_gate_exps.weight", {8, 16, 4})
+      .tensor("blk.0.ffn_down_exps.weight", {16, 8, 4})
+      .tensor("blk.0.ffn_up_exps.weight", {8, 16, 3});  // 3 experts, not 4
+  auto m = load(b);
+  ASSERT_EQ(m.diagnostics().size(), 1u) << m.diagnostics()[0].tensor;
+  EXPECT_EQ(m.diagnostics()[0].tensor, "blk.0.ffn_up_exps.weight");
+  EXPECT_NE(m.diagnostics()[0].message.find("expected [8, 16, 4]"), std::string::npos);
+}
+
+TEST(ModelTensorMap, TokenEmbdShapeIsChecked) {
+  auto b = llama_keys();
+  b.without("tokenizer.ggml.tokens").arr_str("tokenizer.ggml.tokens", {"a", "b"});  // 2 tokens, tensor has 3 rows
+  auto f = gguf::file::from_buffer(b.build());
+  auto m = gguf::model::load(*f);
+  ASSERT_TRUE(m.ok());
+  auto te = m->token_embd();
+  ASSERT_FALSE(te.ok());
+  EXPECT_EQ(te.error().code, gguf::errc::invalid_model);
+  EXPECT_EQ(te.error().subject, "token_embd.weight");
+}
+
+}  // namespace
