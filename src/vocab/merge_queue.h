@@ -1,0 +1,97 @@
+// The symbol list and merge loop shared by the SPM and BPE models (internal).
+//
+// Both models repeatedly merge the best adjacent pair of symbols: SPM by highest score,
+// BPE by lowest merge rank, ties going to the leftmost pair (llama.cpp's priority
+// queues llm_bigram_spm / llm_bigram_bpe). A pair is only ever formed by adjacent
+// live symbols, so "best valid queue entry" equals "best current adjacent pair": short
+// words use a linear scan over the pairs, long ones a binary heap with lazy deletion.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+namespace gguf::vocab_detail {
+
+struct symbol {
+  uint32_t start = 0;  ///< byte offset in the word
+  uint32_t len = 0;    ///< bytes; 0 once merged into its left neighbour
+  int32_t piece = -1;  ///< model-specific id of the symbol's text (-1: none)
+  int32_t prev = -1, next = -1;
+};
+
+/// Key of a candidate pair: lower is better. `pair_key(l, r, out)` must return false when
+/// l and r cannot merge, else set out (a totally ordered value, e.g. rank or -score)
+/// and `merged` (the piece of the result).
+template <class Key>
+struct pair_candidate {
+  Key key;
+  int32_t merged;
+};
+
+template <class Key, class PairFn>
+void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn) {
+  const int n = int(syms.size());
+  if (n < 2) return;
+  struct cand {
+    Key key;
+    int32_t left, right;
+    uint32_t size;
+    int32_t merged;
+  };
+  const auto apply = [&](int32_t l, int32_t r, int32_t merged) {
+    syms[l].len += syms[r].len;
+    syms[l].piece = merged;
+    syms[r].len = 0;
+    syms[l].next = syms[r].next;
+    if (syms[r].next >= 0) syms[syms[r].next].prev = l;
+  };
+  if (n <= 48) {
+    // linear scan: best[i] holds the candidate (i, next(i))
+    std::vector<cand> best(n);
+    std::vector<bool> has(n, false);
+    const auto eval = [&](int32_t l) {
+      if (l < 0) return;
+      const int32_t r = syms[l].next;
+      has[l] = false;
+      if (r < 0) return;
+      pair_candidate<Key> pc;
+      if (pair_fn(syms[l], syms[r], pc)) {
+        best[l] = {pc.key, l, r, 0, pc.merged};
+        has[l] = true;
+      }
+    };
+    for (int i = 0; i < n - 1; ++i) eval(i);
+    for (;;) {
+      int32_t b = -1;
+      for (int32_t i = 0; i >= 0; i = syms[i].next)
+        if (has[i] && (b < 0 || best[i].key < best[b].key)) b = i;
+      if (b < 0) break;
+      apply(b, best[b].right, best[b].merged);
+      eval(syms[b].prev);
+      eval(b);
+    }
+    return;
+  }
+  const auto worse = [](const cand& a, const cand& b) { return b.key < a.key || (!(a.key < b.key) && a.left > b.left); };
+  std::priority_queue<cand, std::vector<cand>, decltype(worse)> q(worse);
+  const auto push = [&](int32_t l, int32_t r) {
+    if (l < 0 || r < 0) return;
+    pair_candidate<Key> pc;
+    if (pair_fn(syms[l], syms[r], pc)) q.push({pc.key, l, r, syms[l].len + syms[r].len, pc.merged});
+  };
+  for (int i = 0; i < n - 1; ++i) push(i, i + 1);
+  while (!q.empty()) {
+    const cand c = q.top();
+    q.pop();
+    const symbol& l = syms[c.left];
+    const symbol& r = syms[c.right];
+    if (l.len == 0 || r.len == 0 || l.len + r.len != c.size) continue;
+    apply(c.left, c.right, c.merged);
+    push(syms[c.left].prev, c.left);
+    push(c.left, syms[c.left].next);
+  }
+}
+
+}  // namespace gguf::vocab_detail

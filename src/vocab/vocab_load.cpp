@@ -1,0 +1,560 @@
+// Loading a vocabulary from the tokenizer.ggml.* keys: llama.cpp's
+// llama_vocab::impl::load, step by step (model type and defaults, pre-tokenizer and its
+// flags, tokens, special ids, add_* flags, the load-time attribute fix-ups, the special
+// token cache). Every deviation from llama.cpp is an error value where llama.cpp would
+// throw, or a warning where it would log.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "vocab/pre_tokenizer.h"
+#include "vocab/vocab_impl.h"
+
+namespace gguf {
+namespace {
+
+using vocab_detail::attr_byte;
+using vocab_detail::attr_control;
+using vocab_detail::attr_lstrip;
+using vocab_detail::attr_normal;
+using vocab_detail::attr_rstrip;
+using vocab_detail::attr_undefined;
+using vocab_detail::attr_unknown;
+using vocab_detail::attr_unused;
+using vocab_detail::attr_user_defined;
+using vocab_detail::no_token;
+using vocab_detail::vocab_type;
+using vocab_detail::find_pre_name;
+using vocab_detail::pre_name;
+using vocab_detail::token_type;
+using vocab_detail::pre_keep_spaces;
+using vocab_detail::pre_ignore_merges;
+using vocab_detail::pre_add_bos;
+using vocab_detail::pre_add_sep;
+using vocab_detail::pre_escape_ws;
+using vocab_detail::pre_no_bos;
+
+gguf::error vocab_error(errc code, std::string what, std::string_view key = {}, uint64_t offset = no_offset) {
+  return make_error(code, offset, std::move(what), std::string(key));
+}
+
+// Optional typed key readers: absent -> nullopt-like `false`; wrong type -> error.
+struct keys {
+  const file& f;
+  result<bool> get_string(std::string_view key, std::string& out) const {
+    auto v = f.find(key);
+    if (!v) return false;
+    auto s = v->get<std::string_view>();
+    if (!s) return vocab_error(errc::type_mismatch, "expected a string", key, v->offset());
+    out.assign(*s);
+    return true;
+  }
+  result<bool> get_bool(std::string_view key, bool& out) const {
+    auto v = f.find(key);
+    if (!v) return false;
+    auto b = v->get<bool>();
+    if (!b) return vocab_error(errc::type_mismatch, "expected a bool", key, v->offset());
+    out = *b;
+    return true;
+  }
+  result<std::optional<array_ref>> get_array(std::string_view key) const {
+    auto v = f.find(key);
+    if (!v) return std::optional<array_ref>{};
+    auto a = v->array();
+    if (!a) return vocab_error(errc::type_mismatch, "expected an array", key, v->offset());
+    return std::optional<array_ref>{*a};
+  }
+};
+
+constexpr uint32_t attr_of_type(int32_t t) {
+  switch (t) {
+    case 1: return attr_normal;
+    case 2: return attr_unknown;
+    case 3: return attr_control;
+    case 4: return attr_user_defined;
+    case 5: return attr_unused;
+    case 6: return attr_byte;
+    default: return attr_undefined;
+  }
+}
+
+#define TRY(expr)                              \
+  do {                                         \
+    auto r_ = (expr);                          \
+    if (!r_) return std::move(r_).error();     \
+  } while (0)
+
+// The per-model defaults of llama.cpp (special ids and flags).
+struct model_defaults {
+  vocab_type type;
+  int32_t bos, eos, unk, sep, pad, mask;
+};
+
+result<void> read_model(vocab::impl& v, const keys& k, std::string& pre_key, bool& has_pre) {
+  auto& d = v.d;
+  bool has_model = false;
+  {
+    auto r = k.get_string("tokenizer.ggml.model", v.model_name);
+    if (!r) return std::move(r).error();
+    has_model = *r;
+  }
+  {
+    auto r = k.get_string("tokenizer.ggml.pre", pre_key);
+    if (!r) return std::move(r).error();
+    has_pre = *r;
+  }
+  const std::string& m = v.model_name;
+  const auto set = [&](vocab_type t, int32_t bos, int32_t eos, int32_t unk, int32_t sep, int32_t pad, int32_t mask) {
+    d.type = t;
+    d.bos = bos, d.eos = eos, d.unk = unk, d.sep = sep, d.pad = pad, d.mask = mask;
+  };
+  constexpr int32_t N = no_token;
+  if (!has_model || m == "no_vocab" || m == "none") {
+    set(vocab_type::none, N, N, N, N, N, N);
+    return {};
+  }
+  if (m == "llama") {
+    set(vocab_type::spm, 1, 2, 0, N, N, N);
+  } else if (m == "bert") {
+    set(vocab_type::wpm, 101, N, 100, 102, 0, 103);
+    d.add_sep = true;
+  } else if (m == "gpt2") {
+    set(vocab_type::bpe, 11, 11, N, N, N, N);
+  } else if (m == "t5") {
+    set(vocab_type::ugm, N, 1, 2, N, 0, N);
+  } else if (m == "rwkv") {
+    set(vocab_type::rwkv, N, N, N, N, N, N);
+  } else if (m == "gemma4") {
+    set(vocab_type::bpe, N, N, N, N, N, N);
+    pre_key = "gemma4";
+    has_pre = true;
+  } else {
+    return vocab_error(errc::unsupported, "unsupported tokenizer '" + m + "'", "tokenizer.ggml.model");
+  }
+  return {};
+}
+
+result<void> read_pre(vocab::impl& v, const std::string& pre_key, bool has_pre) {
+  auto& d = v.d;
+  switch (d.type) {
+    case vocab_type::bpe: {
+      d.add_space_prefix = false;
+      d.escape_whitespaces = false;
+      d.clean_spaces = true;
+      const pre_name* row = nullptr;
+      if (!has_pre || pre_key.empty()) {
+        v.warnings.push_back("missing pre-tokenizer type (tokenizer.ggml.pre), using 'default'; generation quality will be degraded");
+        row = find_pre_name("default");
+      } else {
+        row = find_pre_name(pre_key);
+        if (!row)
+          return vocab_error(errc::unsupported, "unknown pre-tokenizer type '" + pre_key + "'", "tokenizer.ggml.pre");
+      }
+      v.pre = row->name;
+      d.pre = row->name;
+      d.preset = row->preset;
+      v.pre_type = row->preset->id;
+      if (row->flags & pre_keep_spaces) d.clean_spaces = false;
+      if (row->flags & pre_ignore_merges) d.ignore_merges = true;
+      if (row->flags & pre_add_bos) d.add_bos = true;
+      if (row->flags & pre_add_sep) d.add_sep = true;
+      if (row->flags & pre_escape_ws) d.escape_whitespaces = true;
+      if (row->flags & pre_no_bos) d.bos = no_token;
+      if (row->preset->id == "whitespace") d.lowercase = false;
+      break;
+    }
+    case vocab_type::spm:
+      d.add_space_prefix = true, d.clean_spaces = false, d.add_bos = true, d.add_eos = false;
+      break;
+    case vocab_type::wpm:
+      d.add_space_prefix = false, d.clean_spaces = true, d.add_bos = true, d.add_eos = false, d.add_sep = true;
+      break;
+    case vocab_type::ugm:
+      d.add_bos = false, d.add_eos = true;
+      break;
+    case vocab_type::rwkv:
+      d.add_space_prefix = false, d.clean_spaces = false, d.add_bos = false, d.add_eos = false;
+      break;
+    case vocab_type::none:
+      break;
+  }
+  if (d.type != vocab_type::bpe && has_pre) {
+    v.pre = pre_key;
+    d.pre = pre_key;
+  }
+  return {};
+}
+
+result<void> read_merges(vocab::impl& v, const keys& k) {
+  auto& d = v.d;
+  auto ma = k.get_array("tokenizer.ggml.merges");
+  if (!ma) return std::move(ma).error();
+  if (!*ma) {
+    if (v.model_name == "gpt2" && v.pre == "kimi-k2") return {};
+    return vocab_error(errc::invalid_vocab, "cannot find tokenizer merges", "tokenizer.ggml.merges");
+  }
+  const array_ref a = **ma;
+  if (a.element_type() != value_type::string)
+    return vocab_error(errc::type_mismatch, "expected an array of strings", "tokenizer.ggml.merges", a.offset());
+  d.merges.resize(a.size());
+  auto r = a.for_each_string([&](uint64_t i, std::string_view w) {
+    const size_t pos = w.find(' ', 1);
+    if (pos != std::string_view::npos) d.merges[i] = {w.substr(0, pos), w.substr(pos + 1)};
+  });
+  if (!r) return std::move(r).error();
+  return {};
+}
+
+result<void> read_tokens(vocab::impl& v, const keys& k) {
+  auto& d = v.d;
+  auto ta = k.get_array("tokenizer.ggml.tokens");
+  if (!ta) return std::move(ta).error();
+  if (!*ta) return vocab_error(errc::invalid_vocab, "cannot find tokenizer vocab", "tokenizer.ggml.tokens");
+  const array_ref toks = **ta;
+  if (toks.element_type() != value_type::string)
+    return vocab_error(errc::type_mismatch, "expected an array of strings", "tokenizer.ggml.tokens", toks.offset());
+  if (toks.size() > uint64_t(INT32_MAX))
+    return vocab_error(errc::limit_exceeded, "too many tokens", "tokenizer.ggml.tokens", toks.offset());
+  const size_t n = size_t(toks.size());
+
+  std::vector<float> scores;
+  {
+    auto sa = k.get_array("tokenizer.ggml.scores");
+    if (!sa) return std::move(sa).error();
+    if (*sa) {
+      const array_ref a = **sa;
+      if (a.size() < n)
+        return vocab_error(errc::invalid_vocab, "fewer scores than tokens", "tokenizer.ggml.scores", a.offset());
+      if (a.element_type() == value_type::float32) {
+        auto s = a.to_vector<float>();
+        if (!s) return std::move(s).error();
+        scores = std::move(*s);
+      } else if (a.element_type() == value_type::int32) {
+        auto s = a.to_vector<int32_t>();
+        if (!s) return std::move(s).error();
+        scores.assign(s->begin(), s->end());
+      } else {
+        return vocab_error(errc::type_mismatch, "expected float32 or int32 scores", "tokenizer.ggml.scores", a.offset());
+      }
+    }
+  }
+  std::vector<int32_t> types;
+  {
+    auto ya = k.get_array("tokenizer.ggml.token_type");
+    if (!ya) return std::move(ya).error();
+    if (*ya) {
+      const array_ref a = **ya;
+      if (a.element_type() != value_type::int32)
+        return vocab_error(errc::type_mismatch, "expected int32 token types", "tokenizer.ggml.token_type", a.offset());
+      if (a.size() < n)
+        return vocab_error(errc::invalid_vocab, "fewer token types than tokens", "tokenizer.ggml.token_type", a.offset());
+      auto t = a.to_vector<int32_t>();
+      if (!t) return std::move(t).error();
+      types = std::move(*t);
+    }
+  }
+
+  d.tokens.resize(n);
+  d.token_to_id.reserve(n);
+  size_t n_empty = 0;
+  auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
+    d.tokens[i].text = s;
+    if (s.empty()) ++n_empty;
+  });
+  if (!r) return std::move(r).error();
+  d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
+  for (size_t i = 0; i < n; ++i) {
+    auto& t = d.tokens[i];
+    if (t.text.empty()) {
+      v.warnings.push_back("empty token at index " + std::to_string(i));
+      d.owned_text.push_back("[EMPTY_" + std::to_string(i) + "]");
+      t.text = d.owned_text.back();
+    }
+    if (!d.token_to_id.emplace(t.text, int32_t(i)).second)
+      return vocab_error(errc::invalid_vocab,
+                         "duplicate token in vocabulary: '" + std::string(t.text) + "' has ids " +
+                             std::to_string(d.token_to_id[t.text]) + " and " + std::to_string(i),
+                         "tokenizer.ggml.tokens");
+    d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
+    t.score = scores.empty() ? 0.0f : scores[i];
+    t.type = types.empty() ? token_type::normal : static_cast<token_type>(types[i]);
+    t.attr = types.empty() ? attr_normal : attr_of_type(types[i]);
+  }
+  return {};
+}
+
+result<void> read_special_ids(vocab::impl& v, const keys& k) {
+  auto& d = v.d;
+  const size_t n = d.tokens.size();
+  struct row {
+    std::string_view key;
+    int32_t& id;
+  };
+  const row rows[] = {
+      {"tokenizer.ggml.bos_token_id", d.bos},         {"tokenizer.ggml.eos_token_id", d.eos},
+      {"tokenizer.ggml.eot_token_id", d.eot},         {"tokenizer.ggml.eom_token_id", d.eom},
+      {"tokenizer.ggml.unknown_token_id", d.unk},     {"tokenizer.ggml.seperator_token_id", d.sep},
+      {"tokenizer.ggml.padding_token_id", d.pad},     {"tokenizer.ggml.mask_token_id", d.mask},
+      {"tokenizer.ggml.fim_pre_token_id", v.fim_pre}, {"tokenizer.ggml.fim_suf_token_id", v.fim_suf},
+      {"tokenizer.ggml.fim_mid_token_id", v.fim_mid}, {"tokenizer.ggml.fim_pad_token_id", v.fim_pad},
+      {"tokenizer.ggml.fim_rep_token_id", v.fim_rep}, {"tokenizer.ggml.fim_sep_token_id", v.fim_sep},
+      {"tokenizer.ggml.prefix_token_id", v.fim_pre},  {"tokenizer.ggml.suffix_token_id", v.fim_suf},
+      {"tokenizer.ggml.middle_token_id", v.fim_mid},
+  };
+  for (const auto& r : rows) {
+    if (r.id >= 0 && size_t(r.id) >= n) {
+      v.warnings.push_back("default special token '" + std::string(r.key) + "' = " + std::to_string(r.id) +
+                           " out of vocab range, disabling");
+      r.id = no_token;
+    }
+    auto val = k.f.find(r.key);
+    if (!val) continue;
+    auto u = val->to_uint64();
+    if (!u || *u >= n) {
+      v.warnings.push_back("bad special token: '" + std::string(r.key) + "', using default id " + std::to_string(r.id));
+      continue;
+    }
+    r.id = int32_t(*u);
+  }
+  bool b = false;
+  auto rb = k.get_bool("tokenizer.ggml.add_bos_token", b);
+  if (!rb) return std::move(rb).error();
+  if (*rb) d.add_bos = b;
+  auto re = k.get_bool("tokenizer.ggml.add_eos_token", b);
+  if (!re) return std::move(re).error();
+  if (*re) d.add_eos = b;
+  auto rs = k.get_bool("tokenizer.ggml.add_sep_token", b);
+  if (!rs) return std::move(rs).error();
+  if (*rs) d.add_sep = b;
+  if (v.pre_type == "gemma4" && !d.add_bos) {
+    d.add_bos = true;
+    v.warnings.push_back("override 'tokenizer.ggml.add_bos_token' to 'true' for Gemma4");
+  }
+  if (d.add_bos && d.bos == no_token)
+    return vocab_error(errc::invalid_vocab, "add_bos_token is true, but bos_token_id is not set", "tokenizer.ggml.add_bos_token");
+  if (d.add_eos && d.eos == no_token)
+    return vocab_error(errc::invalid_vocab, "add_eos_token is true, but eos_token_id is not set", "tokenizer.ggml.add_eos_token");
+  if (d.add_sep && d.sep == no_token)
+    return vocab_error(errc::invalid_vocab, "add_sep_token is true, but seperator_token_id is not set", "tokenizer.ggml.add_sep_token");
+
+  auto rl = k.get_bool("tokenizer.ggml.normalizer.lowercase", d.lowercase);
+  if (!rl) return std::move(rl).error();
+  d.strip_accents = d.lowercase;
+  auto ra = k.get_bool("tokenizer.ggml.normalizer.strip_accents", d.strip_accents);
+  if (!ra) return std::move(ra).error();
+  return {};
+}
+
+// Special tokens found by their text, the control/unused/EOG fix-ups (llama.cpp's
+// "auto-detect special tokens by text" block). Tokens are visited in id order.
+void fix_up_attrs(vocab::impl& v) {
+  auto& d = v.d;
+  const auto force_control = [&](int32_t id) {
+    auto& a = d.tokens[id].attr;
+    if (!(a & attr_control)) {
+      v.warnings.push_back("control-looking token " + std::to_string(id) + " '" + std::string(d.tokens[id].text) +
+                           "' was not control-type; its type is overridden");
+      a |= attr_control;
+    }
+  };
+  using list = std::initializer_list<std::string_view>;
+  const auto is_any = [](std::string_view t, list l) { return std::find(l.begin(), l.end(), t) != l.end(); };
+  struct detect {
+    int32_t& id;
+    list texts;
+  };
+  const detect detects[] = {
+      {d.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+               "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>"}},
+      {d.eom, {"<|eom_id|>"}},
+      {v.fim_pre, {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>", "<|code_prefix|>", "<|prefix|>"}},
+      {v.fim_suf, {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>", "<|code_suffix|>", "<|suffix|>"}},
+      {v.fim_mid, {"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>", "<|code_middle|>", "<|middle|>"}},
+      {v.fim_pad, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"}},
+      {v.fim_rep, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}},
+      {v.fim_sep, {"<|file_sep|>"}},
+  };
+  const int32_t n = int32_t(d.tokens.size());
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string_view t = d.tokens[id].text;
+    for (const auto& det : detects) {
+      if (det.id == no_token && is_any(t, det.texts)) {
+        det.id = id;
+        force_control(id);
+      }
+    }
+  }
+  for (int32_t id = 0; id < n; ++id) {
+    auto& a = d.tokens[id].attr;
+    if ((a & attr_control) && d.tokens[id].text.find("unused") != std::string_view::npos) a |= attr_unused;
+  }
+  std::vector<int32_t> eog;
+  for (int32_t id : {v.fim_pad, v.fim_rep, v.fim_sep})
+    if (id != no_token) eog.push_back(id);
+  const list eog_texts = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+                          "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+                          "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+                          "<｜end▁of▁sentence｜>", "[e~["};
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string_view t = d.tokens[id].text;
+    if (is_any(t, eog_texts)) {
+      eog.push_back(id);
+      force_control(id);
+    }
+    if (t == "<|channel|>" || t == "<|message|>" || t == "<|start|>" || t == "<|constrain|>")
+      d.tokens[id].attr = attr_user_defined;
+  }
+  for (int32_t id : {d.eos, d.eot, d.eom}) {
+    if (id != no_token && std::find(eog.begin(), eog.end(), id) == eog.end()) {
+      eog.push_back(id);
+      v.warnings.push_back("special token " + std::to_string(id) + " is not in the end-of-generation list; added");
+    }
+  }
+  std::sort(eog.begin(), eog.end());
+  eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
+  const auto text_of = [&](int32_t id) { return (id >= 0 && id < n) ? d.tokens[id].text : std::string_view{}; };
+  const auto has_text = [&](std::string_view s) {
+    return std::any_of(eog.begin(), eog.end(), [&](int32_t id) { return text_of(id) == s; });
+  };
+  // o200k_harmony / solar-open: "<|end|>" is not end-of-generation there.
+  if ((has_text("<|return|>") && has_text("<|call|>") && has_text("<|end|>")) ||
+      (has_text("<|calls|>") && has_text("<|flush|>") && has_text("<|end|>"))) {
+    for (auto it = eog.begin(); it != eog.end(); ++it)
+      if (text_of(*it) == "<|end|>") {
+        d.tokens[*it].attr = attr_user_defined;
+        eog.erase(it);
+        break;
+      }
+  }
+  // gemma4 / paddleocr: "</s>" is not end-of-generation when "<|tool_response>" is.
+  if (has_text("<|tool_response>") && has_text("</s>")) {
+    for (auto it = eog.begin(); it != eog.end(); ++it)
+      if (text_of(*it) == "</s>") {
+        d.tokens[*it].attr = attr_normal;
+        eog.erase(it);
+        break;
+      }
+  }
+  v.eog = std::move(eog);
+}
+
+std::string lower_ascii(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Per-model lstrip/rstrip attributes (llama.cpp sets them by name, not from the file).
+void set_strip_attrs(vocab::impl& v, const keys& k) {
+  auto& d = v.d;
+  std::string name, pre, arch;
+  (void)k.get_string("general.name", name);
+  (void)k.get_string("tokenizer.ggml.pre", pre);
+  (void)k.get_string("general.architecture", arch);
+  name = lower_ascii(name);
+  const auto contains_any = [](const std::string& s, std::initializer_list<std::string_view> subs) {
+    return std::any_of(subs.begin(), subs.end(), [&](std::string_view x) { return s.find(x) != std::string::npos; });
+  };
+  const auto set = [&](std::string_view text, uint32_t attr, bool on) {
+    const int32_t id = d.find(text);
+    if (id < 0) return;
+    auto& a = d.tokens[id].attr;
+    a = on ? (a | attr) : (a & ~attr);
+  };
+  if (contains_any(pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"}) || contains_any(arch, {"nomic-bert-moe", "jina-bert-v3"})) {
+    if (d.find("<mask>") < 0) v.warnings.push_back("mask token is missing in vocab");
+    set("<mask>", attr_lstrip, true);
+  } else if (contains_any(name, {"phi-3", "phi3"})) {
+    for (int32_t id : v.special_cache) d.tokens[id].attr |= attr_rstrip;
+    set("</s>", attr_rstrip, true);
+    for (std::string_view t : {"<unk>", "<s>", "<|endoftext|>"}) set(t, attr_rstrip, false);
+  } else if (contains_any(name, {"modern-bert"})) {
+    set("[MASK]", attr_lstrip, true);
+  }
+}
+
+}  // namespace
+
+void vocab::impl::build_special_index() {
+  using namespace vocab_detail;
+  special_cache.clear();
+  const int32_t n = int32_t(d.tokens.size());
+  for (int32_t id = 0; id < n; ++id)
+    if (d.tokens[id].attr & (attr_control | attr_user_defined | attr_unknown)) special_cache.push_back(id);
+  std::sort(special_cache.begin(), special_cache.end(),
+            [&](int32_t a, int32_t b) { return d.tokens[a].text.size() > d.tokens[b].text.size(); });
+  bucket_start.assign(65537, 0);
+  for (auto& s : single_byte) s.clear();
+  const auto key = [&](std::string_view t) { return (uint32_t(uint8_t(t[0])) << 8) | uint8_t(t[1]); };
+  for (uint32_t i = 0; i < special_cache.size(); ++i) {
+    const std::string_view t = d.tokens[special_cache[i]].text;
+    if (t.size() == 1) single_byte[uint8_t(t[0])].push_back(i);
+    else if (t.size() >= 2) ++bucket_start[key(t) + 1];
+  }
+  for (size_t i = 1; i < bucket_start.size(); ++i) bucket_start[i] += bucket_start[i - 1];
+  bucket_items.assign(bucket_start.back(), 0);
+  std::vector<uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
+  for (uint32_t i = 0; i < special_cache.size(); ++i) {
+    const std::string_view t = d.tokens[special_cache[i]].text;
+    if (t.size() >= 2) bucket_items[fill[key(t)]++] = i;
+  }
+}
+
+result<vocab> vocab::load(const file& f) {
+  using vocab_detail::vocab_type;
+  using namespace vocab_detail;
+  auto p = std::make_shared<impl>(f);
+  const keys k{p->file};
+  std::string pre_key;
+  bool has_pre = false;
+  TRY(read_model(*p, k, pre_key, has_pre));
+  if (p->d.type == vocab_type::none) {
+    p->d.nl = no_token;
+    return vocab(std::move(p));
+  }
+  TRY(read_pre(*p, pre_key, has_pre));
+  if (p->d.type == vocab_type::bpe) TRY(read_merges(*p, k));
+  if (p->d.type == vocab_type::ugm) {
+    auto ca = k.get_array("tokenizer.ggml.precompiled_charsmap");
+    if (!ca) return std::move(ca).error();
+    if (*ca) {
+      const array_ref a = **ca;
+      if (a.element_type() != value_type::uint8 && a.element_type() != value_type::int8)
+        return vocab_error(errc::type_mismatch, "expected a uint8 or int8 array", "tokenizer.ggml.precompiled_charsmap", a.offset());
+      p->d.precompiled_charsmap = a.raw();
+    }
+  }
+  TRY(read_tokens(*p, k));
+  try {
+    switch (p->d.type) {
+      case vocab_type::spm: p->model = make_spm(p->d); break;
+      case vocab_type::bpe: p->model = make_bpe(p->d); break;
+      case vocab_type::wpm: p->model = make_wpm(p->d); break;
+      case vocab_type::ugm: p->model = make_ugm(p->d); break;
+      case vocab_type::rwkv: p->model = make_rwkv(p->d); break;
+      case vocab_type::none: break;
+    }
+  } catch (const std::exception& e) {
+    return vocab_error(errc::invalid_vocab, std::string("cannot build the tokenizer: ") + e.what(), "tokenizer.ggml.model");
+  }
+  TRY(read_special_ids(*p, k));
+  fix_up_attrs(*p);
+  p->build_special_index();
+  set_strip_attrs(*p, k);
+  // newline token (llama.cpp linefeed_id)
+  auto& d = p->d;
+  vocab v(p);
+  if (d.type == vocab_type::spm) {
+    d.nl = d.find("<0x0A>");
+    if (d.nl < 0) d.nl = d.find("\n");
+    if (d.nl < 0) d.nl = d.pad;
+  } else if (d.type == vocab_type::wpm) {
+    d.nl = d.pad;
+  } else {
+    std::vector<int32_t> ids;
+    v.tokenize_into("\n", ids, false, false);
+    d.nl = ids.empty() ? d.pad : ids[0];
+  }
+  return v;
+}
+
+}  // namespace gguf
