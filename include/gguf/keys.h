@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "gguf/format.h"
@@ -41,5 +42,100 @@ const file_type_info* find_file_type(uint32_t id) noexcept;
 /// Empty for an unknown or retired id (4, 5, 6: removed Q4_1_SOME_F16/Q4_2/Q4_3;
 /// 33..35: Q4_0_4_4/4_8/8_8, removed from GGUF files).
 std::string_view file_type_name(uint32_t id) noexcept;
+
+// ---------------------------------------------------------------------------------
+// Standardized keys
+// ---------------------------------------------------------------------------------
+
+/// A set of value types, one bit per value_type id.
+using type_set = uint32_t;
+constexpr type_set type_bit(value_type t) noexcept { return type_set{1} << static_cast<uint32_t>(t); }
+/// uint32 or uint64: the spec's counts "uint64 unless otherwise specified; some models use
+/// uint32; readers should support both".
+inline constexpr type_set count_types = type_bit(value_type::uint32) | type_bit(value_type::uint64);
+/// Every integer type (array elements of per-layer hparams, e.g. head_count_kv).
+inline constexpr type_set integer_types =
+    type_bit(value_type::uint8) | type_bit(value_type::int8) | type_bit(value_type::uint16) |
+    type_bit(value_type::int16) | type_bit(value_type::uint32) | type_bit(value_type::int32) |
+    type_bit(value_type::uint64) | type_bit(value_type::int64);
+
+/// One standardized key and the value types it may have.
+struct key_info {
+  /// Full key, or with the spec's "[llm]." placeholder for the architecture prefix,
+  /// e.g. "general.alignment", "[llm].context_length", "tokenizer.ggml.tokens".
+  std::string_view name;
+  type_set types = 0;          ///< accepted value types
+  type_set element_types = 0;  ///< for an accepted array: accepted element types (0: any)
+  std::string_view spec_type;  ///< the type as the spec writes it, e.g. "uint64", "array[string]"
+};
+
+/// Every standardized key this library knows (GGUF spec "Standardized key-value pairs",
+/// plus the tokenizer and hparam keys llama.cpp reads with a fixed type).
+std::span<const key_info> standard_keys() noexcept;
+
+/// The standardized key `key` of a file whose general.architecture is `arch`
+/// ("llama.context_length" with arch "llama" finds "[llm].context_length"), or nullptr.
+const key_info* find_standard_key(std::string_view key, std::string_view arch) noexcept;
+
+/// Draft key names of the GGUF proposal (2023) and their current names.
+struct renamed_key {
+  std::string_view old_name;  ///< e.g. "[llm].hidden_size", "tokenizer.embedded."
+  std::string_view new_name;  ///< e.g. "[llm].embedding_length", "tokenizer.ggml."
+  bool prefix = false;        ///< old_name is a prefix (tokenizer.embedded.*)
+};
+std::span<const renamed_key> renamed_keys() noexcept;
+
+/// The current name of a draft key in a file of architecture `arch`
+/// ("llama.hidden_size" -> "llama.embedding_length"), or empty if `key` is not a draft name.
+std::string renamed_key_for(std::string_view key, std::string_view arch);
+
+// ---------------------------------------------------------------------------------
+// Architectures
+// ---------------------------------------------------------------------------------
+
+/// The keys an architecture needs, as suffixes after "ARCH." (e.g. "context_length").
+struct arch_info {
+  std::string_view name;  ///< general.architecture value, e.g. "llama", "command-r"
+  /// Keys llama.cpp's load_hparams reads as required for this architecture (loading a
+  /// model without them fails). Empty for spec-only architectures llama.cpp dropped.
+  std::span<const std::string_view> required;
+  /// Keys the spec's section for the architecture lists ("each key specified must be
+  /// present") that llama.cpp does not require.
+  std::span<const std::string_view> spec_required;
+  bool in_spec = false;  ///< has a section in the GGUF specification
+};
+
+/// Every architecture with a row (the spec's: llama mpt gptneox gptj gpt2 bloom falcon
+/// mamba rwkv whisper; and qwen2 qwen3 phi3 gemma gemma2 gemma3 starcoder2 bert
+/// nomic-bert nomic-bert-moe t5 command-r deepseek2).
+std::span<const arch_info> architectures() noexcept;
+/// The row of `name`, or nullptr.
+const arch_info* find_architecture(std::string_view name) noexcept;
+
+// ---------------------------------------------------------------------------------
+// Tokenizer and tensor names
+// ---------------------------------------------------------------------------------
+
+/// Values of tokenizer.ggml.model llama.cpp accepts and the vocab type each selects:
+/// "llama" spm, "gpt2" bpe, "bert" wpm, "t5" ugm, "rwkv" rwkv, "plamo2" plamo2,
+/// "gemma4" gemma4, "none"/"no_vocab" none.
+/// Empty for an unknown model.
+std::string_view tokenizer_vocab_type(std::string_view ggml_model) noexcept;
+
+/// Token types of tokenizer.ggml.token_type (spec: 1 normal, 2 unknown, 3 control,
+/// 4 user defined, 5 unused, 6 byte).
+inline constexpr int32_t token_type_min = 1;
+inline constexpr int32_t token_type_max = 6;
+/// A special token id meaning "none" (-1 stored as uint32), as in stories260K.gguf.
+inline constexpr uint64_t token_id_none = 0xFFFFFFFFu;
+
+/// The special-token id keys (tokenizer.ggml.*_token_id), including llama.cpp's
+/// spelling "seperator_token_id".
+std::span<const std::string_view> special_token_keys() noexcept;
+
+/// True for a standardized tensor name (spec "Standardized tensor names", extended with
+/// the names llama.cpp's architectures use): "token_embd.weight", "blk.0.attn_q.weight",
+/// "output.bias", …  Suffix ".weight" or ".bias" (also ".scale"), N decimal.
+bool is_standard_tensor_name(std::string_view name) noexcept;
 
 }  // namespace gguf

@@ -1,0 +1,117 @@
+// gguf validate FILE... [--json|--jsonl] [--strict] [--quiet]: every rule of the GGUF
+// specification and of llama.cpp's loader, reported as diagnostics (gguf/schema.h).
+// Exit: 0 every file valid, 1 a file has errors (or warnings with --strict),
+// 2 usage error or a file could not be read.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "gguf/schema.h"
+
+namespace gguf::cli {
+namespace {
+
+std::string where(const diagnostic& d) {
+  std::string w;
+  if (d.offset != no_offset) w = "at byte " + std::to_string(d.offset);
+  if (!d.subject.empty()) {
+    if (!w.empty()) w += ", ";
+    w += (d.subject_is_tensor ? "tensor " : "key ") + d.subject;
+  }
+  return w.empty() ? w : " (" + w + ")";
+}
+
+nlohmann::ordered_json report_json(const gguf::report& r, bool strict) {
+  nlohmann::ordered_json j;
+  j["file"] = r.path;
+  j["valid"] = r.passes(strict);
+  if (r.version) j["version"] = r.version;
+  else j["version"] = nullptr;
+  if (r.byte_order) j["byte_order"] = std::string(byte_order_name(*r.byte_order));
+  else j["byte_order"] = nullptr;
+  j["errors"] = r.count(severity::error);
+  j["warnings"] = r.count(severity::warning);
+  j["notes"] = r.count(severity::note);
+  auto ds = nlohmann::ordered_json::array();
+  for (const auto& d : r.diagnostics) {
+    nlohmann::ordered_json o;
+    o["severity"] = std::string(severity_name(d.level));
+    o["rule"] = d.rule;
+    if (d.subject.empty()) o["subject"] = nullptr;
+    else o["subject"] = d.subject;
+    o["subject_kind"] = d.subject.empty() ? "none" : (d.subject_is_tensor ? "tensor" : "key");
+    if (d.offset == no_offset) o["offset"] = nullptr;
+    else o["offset"] = d.offset;
+    o["message"] = d.message;
+    if (d.code != errc::ok) o["code"] = std::string(error_name(d.code));
+    ds.push_back(std::move(o));
+  }
+  j["diagnostics"] = std::move(ds);
+  return j;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Check GGUF files against the specification and llama.cpp's loader; report every problem.",
+               "validate"};
+  std::vector<std::string> paths;
+  bool json = false, jsonl = false, strict = false, quiet = false;
+  app.add_option("FILE", paths, "GGUF files ('-' for standard input)");
+  app.add_flag("--json", json, "one JSON document: {\"files\": [report, ...]}");
+  app.add_flag("--jsonl", jsonl, "one JSON report per line, one line per file");
+  app.add_flag("--strict", strict, "warnings fail the check too (exit 1)");
+  app.add_flag("-q,--quiet", quiet, "print only the summary line of each file (text output)");
+  if (auto rc = parse(app, argc, argv)) return *rc;
+  if (paths.empty()) {
+    std::cerr << "gguf validate: FILE is required (see --help)\n";
+    return exit_usage;
+  }
+  if (json && jsonl) {
+    std::cerr << "gguf validate: --json and --jsonl exclude each other\n";
+    return exit_usage;
+  }
+
+  int rc = exit_ok;
+  auto all = nlohmann::ordered_json::array();
+  for (const auto& path : paths) {
+    std::string name = input_name(path);
+    gguf::report r;
+    auto f = open_input(path);
+    if (!f) {
+      if (f.error().code == errc::io_error) {
+        rc = std::max(rc, cli::report(name, f.error()));
+        continue;
+      }
+      r = structure_report(name, f.error());
+    } else {
+      r = validate(*f);
+      r.path = name;
+    }
+    if (!r.passes(strict)) rc = std::max(rc, exit_invalid);
+
+    if (json) {
+      all.push_back(report_json(r, strict));
+    } else if (jsonl) {
+      print_json(report_json(r, strict), -1);
+    } else {
+      if (!quiet)
+        for (const auto& d : r.diagnostics)
+          std::printf("%s: %s %s: %s%s\n", name.c_str(), std::string(severity_name(d.level)).c_str(), d.rule.c_str(),
+                      d.message.c_str(), where(d).c_str());
+      std::printf("%s: %s (%zu errors, %zu warnings, %zu notes)\n", name.c_str(),
+                  r.passes(strict) ? "valid" : "INVALID", r.count(severity::error), r.count(severity::warning),
+                  r.count(severity::note));
+    }
+  }
+  if (json) {
+    nlohmann::ordered_json j;
+    j["files"] = std::move(all);
+    print_json(j);
+  }
+  return rc;
+}
+
+const registrar reg{"validate", "check files against the spec and llama.cpp's loader", run};
+
+}  // namespace
+}  // namespace gguf::cli
