@@ -273,10 +273,33 @@ class parser {
                   "array of " + std::to_string(count) + " " + std::string(value_type_name(elem)) +
                       " elements cannot fit in the " + std::to_string(left()) + " bytes left");
     }
+    if (elem == value_type::string) return skip_strings(count);
     for (uint64_t i = 0; i < count; ++i) {
       if (!skip_value(elem, depth + 1)) return false;
     }
     return true;
+  }
+
+  // The hot loop of opening a vocabulary: walk `count` strings, checking each length
+  // against the bytes left and the limit. On a problem, re-read that element through
+  // skip_value for the detailed error.
+  bool skip_strings(uint64_t count) {
+    const uint64_t w = f_.len_width();
+    const uint64_t max_len = lim_.max_string_length;
+    uint64_t pos = pos_;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (size_ - pos < w) break;
+      uint64_t len = f_.load_len(pos);
+      if (len > max_len || size_ - pos - w < len) break;
+      pos += w + len;
+      if (i + 1 == count) {
+        pos_ = pos;
+        return true;
+      }
+    }
+    if (count == 0) return true;
+    pos_ = pos;
+    return skip_value(value_type::string, 1);  // reports the failing element
   }
 
   bool tensor_infos() {
