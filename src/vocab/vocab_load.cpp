@@ -182,6 +182,11 @@ result<void> read_pre(vocab::impl& v, const std::string& pre_key, bool has_pre) 
     v.pre = pre_key;
     d.pre = pre_key;
   }
+  const keys k{v.file};
+  auto ra = k.get_bool("tokenizer.ggml.add_space_prefix", d.add_space_prefix);
+  if (!ra) return std::move(ra).error();
+  auto rw = k.get_bool("tokenizer.ggml.remove_extra_whitespaces", d.remove_extra_whitespaces);
+  if (!rw) return std::move(rw).error();
   return {};
 }
 
@@ -524,6 +529,7 @@ result<vocab> vocab::load(const file& f) {
     }
   }
   TRY(read_tokens(*p, k));
+  TRY(read_special_ids(*p, k));
   try {
     switch (p->d.type) {
       case vocab_type::spm: p->model = make_spm(p->d); break;
@@ -536,7 +542,6 @@ result<vocab> vocab::load(const file& f) {
   } catch (const std::exception& e) {
     return vocab_error(errc::invalid_vocab, std::string("cannot build the tokenizer: ") + e.what(), "tokenizer.ggml.model");
   }
-  TRY(read_special_ids(*p, k));
   fix_up_attrs(*p);
   p->build_special_index();
   set_strip_attrs(*p, k);
