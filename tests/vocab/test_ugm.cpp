@@ -45,6 +45,18 @@ TEST(ugm_model, viterbi_prefers_the_best_total_score) {
   EXPECT_TRUE(run(*m2, "").empty());
 }
 
+TEST(ugm_model, unknown_penalty_is_min_score_minus_10) {
+  // "xyz": xy + z = -20; unk(x) + yz = (min -10) - 10 - 1 = -21. With a smaller
+  // penalty the unknown path would win.
+  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
+                       {"xy", -10, token_type::normal},
+                       {"z", -10, token_type::normal},
+                       {"yz", -1, token_type::normal}});
+  EXPECT_EQ(run(*make_ugm(v), "xyz"), (std::vector<int32_t>{1, 2}));
+  v.tokens[3].score = 0.5f;  // now unk(x) + yz = -19.5 beats -20
+  EXPECT_EQ(run(*make_ugm(v), "xyz"), (std::vector<int32_t>{0, 3}));
+}
+
 TEST(ugm_model, whitespace_flags) {
   auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
                        {"\xE2\x96\x81", -1, token_type::normal},
