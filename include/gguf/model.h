@@ -146,9 +146,9 @@ struct architecture {
 };
 
 /// Every architecture the registry knows, in table order.
-std::span<const architecture> architectures() noexcept;
+std::span<const architecture> model_architectures() noexcept;
 /// The architecture named `name` (general.architecture), or nullptr.
-const architecture* find_architecture(std::string_view name) noexcept;
+const architecture* find_model_architecture(std::string_view name) noexcept;
 
 /// Reads the hparams of `f`'s architecture as llama.cpp's load_hparams does.
 /// A file without tensors is vocab-only (as llama.cpp's vocab_only load): the keys that
@@ -213,6 +213,14 @@ class model {
   /// token_embd.weight, checked to be [n_embd, n_vocab] (ne[0] = n_embd).
   /// Errors: tensor_not_found, invalid_model (wrong shape).
   result<const tensor_info*> token_embd() const;
+
+  /// Token embeddings: fills out[i * n_embd .. (i + 1) * n_embd) with row ids[i] of
+  /// token_embd.weight, dequantized straight from the mapped file (ggml_get_rows, bit for
+  /// bit as ggml's to_float). `out.size()` must be ids.size() * n_embd, where n_embd is
+  /// token_embd's ne[0]. For text, tokenize with gguf::vocab first (see `gguf embed`).
+  /// Errors: those of token_embd(); out_of_range for an id outside [0, n_vocab);
+  /// invalid_argument for a wrong out.size(); unsupported for a type without a kernel.
+  result<void> get_token_embeddings(std::span<const int32_t> ids, std::span<float> out) const;
 
  private:
   explicit model(gguf::file f) : file_(std::move(f)) {}

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "arch.h"
+#include "gguf/keys.h"
 
 namespace gguf {
 
@@ -37,8 +38,29 @@ bool is_integer_type(value_type t) {
 /// Reads the keys of one architecture, collecting nothing: the first problem is the error.
 class key_reader {
  public:
-  key_reader(const file& f, std::string prefix, bool vocab_only)
-      : f_(f), prefix_(std::move(prefix)), vocab_only_(vocab_only) {}
+  /// `arch` is the architecture name, `infix` what follows it in the key names read
+  /// ("encoder." for whisper's common keys).
+  key_reader(const file& f, std::string_view arch, std::string_view infix, bool vocab_only)
+      : f_(f), prefix_(std::string(arch) + "." + std::string(infix)), infix_(infix), vocab_only_(vocab_only),
+        schema_(find_architecture(arch)) {}
+
+  /// Whether `suffix` is required. The schema layer owns the per-architecture table of
+  /// required keys (keys.h); a row's own flag is used only for architectures that table
+  /// does not have, and for keys required on a condition (deepseek2's q_lora_rank).
+  bool required(const key_spec& spec, const hparams& hp) const {
+    if (spec.required_if && spec.required_if(hp)) return true;
+    if (!schema_) return spec.required_if ? false : spec.required;
+    std::string full = std::string(infix_) + std::string(spec.suffix);
+    for (auto k : schema_->required) {
+      if (k == full) return true;
+    }
+    if (schema_->required.empty()) {  // spec-only architectures (rwkv, whisper): the spec's list
+      for (auto k : schema_->spec_required) {
+        if (k == full) return true;
+      }
+    }
+    return false;
+  }
 
   std::string key(std::string_view suffix) const { return prefix_ + std::string(suffix); }
 
@@ -68,8 +90,7 @@ class key_reader {
   }
 
   result<bool> read(const key_spec& spec, hparams& hp) const {
-    bool required = spec.required_if ? spec.required_if(hp) : spec.required;
-    auto found = find(spec.suffix, required);
+    auto found = find(spec.suffix, required(spec, hp));
     if (!found) return found.error();
     if (!*found) return false;
     const value_ref& v = **found;
@@ -167,7 +188,9 @@ class key_reader {
  private:
   const file& f_;
   std::string prefix_;
+  std::string_view infix_;
   bool vocab_only_;
+  const arch_info* schema_;
 };
 
 gguf::error model_error(const value_ref* v, std::string key, std::string detail) {
@@ -197,7 +220,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   const detail::arch_row& row = *arch.row;
   hparams hp;
   hp.vocab_only = f.tensor_count() == 0;
-  key_reader r(f, std::string(row.name) + "." + std::string(row.key_infix), hp.vocab_only);
+  key_reader r(f, row.name, row.key_infix, hp.vocab_only);
   using detail::u32_key;
   using detail::f32_key;
   using detail::bool_key;
@@ -307,7 +330,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   }
 
   // The architecture's own keys (named from "<arch>.", without the infix).
-  key_reader ra(f, std::string(row.name) + ".", hp.vocab_only);
+  key_reader ra(f, row.name, "", hp.vocab_only);
   if (row.defaults) row.defaults(hp);
   for (const key_spec& k : row.keys) {
     if (auto ok = ra.read(k, hp); !ok) return ok.error();

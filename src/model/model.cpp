@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "arch.h"
+#include "gguf/quant.h"
 
 namespace gguf {
 
@@ -68,9 +69,9 @@ std::string shape_text(const std::array<uint64_t, 4>& ne, uint32_t n_dims) {
 
 }  // namespace
 
-std::span<const architecture> architectures() noexcept { return registry(); }
+std::span<const architecture> model_architectures() noexcept { return registry(); }
 
-const architecture* find_architecture(std::string_view name) noexcept {
+const architecture* find_model_architecture(std::string_view name) noexcept {
   for (const auto& a : registry()) {
     if (a.name == name) return &a;
   }
@@ -84,7 +85,7 @@ result<model> model::load(const file& f) {
   if (!name) {
     return make_error(errc::invalid_model, name_v->offset(), "expected a string", "general.architecture");
   }
-  const architecture* arch = find_architecture(*name);
+  const architecture* arch = find_model_architecture(*name);
   if (!arch) {
     return make_error(errc::unsupported, name_v->offset(),
                       "unknown model architecture: '" + std::string(*name) + "'", "general.architecture");
@@ -173,6 +174,12 @@ result<const tensor_info*> model::token_embd() const {
                       "token_embd.weight", true);
   }
   return t;
+}
+
+result<void> model::get_token_embeddings(std::span<const int32_t> ids, std::span<float> out) const {
+  auto t = token_embd();
+  if (!t) return t.error();
+  return get_rows(file_, **t, ids, out);
 }
 
 }  // namespace gguf

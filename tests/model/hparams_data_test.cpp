@@ -115,7 +115,7 @@ TEST(ModelHparamsData, EveryModelAndVocabAgreesWithItsKeys) {
       if (kv["key"] == "general.architecture") arch = kv["value"];
     }
     auto m = gguf::model::load(*f);
-    if (!gguf::find_architecture(arch)) {
+    if (!gguf::find_model_architecture(arch)) {
       // superpoint, quant-fixture: not language models; llama.cpp refuses them too.
       ASSERT_FALSE(m.ok());
       EXPECT_EQ(m.error().code, gguf::errc::unsupported);

@@ -180,15 +180,15 @@ TEST(ModelHparams, VocabOnlyFileNeedsNoHparams) {
 
 TEST(ModelHparams, RegistryHasTheSpecAndCommonArchitectures) {
   for (auto name : {"llama", "mpt", "gptneox", "gptj", "gpt2", "bloom", "falcon", "mamba", "rwkv", "whisper"}) {
-    const auto* a = gguf::find_architecture(name);
+    const auto* a = gguf::find_model_architecture(name);
     ASSERT_NE(a, nullptr) << name;
     EXPECT_TRUE(a->from_spec) << name;
   }
   for (auto name : {"qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3", "starcoder2", "bert", "nomic-bert", "t5",
                     "command-r", "deepseek2"}) {
-    EXPECT_NE(gguf::find_architecture(name), nullptr) << name;
+    EXPECT_NE(gguf::find_model_architecture(name), nullptr) << name;
   }
-  EXPECT_EQ(gguf::find_architecture("nope"), nullptr);
+  EXPECT_EQ(gguf::find_model_architecture("nope"), nullptr);
 }
 
 TEST(ModelHparams, WhisperReadsEncoderAndDecoderKeys) {

@@ -1,0 +1,139 @@
+// gguf embed -m FILE [TEXT] [--jsonl] [--no-add-special]: token embeddings of a text, i.e.
+// tokenize as llama_tokenize (add_special on unless --no-add-special, parse_special off)
+// and look the ids up in token_embd.weight (ggml_get_rows).
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "commands.h"
+#include "gguf/model.h"
+#include "gguf/vocab.h"
+
+namespace gguf::cli {
+namespace {
+
+/// Appends `x` so that it reads back to the same float32: the shortest round-trip
+/// representation (std::to_chars on the float), with ".0" added to integral values so
+/// that JSON readers take them as floats (otherwise "-0" reads back as the integer 0 and
+/// loses its sign). NaN and infinities, which JSON cannot hold, are written as null.
+void append_float(std::string& out, float x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);
+  out.append(buf, r.ptr);
+  if (std::find_if(buf, r.ptr, [](char c) { return c == '.' || c == 'e'; }) == r.ptr) out += ".0";
+}
+
+/// {"ids": [...], "embeddings": [[...], ...]} on one line.
+void append_result(std::string& out, std::span<const int32_t> ids, std::span<const float> rows, size_t n_embd) {
+  out += "{\"ids\": [";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(ids[i]);
+  }
+  out += "], \"embeddings\": [";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out += i ? ", [" : "[";
+    for (size_t j = 0; j < n_embd; ++j) {
+      if (j) out += ", ";
+      append_float(out, rows[i * n_embd + j]);
+    }
+    out += "]";
+  }
+  out += "]}\n";
+}
+
+std::string read_stdin() {
+  std::string s;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(0, buf, sizeof buf);
+    if (n <= 0) break;
+    s.append(buf, static_cast<size_t>(n));
+  }
+  return s;
+}
+
+/// Text of one --jsonl input line: a JSON string, or an object with a "text" string.
+result<std::string> line_text(const std::string& line, size_t line_no) {
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_object() && j.contains("text") && j["text"].is_string()) return j["text"].get<std::string>();
+  return make_error(errc::invalid_argument, no_offset,
+                    "input line " + std::to_string(line_no) + " is neither a JSON string nor an object with a \"text\" string");
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Token embeddings of a text: tokenize (add_special on, parse_special off), then look the "
+               "ids up in token_embd.weight. Output: {\"ids\": [...], \"embeddings\": [[n_embd floats], ...]}, "
+               "each float printed so that it reads back to the same float32.",
+               "embed"};
+  std::string path, text;
+  bool jsonl = false, no_add_special = false;
+  app.add_option("-m,--model", path, "GGUF model file")->required();
+  app.add_option("TEXT", text, "text to embed (default: standard input)");
+  app.add_flag("--jsonl", jsonl,
+               "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
+               "write one JSON object per line");
+  app.add_flag("--no-add-special", no_add_special, "do not add BOS/EOS as the model is configured to");
+  if (auto rc = parse(app, argc, argv)) return *rc;
+  bool have_text = app.count("TEXT") > 0;
+  if (jsonl && have_text) {
+    std::cerr << "gguf embed: TEXT and --jsonl exclude each other (see --help)\n";
+    return exit_usage;
+  }
+
+  auto f = gguf::file::open(path);
+  if (!f) return report(path, f.error());
+  auto m = gguf::model::load(*f);
+  if (!m) return report(path, m.error());
+  auto te = m->token_embd();
+  if (!te) return report(path, te.error());
+  const size_t n_embd = (*te)->ne[0];
+  auto v = gguf::vocab::load(*f);
+  if (!v) return report(path, v.error());
+
+  const bool add_special = !no_add_special;
+  std::vector<float> rows;
+  std::string out;
+  auto embed_one = [&](std::string_view s) -> result<void> {
+    auto ids = v->tokenize(s, add_special, /*parse_special=*/false);
+    if (!ids) return ids.error();
+    rows.resize(ids->size() * n_embd);
+    if (auto r = m->get_token_embeddings(*ids, rows); !r) return r;
+    append_result(out, *ids, rows, n_embd);
+    return {};
+  };
+
+  if (!jsonl) {
+    if (!have_text) text = read_stdin();
+    if (auto r = embed_one(text); !r) return report(path, r.error());
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return exit_ok;
+  }
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(std::cin, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    auto t = line_text(line, line_no);
+    if (!t) return report("<stdin>", t.error());
+    out.clear();
+    if (auto r = embed_one(*t); !r) return report(path, r.error());
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+  return exit_ok;
+}
+
+const registrar reg{"embed", "token embeddings of a text (tokenize, then look up token_embd rows)", run};
+
+}  // namespace
+}  // namespace gguf::cli
