@@ -4,6 +4,7 @@
 #include <map>
 
 #include "commands.h"
+#include "gguf/model.h"
 
 namespace gguf::cli {
 namespace {
@@ -25,6 +26,42 @@ std::string human_bytes(uint64_t b) {
 std::string human_count(uint64_t n) {
   static const char* const units[] = {"", "K", "M", "B", "T", nullptr};
   return human(static_cast<double>(n), units, 1000.0);
+}
+
+// The architecture's hparams (llama.cpp names); per-layer values as one number when every
+// layer has the same, else as an array.
+nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
+  auto per_layer = [](const std::vector<uint32_t>& v) -> nlohmann::ordered_json {
+    for (auto x : v) {
+      if (x != v.front()) return v;
+    }
+    return v.empty() ? 0u : v.front();
+  };
+  nlohmann::ordered_json j;
+  j["n_ctx_train"] = hp.n_ctx_train;
+  j["n_embd"] = hp.n_embd;
+  j["n_layer"] = hp.n_layer;
+  j["n_head"] = per_layer(hp.n_head_arr);
+  j["n_head_kv"] = per_layer(hp.n_head_kv_arr);
+  j["n_ff"] = per_layer(hp.n_ff_arr);
+  j["n_rot"] = hp.n_rot;
+  j["n_embd_head_k"] = hp.n_embd_head_k;
+  j["n_embd_head_v"] = hp.n_embd_head_v;
+  j["n_vocab"] = hp.n_vocab;
+  j["f_norm_eps"] = hp.f_norm_eps;
+  j["f_norm_rms_eps"] = hp.f_norm_rms_eps;
+  j["rope_freq_base_train"] = hp.rope_freq_base_train;
+  j["rope_freq_scale_train"] = hp.rope_freq_scale_train;
+  j["rope_scaling_type"] = std::string(rope_scaling_type_name(hp.rope_scaling_type_train));
+  j["n_expert"] = hp.n_expert;
+  j["n_expert_used"] = hp.n_expert_used;
+  if (hp.ssm_d_inner) {
+    j["ssm_d_conv"] = hp.ssm_d_conv;
+    j["ssm_d_inner"] = hp.ssm_d_inner;
+    j["ssm_d_state"] = hp.ssm_d_state;
+    j["ssm_dt_rank"] = hp.ssm_dt_rank;
+  }
+  return j;
 }
 
 int run(int argc, char** argv) {
@@ -82,6 +119,12 @@ int run(int argc, char** argv) {
   j["parameters"] = n_params;
   j["tokenizer_model"] = str_or_null("tokenizer.ggml.model");
   j["n_vocab"] = n_vocab;
+  if (auto m = gguf::model::load(*f)) {
+    j["hparams"] = hparams_json(m->hparams());
+  } else {
+    j["hparams"] = nullptr;
+    j["hparams_error"] = m.error().message();
+  }
   auto types = nlohmann::ordered_json::object();
   for (const auto& [name, cb] : by_type) types[name] = {{"tensors", cb.first}, {"bytes", cb.second}};
   j["tensor_types"] = types;
@@ -101,6 +144,13 @@ int run(int argc, char** argv) {
   std::printf("name:          %s\n", text(j["name"]).c_str());
   std::printf("file type:     %s\n", text(j["file_type"]).c_str());
   std::printf("parameters:    %s (%llu)\n", human_count(n_params).c_str(), static_cast<unsigned long long>(n_params));
+  if (!j["hparams"].is_null()) {
+    std::string line;
+    for (const auto& [k, v] : j["hparams"].items()) line += " " + k + "=" + text(v);
+    std::printf("hparams:      %s\n", line.c_str());
+  } else {
+    std::printf("hparams:       - (%s)\n", j["hparams_error"].get<std::string>().c_str());
+  }
   if (!j["tokenizer_model"].is_null()) {
     std::printf("tokenizer:     %s, %llu tokens\n", text(j["tokenizer_model"]).c_str(),
                 static_cast<unsigned long long>(n_vocab));
