@@ -1,0 +1,85 @@
+// gguf tokenize / detokenize through the built CLI: ids and text equal the llama.cpp
+// vectors in ../shared/data, the --jsonl / --count / error contracts of DESIGN.md.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace {
+
+using gguf::test::data_file;
+using gguf::test::run_cli;
+
+nlohmann::json first_vector(const std::string& name) {
+  std::ifstream in(data_file("tokenizer-vectors/" + name + ".jsonl"));
+  std::string line;
+  std::getline(in, line);
+  return nlohmann::json::parse(line);
+}
+
+TEST(cli_tokenize, jsonl_matches_llama_cpp_vectors) {
+  GGUF_REQUIRE_DATA();
+  const auto tmp = gguf::test::temp_dir() / "tok_in.jsonl";
+  std::ifstream in(data_file("tokenizer-vectors/qwen2.jsonl"));
+  std::ofstream out(tmp);
+  std::vector<nlohmann::json> cases;
+  std::string line;
+  while (cases.size() < 50 && std::getline(in, line)) {
+    cases.push_back(nlohmann::json::parse(line));
+    out << nlohmann::json{{"text", cases.back()["text"]}, {"other", 1}}.dump() << "\n";
+  }
+  out.close();
+  auto r = run_cli({"tokenize", "-m", data_file("vocab/ggml-vocab-qwen2.gguf").string(), "--jsonl"}, tmp.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  size_t i = 0;
+  for (std::string l; std::getline(lines, l); ++i) {
+    ASSERT_LT(i, cases.size());
+    EXPECT_EQ(nlohmann::json::parse(l), cases[i]["ids_special"]) << "case " << i;
+  }
+  EXPECT_EQ(i, cases.size());
+}
+
+TEST(cli_tokenize, argument_flags_and_count) {
+  GGUF_REQUIRE_DATA();
+  const auto c = first_vector("llama-spm");
+  const std::string m = data_file("vocab/ggml-vocab-llama-spm.gguf").string();
+  auto r = run_cli({"tokenize", "-m", m, "--no-add-special", "--no-parse-special", c["text"].get<std::string>()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out), c["ids"]);
+  r = run_cli({"tokenize", "-m", m, "--count", c["text"].get<std::string>()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::stoul(r.out), c["ids_special"].size());
+}
+
+TEST(cli_detokenize, text_matches_llama_cpp_vectors) {
+  GGUF_REQUIRE_DATA();
+  const auto c = first_vector("gpt-2");
+  std::vector<std::string> args = {"detokenize", "-m", data_file("vocab/ggml-vocab-gpt-2.gguf").string()};
+  for (int id : c["ids"]) args.push_back(std::to_string(id));
+  auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, c["detok"].get<std::string>() + "\n");
+}
+
+TEST(cli_tokenize, errors_follow_the_contract) {
+  GGUF_REQUIRE_DATA();
+  auto r = run_cli({"tokenize", "-m", "/nonexistent/file.gguf", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gguf: /nonexistent/file.gguf:"), std::string::npos) << r.err;
+  r = run_cli({"tokenize", "x"});  // -m missing
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli({"tokenize", "-m", data_file("models/superpoint.gguf").string(), "x"});  // no tokenizer
+  EXPECT_EQ(r.exit_code, 1);
+  r = run_cli({"detokenize", "-m", data_file("vocab/ggml-vocab-gpt-2.gguf").string(), "99999999"});
+  EXPECT_EQ(r.exit_code, 1);
+  r = run_cli({"detokenize", "-m", data_file("vocab/ggml-vocab-gpt-2.gguf").string(), "abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli({"tokenize", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--jsonl"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,113 @@
+// gguf detokenize -m FILE [IDS...] [--jsonl] [--remove-special] [--unparse-special]
+// Text of token ids exactly as llama.cpp's llama_detokenize gives it.
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "gguf/vocab.h"
+
+namespace gguf::cli {
+namespace {
+
+// Ids from free text: integers separated by spaces, commas or brackets.
+bool parse_ids(const std::string& s, std::vector<int64_t>& out) {
+  std::string cleaned = s;
+  for (char& c : cleaned)
+    if (c == ',' || c == '[' || c == ']') c = ' ';
+  std::istringstream in(cleaned);
+  std::string tok;
+  while (in >> tok) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(tok, &used);
+      if (used != tok.size()) return false;
+      out.push_back(v);
+    } catch (...) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Turn token ids back into text with the tokenizer embedded in a GGUF file.", "detokenize"};
+  std::string model;
+  std::vector<std::string> args;
+  bool jsonl = false, remove_special = false, unparse_special = false;
+  app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
+  app.add_option("IDS", args, "token ids (default: read from standard input)");
+  app.add_flag("--jsonl", jsonl, "each input line is a JSON array of ids; prints one JSON string per line");
+  app.add_flag("--remove-special", remove_special, "drop a leading BOS / trailing EOS the model adds");
+  app.add_flag("--unparse-special", unparse_special, "render control tokens as their text");
+  if (auto rc = parse(app, argc, argv)) return *rc;
+
+  auto f = gguf::file::open(model);
+  if (!f) return report(model, f.error());
+  auto v = vocab::load(*f);
+  if (!v) return report(model, v.error());
+  if (v->type() == vocab_type::none) {
+    std::cerr << "gguf: " << model << ": this file has no tokenizer (key tokenizer.ggml.model)\n";
+    return exit_invalid;
+  }
+  const auto to_ids = [&](const std::vector<int64_t>& raw, std::vector<int32_t>& ids) -> bool {
+    ids.clear();
+    for (int64_t x : raw) {
+      if (x < 0 || x >= int64_t(v->n_tokens())) {
+        std::cerr << "gguf: " << model << ": token id " << x << " out of range (n_tokens " << v->n_tokens() << ")\n";
+        return false;
+      }
+      ids.push_back(int32_t(x));
+    }
+    return true;
+  };
+  std::vector<int64_t> raw;
+  std::vector<int32_t> ids;
+  if (!jsonl) {
+    std::string all;
+    if (args.empty()) {
+      std::stringstream ss;
+      ss << std::cin.rdbuf();
+      all = ss.str();
+    } else {
+      for (auto& a : args) all += a + " ";
+    }
+    if (!parse_ids(all, raw)) {
+      std::cerr << "gguf detokenize: IDS must be integers (see --help)\n";
+      return exit_usage;
+    }
+    if (!to_ids(raw, ids)) return exit_invalid;
+    std::cout << v->detokenize(ids, remove_special, unparse_special) << '\n';
+    return exit_ok;
+  }
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(std::cin, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    raw.clear();
+    bool ok = j.is_array();
+    if (ok)
+      for (auto& e : j) {
+        if (!e.is_number_integer()) {
+          ok = false;
+          break;
+        }
+        raw.push_back(e.get<int64_t>());
+      }
+    if (!ok) {
+      std::cerr << "gguf: <stdin>: line " << line_no << ": expected a JSON array of integers\n";
+      return exit_invalid;
+    }
+    if (!to_ids(raw, ids)) return exit_invalid;
+    std::cout << nlohmann::json(v->detokenize(ids, remove_special, unparse_special))
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
+  }
+  return exit_ok;
+}
+
+const registrar reg{"detokenize", "text of token ids, as llama.cpp's llama_detokenize", run};
+
+}  // namespace
+}  // namespace gguf::cli
