@@ -29,8 +29,7 @@ void swap_u16_fields(uint8_t* p, size_t nblocks) {
 
 constexpr size_t id(ggml_type t) { return static_cast<size_t>(t); }
 
-#define GGUF_QUANT_AVX2 0  // AVX2 kernels: next commit
-#if GGUF_QUANT_AVX2
+#if GGUF_QUANT_X86
 #define GGUF_AVX2(fn) fn##_avx2
 #else
 #define GGUF_AVX2(fn) nullptr
@@ -87,7 +86,7 @@ const kernel_row* kernels_for(ggml_type type) noexcept {
 }
 
 bool cpu_has_avx2() noexcept {
-#if GGUF_QUANT_AVX2
+#if GGUF_QUANT_X86
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
   return has;
 #else
