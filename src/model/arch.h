@@ -75,6 +75,7 @@ enum class dim : uint8_t {
   n_rot_half,     ///< n_rot / 2
   n_expert,
   n_ff_exp,       ///< n_ff_exp, or n_ff when 0 (llama's MoE)
+  n_ff_exp_x2,    ///< 2 * n_ff_exp (fused gate+up experts)
   ssm_d_inner,
   ssm_d_inner_x2,
   ssm_d_conv,
@@ -84,7 +85,15 @@ enum class dim : uint8_t {
 };
 
 /// When a tensor exists.
-enum class when : uint8_t { always, dense, moe };
+enum class when : uint8_t {
+  always,
+  dense,       ///< n_expert == 0
+  moe,         ///< n_expert > 0
+  qkv_fused,   ///< the file has blk.N.attn_qkv.weight (llama.cpp create_tensor_qkv)
+  qkv_split,   ///< it does not: separate attn_q / attn_k / attn_v
+  moe_layer,   ///< moe_every_n_layers > 0 and N % moe_every_n_layers == 1 (nomic-bert-moe)
+  dense_layer, ///< not a moe_layer
+};
 
 /// One tensor of an architecture: "name" (global) or "blk.N.name" (per_layer).
 struct tensor_spec {

@@ -144,12 +144,18 @@ constexpr tensor_list t_bloom[] = {token_embd, embd_norm_ln,   output_tied, outp
                                    attn_norm,  attn_norm_bias, attn_fused,  attn_fused_bias,
                                    ffn_norm,   ffn_norm_bias,  ffn_plain,   ffn_plain_bias};
 constexpr tensor_list t_falcon[] = {token_embd, output_tied, output_norm_bias, attn_norm, attn_norm_bias,
-                                    attn_fused, ffn_plain};
+                                    attn_norm_2_opt, attn_fused, ffn_plain};
 constexpr tensor_list t_mpt[] = {token_embd, pos_embd_opt, output_tied, output_norm_bias_opt,
                                  attn_norm,  attn_norm_bias_opt, attn_fused, attn_fused_bias_opt,
-                                 ffn_norm,   ffn_norm_bias_opt,  ffn_plain,  ffn_plain_bias_opt};
+                                 ffn_norm,   ffn_norm_bias_opt,  ffn_plain,  ffn_plain_bias_opt,
+                                 attn_qk_layernorm_opt, ffn_act_opt};
 constexpr tensor_list t_mamba[] = {token_embd, output_tied, attn_norm, ssm};
-constexpr tensor_list t_bert[] = {token_embd, token_types_opt, pos_embd, embd_norm_ln, bert_layer};
+constexpr tensor_list t_bert[] = {token_embd,   token_types_opt, pos_embd, bert_cls_opt, embd_norm_ln,
+                                  attn_q_k_v_o_bert, bert_attn, bert_ffn};
+constexpr tensor_list t_nomic_bert[] = {token_embd, token_types_opt, embd_norm_ln, attn_q_k_v_o_bert,
+                                        bert_attn,  bert_ffn,        nomic_bert_gate};
+constexpr tensor_list t_nomic_bert_moe[] = {token_embd, token_types_opt, embd_norm_ln, attn_q_k_v_o_bert,
+                                            bert_attn,  bert_ffn};
 
 constexpr arch_row rows[] = {
     {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
@@ -177,8 +183,8 @@ constexpr arch_row rows[] = {
     {.name = "gemma4", .keys = k_gemma4},
     {.name = "starcoder2", .keys = k_ln, .tensors = t_starcoder2},
     {.name = "bert", .keys = k_bert, .tensors = t_bert},
-    {.name = "nomic-bert", .keys = k_nomic_bert},
-    {.name = "nomic-bert-moe", .keys = k_nomic_bert},
+    {.name = "nomic-bert", .keys = k_nomic_bert, .tensors = t_nomic_bert},
+    {.name = "nomic-bert-moe", .keys = k_nomic_bert, .tensors = t_nomic_bert_moe},
     {.name = "t5", .keys = k_t5, .defaults = t5_defaults},
     {.name = "command-r", .keys = k_command_r, .tensors = t_command_r},
     {.name = "deepseek2", .keys = k_deepseek2, .finish = deepseek2_finish},

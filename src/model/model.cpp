@@ -34,6 +34,7 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::n_rot_half: return hp.n_rot / 2;
     case dim::n_expert: return hp.n_expert;
     case dim::n_ff_exp: return hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff(il);
+    case dim::n_ff_exp_x2: return 2ull * (hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff(il));
     case dim::ssm_d_inner: return hp.ssm_d_inner;
     case dim::ssm_d_inner_x2: return 2ull * hp.ssm_d_inner;
     case dim::ssm_d_conv: return hp.ssm_d_conv;
@@ -100,12 +101,28 @@ result<model> model::load(const file& f) {
 
   // Instantiate the table for every layer, then match it against the file.
   const gguf::hparams& h = m.hparams_;
+  auto applies = [&](detail::when c, uint32_t il) {
+    using detail::when;
+    const bool moe_layer = h.moe_every_n_layers > 0 && il % h.moe_every_n_layers == 1;
+    switch (c) {
+      case when::always: return true;
+      case when::dense: return h.n_expert == 0;
+      case when::moe: return h.n_expert > 0;
+      case when::qkv_fused:
+      case when::qkv_split: {
+        bool fused = f.find_tensor("blk." + std::to_string(il) + ".attn_qkv.weight") != nullptr;
+        return fused == (c == when::qkv_fused);
+      }
+      case when::moe_layer: return moe_layer;
+      case when::dense_layer: return !moe_layer;
+    }
+    return true;
+  };
   for (const auto& group : arch->row->tensors) {
     for (const auto& spec : group) {
-      if (spec.cond == detail::when::dense && h.n_expert > 0) continue;
-      if (spec.cond == detail::when::moe && h.n_expert == 0) continue;
       uint32_t n_inst = spec.per_layer ? h.n_layer : 1;
       for (uint32_t il = 0; il < n_inst; ++il) {
+        if (!applies(spec.cond, il)) continue;
         model_tensor t;
         t.name = spec.per_layer ? "blk." + std::to_string(il) + "." + std::string(spec.name) : std::string(spec.name);
         t.layer = spec.per_layer ? static_cast<int32_t>(il) : -1;

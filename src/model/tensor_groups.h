@@ -35,7 +35,9 @@ inline constexpr tensor_spec output_norm_bias[] = {g("output_norm.bias", req, n_
 inline constexpr tensor_spec output_norm_bias_opt[] = {g("output_norm.bias", opt, n_embd)};
 inline constexpr tensor_spec pos_embd[] = {g("position_embd.weight", req, n_embd, n_ctx_train)};
 inline constexpr tensor_spec pos_embd_opt[] = {g("position_embd.weight", opt, n_embd, n_ctx_train)};
-inline constexpr tensor_spec rope_freqs_opt[] = {g("rope_freqs.weight", opt, n_rot_half)};
+inline constexpr tensor_spec rope_freqs_opt[] = {g("rope_freqs.weight", opt, n_rot_half),
+                                                 g("rope_factors_long.weight", opt, n_rot_half),
+                                                 g("rope_factors_short.weight", opt, n_rot_half)};
 inline constexpr tensor_spec embd_norm_ln[] = {g("token_embd_norm.weight", req, n_embd),
                                                g("token_embd_norm.bias", req, n_embd)};
 inline constexpr tensor_spec token_types_opt[] = {g("token_types.weight", opt, n_embd, any)};
@@ -45,17 +47,34 @@ inline constexpr tensor_spec token_types_opt[] = {g("token_types.weight", opt, n
 inline constexpr tensor_spec attn_norm[] = {l("attn_norm.weight", req, n_embd)};
 inline constexpr tensor_spec attn_norm_bias[] = {l("attn_norm.bias", req, n_embd)};
 inline constexpr tensor_spec attn_norm_bias_opt[] = {l("attn_norm.bias", opt, n_embd)};
+/// llama.cpp create_tensor_qkv: a fused attn_qkv when the file has one, else attn_q/k/v;
+/// their biases are optional. attn_output is [n_embd_head_k * n_head, n_embd].
 inline constexpr tensor_spec attn_q_k_v_o[] = {
-    l("attn_q.weight", req, n_embd, q_dim),      l("attn_k.weight", req, n_embd, k_gqa),
-    l("attn_v.weight", req, n_embd, v_gqa),      l("attn_output.weight", req, o_dim, n_embd)};
+    l("attn_qkv.weight", req, n_embd, qkv_dim, one, when::qkv_fused),
+    l("attn_qkv.bias", opt, qkv_dim, one, one, when::qkv_fused),
+    l("attn_q.weight", req, n_embd, q_dim, one, when::qkv_split),
+    l("attn_k.weight", req, n_embd, k_gqa, one, when::qkv_split),
+    l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
+    l("attn_output.weight", req, q_dim, n_embd)};
 inline constexpr tensor_spec attn_qkvo_bias_opt[] = {
-    l("attn_q.bias", opt, q_dim), l("attn_k.bias", opt, k_gqa), l("attn_v.bias", opt, v_gqa),
-    l("attn_output.bias", opt, n_embd)};
-inline constexpr tensor_spec attn_qkv_bias_req[] = {
-    l("attn_q.bias", req, q_dim), l("attn_k.bias", req, k_gqa), l("attn_v.bias", req, v_gqa)};
+    l("attn_q.bias", opt, q_dim, one, one, when::qkv_split), l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split), l("attn_output.bias", opt, n_embd)};
+inline constexpr tensor_spec attn_qkv_bias_req[] = {l("attn_q.bias", req, q_dim, one, one, when::qkv_split),
+                                                    l("attn_k.bias", req, k_gqa, one, one, when::qkv_split),
+                                                    l("attn_v.bias", req, v_gqa, one, one, when::qkv_split)};
 inline constexpr tensor_spec attn_qkvo_bias_req[] = {
-    l("attn_q.bias", req, q_dim), l("attn_k.bias", req, k_gqa), l("attn_v.bias", req, v_gqa),
-    l("attn_output.bias", req, n_embd)};
+    l("attn_q.bias", req, q_dim, one, one, when::qkv_split), l("attn_k.bias", req, k_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", req, v_gqa, one, one, when::qkv_split), l("attn_output.bias", req, n_embd)};
+/// bert.cpp: create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa), output separate.
+inline constexpr tensor_spec attn_q_k_v_o_bert[] = {
+    l("attn_qkv.weight", req, n_embd, qkv_dim, one, when::qkv_fused),
+    l("attn_qkv.bias", opt, qkv_dim, one, one, when::qkv_fused),
+    l("attn_q.weight", req, n_embd, q_dim, one, when::qkv_split),
+    l("attn_k.weight", req, n_embd, k_gqa, one, when::qkv_split),
+    l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
+    l("attn_q.bias", opt, q_dim, one, one, when::qkv_split),
+    l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split)};
 inline constexpr tensor_spec attn_qk_norm[] = {l("attn_q_norm.weight", req, head_k),
                                                l("attn_k_norm.weight", req, head_k)};
 inline constexpr tensor_spec attn_qk_norm_heads_opt[] = {l("attn_q_norm.weight", opt, head_k, n_head),
@@ -67,6 +86,12 @@ inline constexpr tensor_spec attn_fused_bias[] = {l("attn_qkv.bias", req, qkv_di
                                                   l("attn_output.bias", req, n_embd)};
 inline constexpr tensor_spec attn_fused_bias_opt[] = {l("attn_qkv.bias", opt, qkv_dim),
                                                       l("attn_output.bias", opt, n_embd)};
+inline constexpr tensor_spec attn_norm_2_opt[] = {l("attn_norm_2.weight", opt, n_embd),
+                                                  l("attn_norm_2.bias", opt, n_embd)};
+inline constexpr tensor_spec attn_qk_layernorm_opt[] = {
+    l("attn_q_norm.weight", opt, n_embd), l("attn_q_norm.bias", opt, n_embd),
+    l("attn_k_norm.weight", opt, n_embd), l("attn_k_norm.bias", opt, n_embd)};
+inline constexpr tensor_spec ffn_act_opt[] = {l("ffn_act.scales", opt, n_ff)};
 inline constexpr tensor_spec attn_post_norm[] = {l("post_attention_norm.weight", req, n_embd)};
 
 // ---- feed-forward ---------------------------------------------------------------------
@@ -80,7 +105,8 @@ inline constexpr tensor_spec ffn_gated[] = {
     l("ffn_down.weight", req, n_ff, n_embd, one, when::dense),
     l("ffn_up.weight", req, n_embd, n_ff, one, when::dense),
     l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::moe),
-    l("ffn_gate_exps.weight", req, n_embd, n_ff_exp, n_expert, when::moe),
+    l("ffn_gate_exps.weight", opt, n_embd, n_ff_exp, n_expert, when::moe),
+    l("ffn_gate_up_exps.weight", opt, n_embd, n_ff_exp_x2, n_expert, when::moe),
     l("ffn_down_exps.weight", req, n_ff_exp, n_embd, n_expert, when::moe),
     l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::moe)};
 inline constexpr tensor_spec ffn_gated_bias_opt[] = {
@@ -111,14 +137,22 @@ inline constexpr tensor_spec ssm[] = {
 
 // ---- encoders (bert) ---------------------------------------------------------------------
 
-inline constexpr tensor_spec bert_layer[] = {
-    l("attn_q.weight", req, n_embd, q_dim),       l("attn_q.bias", req, q_dim),
-    l("attn_k.weight", req, n_embd, k_gqa),       l("attn_k.bias", req, k_gqa),
-    l("attn_v.weight", req, n_embd, v_gqa),       l("attn_v.bias", req, v_gqa),
-    l("attn_output.weight", req, n_embd, n_embd), l("attn_output.bias", req, n_embd),
+/// llama.cpp src/models/bert.cpp (bert, nomic-bert, nomic-bert-moe): attention through
+/// create_tensor_qkv, MoE layers every moe_every_n_layers.
+inline constexpr tensor_spec bert_attn[] = {
+    l("attn_output.weight", req, n_embd, n_embd), l("attn_output.bias", opt, n_embd),
     l("attn_output_norm.weight", req, n_embd),    l("attn_output_norm.bias", req, n_embd),
-    l("ffn_up.weight", req, n_embd, n_ff),        l("ffn_up.bias", req, n_ff),
-    l("ffn_down.weight", req, n_ff, n_embd),      l("ffn_down.bias", req, n_embd),
     l("layer_output_norm.weight", req, n_embd),   l("layer_output_norm.bias", req, n_embd)};
+inline constexpr tensor_spec bert_ffn[] = {
+    l("ffn_up_exps.weight", req, n_embd, n_ff, n_expert, when::moe_layer),
+    l("ffn_down_exps.weight", req, n_ff, n_embd, n_expert, when::moe_layer),
+    l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::moe_layer),
+    l("ffn_up.weight", req, n_embd, n_ff, one, when::dense_layer),
+    l("ffn_up.bias", opt, n_ff, one, one, when::dense_layer),
+    l("ffn_down.weight", req, n_ff, n_embd, one, when::dense_layer),
+    l("ffn_down.bias", opt, n_embd, one, one, when::dense_layer)};
+inline constexpr tensor_spec nomic_bert_gate[] = {l("ffn_gate.weight", req, n_embd, n_ff, one, when::dense_layer)};
+inline constexpr tensor_spec bert_cls_opt[] = {g("cls.weight", opt, n_embd, n_embd), g("cls.bias", opt, n_embd),
+                                               g("cls.output.weight", opt, n_embd, any), g("cls.output.bias", opt, any)};
 
 }  // namespace gguf::detail::tensors

@@ -1,6 +1,8 @@
 // Tensor map: expected names and shapes against a handcrafted file's tensors.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "gguf/model.h"
 #include "gguf_builder.h"
 
@@ -110,6 +112,95 @@ TEST(ModelTensorMap, TokenEmbdShapeIsChecked) {
   ASSERT_FALSE(te.ok());
   EXPECT_EQ(te.error().code, gguf::errc::invalid_model);
   EXPECT_EQ(te.error().subject, "token_embd.weight");
+}
+
+TEST(ModelTensorMap, FusedQkvReplacesSeparateProjections) {
+  // llama.cpp create_tensor_qkv: blk.N.attn_qkv [n_embd, q + k + v] instead of attn_q/k/v.
+  gguf_builder b;
+  b.str("general.architecture", "llama")
+      .u32("llama.context_length", 64)
+      .u32("llama.embedding_length", 8)
+      .u32("llama.block_count", 1)
+      .u32("llama.feed_forward_length", 16)
+      .u32("llama.attention.head_count", 2)
+      .u32("llama.attention.head_count_kv", 1)
+      .f32("llama.attention.layer_norm_rms_epsilon", 1e-6f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"})
+      .tensor("token_embd.weight", {8, 3})
+      .tensor("output_norm.weight", {8})
+      .tensor("blk.0.attn_norm.weight", {8})
+      .tensor("blk.0.attn_qkv.weight", {8, 16})  // 8 + 4 + 4
+      .tensor("blk.0.attn_output.weight", {8, 8})
+      .tensor("blk.0.ffn_norm.weight", {8})
+      .tensor("blk.0.ffn_gate.weight", {8, 16})
+      .tensor("blk.0.ffn_down.weight", {16, 8})
+      .tensor("blk.0.ffn_up.weight", {8, 16});
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << m.diagnostics()[0].tensor << ": " << m.diagnostics()[0].message;
+}
+
+TEST(ModelTensorMap, Gpt2ShapesFromLlamaCppLoader) {
+  // Shapes of llama.cpp src/models/gpt2.cpp load_arch_tensors for n_embd 8, n_ff 32, ctx 16.
+  auto make = [](bool with_pos) {
+    gguf_builder b;
+    b.str("general.architecture", "gpt2")
+        .u32("gpt2.context_length", 16)
+        .u32("gpt2.embedding_length", 8)
+        .u32("gpt2.block_count", 1)
+        .u32("gpt2.feed_forward_length", 32)
+        .u32("gpt2.attention.head_count", 2)
+        .f32("gpt2.attention.layer_norm_epsilon", 1e-5f)
+        .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"})
+        .tensor("token_embd.weight", {8, 3});
+    if (with_pos) b.tensor("position_embd.weight", {8, 16});
+    b.tensor("output_norm.weight", {8})
+        .tensor("output_norm.bias", {8})
+        .tensor("blk.0.attn_norm.weight", {8})
+        .tensor("blk.0.attn_norm.bias", {8})
+        .tensor("blk.0.attn_qkv.weight", {8, 24})
+        .tensor("blk.0.attn_qkv.bias", {24})
+        .tensor("blk.0.attn_output.weight", {8, 8})
+        .tensor("blk.0.attn_output.bias", {8})
+        .tensor("blk.0.ffn_norm.weight", {8})
+        .tensor("blk.0.ffn_norm.bias", {8})
+        .tensor("blk.0.ffn_down.weight", {32, 8})
+        .tensor("blk.0.ffn_down.bias", {8})
+        .tensor("blk.0.ffn_up.weight", {8, 32})
+        .tensor("blk.0.ffn_up.bias", {32});
+    return b;
+  };
+  auto ok = load(make(true));
+  EXPECT_TRUE(ok.diagnostics().empty()) << ok.diagnostics()[0].tensor << ": " << ok.diagnostics()[0].message;
+  auto missing = load(make(false));
+  ASSERT_EQ(missing.diagnostics().size(), 1u);
+  EXPECT_EQ(missing.diagnostics()[0].tensor, "position_embd.weight");
+  EXPECT_EQ(missing.diagnostics()[0].severity, gguf::severity::error);
+}
+
+TEST(ModelTensorMap, NomicBertMoeAlternatesExpertLayers) {
+  // bert.cpp: layer il is MoE when il % moe_every_n_layers == 1.
+  gguf_builder b;
+  b.str("general.architecture", "nomic-bert-moe")
+      .u32("nomic-bert-moe.context_length", 16)
+      .u32("nomic-bert-moe.embedding_length", 8)
+      .u32("nomic-bert-moe.block_count", 2)
+      .u32("nomic-bert-moe.feed_forward_length", 16)
+      .u32("nomic-bert-moe.attention.head_count", 2)
+      .f32("nomic-bert-moe.attention.layer_norm_epsilon", 1e-5f)
+      .boolean("nomic-bert-moe.attention.causal", false)
+      .u32("nomic-bert-moe.pooling_type", 1)
+      .u32("nomic-bert-moe.moe_every_n_layers", 2)
+      .u32("nomic-bert-moe.expert_count", 4)
+      .u32("nomic-bert-moe.expert_used_count", 2)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  auto m = load(b.tensor("token_embd.weight", {8, 3}).tensor("blk.1.attn_output_norm.weight", {8}));
+  std::set<std::string> names;
+  for (const auto& t : m.tensors()) names.insert(t.name);
+  EXPECT_TRUE(names.count("blk.0.ffn_up.weight"));
+  EXPECT_FALSE(names.count("blk.0.ffn_up_exps.weight"));
+  EXPECT_TRUE(names.count("blk.1.ffn_up_exps.weight"));
+  EXPECT_FALSE(names.count("blk.1.ffn_up.weight"));
+  EXPECT_FALSE(m.check().ok());  // the block tensors are missing
 }
 
 }  // namespace
