@@ -51,12 +51,16 @@ std::filesystem::path temp_dir() {
 
 namespace {
 std::string quote(const std::string& s) {
-  std::string q = "'";
+  std::string q(1, '\'');
   for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
+    if (c == '\'') {
+      q.append("'\\''", 4);
+    } else {
+      q.push_back(c);
+    }
   }
-  return q + "'";
+  q.push_back('\'');
+  return q;
 }
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -72,9 +76,12 @@ run_result run_cli(const std::vector<std::string>& args, const std::string& stdi
   auto out_path = dir / ("out" + std::to_string(getpid()) + "_" + std::to_string(counter));
   auto err_path = dir / ("err" + std::to_string(getpid()) + "_" + std::to_string(counter++));
   std::string cmd = quote(GGUF_CLI_PATH);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += stdin_path.empty() ? " </dev/null" : " <" + quote(stdin_path);
-  cmd += " >" + quote(out_path.string()) + " 2>" + quote(err_path.string());
+  for (const auto& a : args) {
+    cmd.push_back(' ');
+    cmd.append(quote(a));
+  }
+  cmd.append(stdin_path.empty() ? std::string(" </dev/null") : std::string(" <").append(quote(stdin_path)));
+  cmd.append(" >").append(quote(out_path.string())).append(" 2>").append(quote(err_path.string()));
   int status = std::system(cmd.c_str());
   run_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
