@@ -11,7 +11,7 @@
 #include <array>
 #include <limits>
 #include <string>
-#include <unordered_map>
+#include <deque>
 
 #include "vocab/merge_queue.h"
 #include "vocab/model.h"
@@ -25,7 +25,7 @@ class pair_table {
  public:
   void reserve(size_t n) {
     size_t cap = 16;
-    while (cap < n * 2) cap <<= 1;
+    while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
     slots_.assign(cap, entry{});
     mask_ = cap - 1;
   }
@@ -174,15 +174,14 @@ class bpe_model final : public tokenizer_model {
 
   int32_t lookup(std::string_view s) const {
     const int32_t id = v_.find(s);
-    if (id >= 0) return id;
-    auto it = extra_.find(std::string(s));
-    return it == extra_.end() ? -1 : it->second;
+    return id >= 0 ? id : extra_.find_id(s);
   }
   int32_t piece_id(std::string_view s) {
     const int32_t id = lookup(s);
     if (id >= 0) return id;
     const int32_t nid = n_tokens_ + int32_t(extra_.size());
-    extra_.emplace(std::string(s), nid);
+    extra_text_.emplace_back(s);
+    extra_.emplace(extra_text_.back(), nid);
     return nid;
   }
 
@@ -191,7 +190,8 @@ class bpe_model final : public tokenizer_model {
   int32_t n_tokens_;
   bool byte_encode_ = true, gemma4_newlines_ = false;
   pair_table pairs_;
-  std::unordered_map<std::string, int32_t> extra_;  // strings of merge rules that are not tokens
+  std::deque<std::string> extra_text_;  // strings of merge rules that are not tokens (stable storage)
+  token_map extra_;                      // ... and their piece ids
   std::array<int32_t, 256> byte_piece_{};
   std::array<int32_t, 256> byte_fallback_{};
 };

@@ -8,7 +8,9 @@
 // Mirrors llama.cpp's llm_tokenizer_{spm,bpe,wpm,ugm,rwkv} + *_session split.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -58,12 +60,108 @@ struct token_data {
 
 struct pre_preset;
 
+/// 64-bit hash of a short byte string (word at a time; used for token texts).
+inline uint64_t text_hash(std::string_view s) noexcept {
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x94D049BB133111EBull;
+  }
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 32);
+}
+
+/// Text -> id map over string views (the texts must outlive it): entries in insertion
+/// order plus an open-addressing index whose slots hold the first 8 bytes and the length
+/// of the text, so that most probes touch one cache line. Iterates as pairs {text, id}
+/// like the std::unordered_map it replaces.
+class token_map {
+ public:
+  using value_type = std::pair<std::string_view, int32_t>;
+  void reserve(size_t n) {
+    entries_.reserve(n);
+    rehash(n);
+  }
+  /// Inserts unless the text is present; returns {id stored for text, inserted}.
+  std::pair<int32_t, bool> emplace(std::string_view text, int32_t id) {
+    if ((entries_.size() + 1) * 3 > slots_.size() * 2) rehash(std::max<size_t>(16, entries_.size() * 2));
+    const uint64_t pre = prefix(text);
+    for (size_t i = text_hash(text) & mask_;; i = (i + 1) & mask_) {
+      const slot& s = slots_[i];
+      if (s.index == 0) {
+        entries_.push_back({text, id});
+        slots_[i] = {pre, uint32_t(text.size()), uint32_t(entries_.size())};
+        return {id, true};
+      }
+      if (same(s, pre, text)) return {entries_[s.index - 1].second, false};
+    }
+  }
+  /// The id of `text`, or -1.
+  int32_t find_id(std::string_view text) const noexcept {
+    if (entries_.empty()) return -1;
+    const uint64_t pre = prefix(text);
+    for (size_t i = text_hash(text) & mask_;; i = (i + 1) & mask_) {
+      const slot& s = slots_[i];
+      if (s.index == 0) return -1;
+      if (same(s, pre, text)) return entries_[s.index - 1].second;
+    }
+  }
+  size_t size() const noexcept { return entries_.size(); }
+  bool empty() const noexcept { return entries_.empty(); }
+  auto begin() const noexcept { return entries_.begin(); }
+  auto end() const noexcept { return entries_.end(); }
+
+ private:
+  struct slot {
+    uint64_t prefix = 0;  // first 8 bytes, zero padded
+    uint32_t len = 0;
+    uint32_t index = 0;  // entry + 1, 0 = empty
+  };
+  static uint64_t prefix(std::string_view t) noexcept {
+    uint64_t w = 0;
+    std::memcpy(&w, t.data(), std::min<size_t>(8, t.size()));
+    return w;
+  }
+  bool same(const slot& s, uint64_t pre, std::string_view t) const noexcept {
+    if (s.len != t.size() || s.prefix != pre) return false;
+    return t.size() <= 8 || std::memcmp(entries_[s.index - 1].first.data() + 8, t.data() + 8, t.size() - 8) == 0;
+  }
+  void rehash(size_t n) {
+    size_t cap = 16;
+    while (cap * 2 < n * 3) cap <<= 1;
+    if (cap <= slots_.size()) return;
+    slots_.assign(cap, slot{});
+    mask_ = cap - 1;
+    for (size_t e = 0; e < entries_.size(); ++e) {
+      const std::string_view t = entries_[e].first;
+      size_t i = text_hash(t) & mask_;
+      while (slots_[i].index) i = (i + 1) & mask_;
+      slots_[i] = {prefix(t), uint32_t(t.size()), uint32_t(e + 1)};
+    }
+  }
+  std::vector<value_type> entries_;
+  std::vector<slot> slots_;
+  size_t mask_ = 0;
+};
+
 /// Everything a tokenizer model needs from the file; filled once by the loader.
 struct vocab_data {
   vocab_type type = vocab_type::none;
   std::string pre;  ///< tokenizer.ggml.pre as stored (after llama.cpp's defaulting)
   std::vector<token_data> tokens;  ///< index = token id
-  std::unordered_map<std::string_view, int32_t> token_to_id;
+  token_map token_to_id;  ///< iterable as {text, id} pairs
   /// BPE merges: "left right" pairs -> rank (lower merges first).
   std::vector<std::pair<std::string_view, std::string_view>> merges;
   std::span<const std::byte> precompiled_charsmap;  ///< UGM normalizer blob, may be empty
@@ -87,10 +185,7 @@ struct vocab_data {
   bool clean_spaces = false;
   uint32_t max_token_len = 0;  ///< longest token text in bytes
 
-  int32_t find(std::string_view text) const {
-    auto it = token_to_id.find(text);
-    return it == token_to_id.end() ? no_token : it->second;
-  }
+  int32_t find(std::string_view text) const { return token_to_id.find_id(text); }
 };
 
 /// One tokenizer model. Built once per vocabulary (may precompute tries, tables);

@@ -275,10 +275,11 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       d.owned_text.push_back("[EMPTY_" + std::to_string(i) + "]");
       t.text = d.owned_text.back();
     }
-    if (!d.token_to_id.emplace(t.text, int32_t(i)).second)
+    const auto [prev_id, inserted] = d.token_to_id.emplace(t.text, int32_t(i));
+    if (!inserted)
       return vocab_error(errc::invalid_vocab,
                          "duplicate token in vocabulary: '" + std::string(t.text) + "' has ids " +
-                             std::to_string(d.token_to_id[t.text]) + " and " + std::to_string(i),
+                             std::to_string(prev_id) + " and " + std::to_string(i),
                          "tokenizer.ggml.tokens");
     d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
     t.score = scores.empty() ? 0.0f : scores[i];
