@@ -84,6 +84,37 @@ seed_names() {
     while read -r n; do i=$((i + 1)); printf '%s' "$n" >"$dir/name-$i"; done
 }
 
+# Seeds of fuzz_vocab (input layout in fuzz/fuzz_vocab.cpp): text mode — the test texts
+# of llama.cpp's .inp files and slices of the text corpus, each for a different real
+# vocabulary; file mode — byte 0xf3, a text length, a text, then a miniature vocab file.
+seed_vocab() {
+  local dir=$1 i=0 sel text
+  if [ ! -d "$data" ]; then return; fi
+  for inp in "$data"/vocab/*.inp; do
+    awk -v dir="$dir" -v base="$(basename "$inp" .gguf.inp)" 'BEGIN { RS = "\n__ggml_vocab_test__\n" }
+      { f = sprintf("%s/inp-%s-%03d", dir, base, NR); printf "%c%s", ((NR % 16) * 4 + NR % 4), $0 > f; close(f) }' "$inp"
+  done
+  for c in multilingual code prose-en; do
+    [ -f "$data/corpus/$c.txt" ] || continue
+    for off in 0 4096 65536 200000 400000 800000; do
+      i=$((i + 1))
+      sel=$(printf '%03o' $(((i % 16) * 4 + 3)))
+      { printf "\\$sel"; tail -c +"$((off + 1))" "$data/corpus/$c.txt" | head -c 300; } >"$dir/corpus-$c-$off"
+    done
+  done
+  local mini
+  mini=$(mktemp -d)
+  "$build/fuzz/gguf_fuzz_seeds" "$data"/vocab/*.gguf "$mini" >/dev/null 2>&1 || true
+  text='Hello world! <s> 123 \xe4\xbd\xa0\xe5\xa5\xbd\n'
+  for m in "$mini"/*.gguf; do
+    [ -f "$m" ] || continue
+    { printf '\xf3'; printf "\\x%02x" "$(printf "$text" | wc -c)" | xargs -0 printf; printf '\x00'
+      printf "$text"; cat "$m"; } >"$dir/file-$(basename "$m")"
+  done
+  rm -rf "$mini"
+}
+
+export GGUF_TEST_DATA=$data
 mkdir -p "$work"
 for t in $targets; do
   bin="$build/fuzz/$t"
@@ -95,6 +126,7 @@ for t in $targets; do
   mkdir -p "$corpus" "$seeds" "$arts"
   case "$t" in
     fuzz_name) seed_names "$seeds" ;;
+    fuzz_vocab) seed_vocab "$seeds" ;;
     *) seed_gguf "$seeds" ;;
   esac
   seed_regressions "$seeds" "$t"

@@ -295,7 +295,15 @@ std::vector<invocation> invocations(const std::string& c, const std::string& fil
     return {{{"tokenize", "-m", file, "Hello world! <s> 123 \xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x98\x80"}},
             {{"tokenize", "-m", file, "--pieces", "--no-parse-special", " a  b\n\tc"}}};
   }
-  if (c == "detokenize") return {{{"detokenize", "-m", file, "0", "1", "2", "3", "100", "4294967295"}}};
+  if (c == "detokenize") {
+    return {{{"detokenize", "-m", file, "0", "1", "2", "3", "100", "4294967295"}},
+            {{"detokenize", "-m", file, "--unparse-special", "--remove-special", "1", "0", "2"}}};
+  }
+  if (c == "dequantize") {
+    auto raw = (scratch / "hostile-dequantized.f32").string();
+    return {{{"dequantize", "-o", raw, "--json", file, "token_embd.weight"}},
+            {{"dequantize", "-o", raw, file, "output.weight"}}};
+  }
   if (c == "embed") return {{{"embed", "-m", file, "Hello world"}}};
   if (c == "name") return {{{"name", std::filesystem::path(file).filename().string()}}};
   if (c == "hash") return {{{"hash", file}}};

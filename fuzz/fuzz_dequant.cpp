@@ -1,0 +1,111 @@
+// Fuzz target: dequantization (quant layer: dequantize_row, dequantize_tensor, get_rows).
+//
+// Input, mode 1 (first bytes not "GGUF"): byte 0 = ggml type id, byte 1 bit 0 = byte
+// order (big-endian if set), the rest = blocks of that type (whole blocks are used).
+// Properties: dequantize_row succeeds exactly for the types can_dequantize() (or
+// can_dequantize_big_endian()) names, with the documented error codes otherwise;
+// dequantizing block by block gives the same bits as all at once (no kernel reads or
+// writes outside its block, tails and vector paths agree); a destination that is not a
+// whole number of blocks is partial_block, a source of the wrong size invalid_argument.
+//
+// Mode 2 (a GGUF file): every tensor is dequantized whole, and get_rows of its first,
+// last and out-of-range rows agrees bit for bit with the whole-tensor result.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "fuzz_check.h"
+#include "gguf/quant.h"
+
+namespace {
+
+using gguf::byte_order;
+using gguf::errc;
+using gguf::ggml_type;
+
+bool same_bits(std::span<const float> a, std::span<const float> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+void blocks_mode(const uint8_t* data, size_t size) {
+  if (size < 2) return;
+  uint32_t id = data[0] % gguf::ggml_type_count;
+  auto order = (data[1] & 1) ? byte_order::big : byte_order::little;
+  std::span<const std::byte> rest(reinterpret_cast<const std::byte*>(data + 2), size - 2);
+  auto type = static_cast<ggml_type>(id);
+  const auto* tr = gguf::ggml_type_traits(id);
+  if (!tr) {
+    std::vector<float> dst(32);
+    auto r = gguf::dequantize_row(type, rest, dst, order);
+    FUZZ_CHECK(!r.ok() && r.error().code == errc::invalid_ggml_type);
+    return;
+  }
+  size_t nblocks = std::min<size_t>(rest.size() / tr->type_size, 64);
+  auto src = rest.first(nblocks * tr->type_size);
+  std::vector<float> all(nblocks * tr->blck_size);
+  auto r = gguf::dequantize_row(type, src, all, order);
+  bool supported = order == byte_order::little ? gguf::can_dequantize(type) : gguf::can_dequantize_big_endian(type);
+  FUZZ_CHECK(r.ok() == supported);
+  if (!r) {
+    FUZZ_CHECK(r.error().code == errc::unsupported);
+    return;
+  }
+  std::vector<float> one(tr->blck_size);
+  for (size_t b = 0; b < nblocks; ++b) {
+    auto rb = gguf::dequantize_row(type, src.subspan(b * tr->type_size, tr->type_size), one, order);
+    FUZZ_CHECK(rb.ok());
+    FUZZ_CHECK(same_bits(one, std::span<const float>(all).subspan(b * tr->blck_size, tr->blck_size)));
+  }
+  if (tr->blck_size > 1) {
+    std::vector<float> partial(tr->blck_size + 1);
+    auto rp = gguf::dequantize_row(type, src, partial, order);
+    FUZZ_CHECK(!rp.ok());
+  }
+  if (nblocks > 0) {
+    std::vector<float> fewer((nblocks - 1) * tr->blck_size);
+    auto rm = gguf::dequantize_row(type, src, fewer, order);
+    FUZZ_CHECK(!rm.ok() && rm.error().code == errc::invalid_argument);
+  }
+}
+
+void file_mode(const uint8_t* data, size_t size) {
+  auto f = gguf::file::from_bytes(std::span(reinterpret_cast<const std::byte*>(data), size));
+  if (!f) return;
+  for (const auto& t : f->tensors()) {
+    if (t.nelements() > (1u << 22)) continue;  // 16 MiB of floats at most per input
+    auto whole = gguf::dequantize_tensor(*f, t);
+    if (!whole) {
+      FUZZ_CHECK(whole.error().code != errc::ok);
+      continue;
+    }
+    FUZZ_CHECK(whole->size() == t.nelements());
+    uint64_t ne0 = t.ne[0], ne1 = t.ne[1];
+    if (t.ne[2] * t.ne[3] != 1 || ne1 > INT32_MAX) continue;
+    std::vector<int32_t> ids{0, static_cast<int32_t>(ne1 - 1)};
+    std::vector<float> rows(ids.size() * ne0);
+    auto r = gguf::get_rows(*f, t, ids, rows);
+    FUZZ_CHECK(r.ok());
+    FUZZ_CHECK(same_bits(std::span<const float>(rows).first(ne0), std::span<const float>(*whole).first(ne0)));
+    FUZZ_CHECK(same_bits(std::span<const float>(rows).subspan(ne0),
+                         std::span<const float>(*whole).subspan((ne1 - 1) * ne0, ne0)));
+    std::vector<int32_t> bad{static_cast<int32_t>(std::min<uint64_t>(ne1, INT32_MAX)), -1};
+    for (int32_t b : bad) {
+      std::vector<float> row(ne0);
+      auto rb = gguf::get_rows(*f, t, std::span(&b, 1), row);
+      if (b < 0 || static_cast<uint64_t>(b) >= ne1) FUZZ_CHECK(!rb.ok() && rb.error().code == errc::out_of_range);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size >= 4 && std::memcmp(data, "GGUF", 4) == 0) {
+    file_mode(data, size);
+  } else {
+    blocks_mode(data, size);
+  }
+  return 0;
+}
