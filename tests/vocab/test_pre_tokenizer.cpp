@@ -74,7 +74,10 @@ TEST(pre_tokenizer, dollar_only_at_end) {
   // deepseek-llm's \s+$ must not match before a final newline (ECMAScript $)
   const auto got = split(preset("deepseek-llm"), "a \n");
   std::string joined;
-  for (auto& s : got) joined += "|" + s;
+  for (auto& s : got) {
+    joined += '|';
+    joined += s;
+  }
   EXPECT_EQ(joined, "|a|Ġ|Ċ");
 }
 
@@ -86,7 +89,7 @@ std::string corpus() {
     ss << in.rdbuf();
     all += ss.str().substr(0, 400000);
   }
-  all += " \t\r\n  x  \n\n 'S 'LL 'Ve ' s''' 123456789 ١٢٣ ½ 𝟘 \xC2\xA0\xC2\xA0a\xE3\x80\x80 \xFF\xFE abc\x80 end  ";
+  all += " \t\r\n  x  \n\n 'S 'LL 'Ve ' s''' 123456789 ١٢٣ ½ 𝟘 \xC2\xA0\xC2\xA0" "a\xE3\x80\x80 \xFF\xFE abc\x80 end  ";
   return all;
 }
 
