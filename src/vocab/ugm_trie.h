@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -103,9 +104,40 @@ class byte_trie {
 
   void build(std::vector<entry> entries) {
     std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
-    // Stable sort keeps the given order among equal keys, so the last one wins below.
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const entry& a, const entry& b) { return a.bytes < b.bytes; });
+    // Sort by bytes; equal keys keep their given order, so the last one wins below. The
+    // first 8 bytes (big-endian) decide most comparisons without touching the texts.
+    struct key {
+      uint64_t head;
+      uint32_t index;
+    };
+    std::vector<key> order(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      uint64_t h = 0;
+      const std::string_view t = entries[i].bytes;
+      for (size_t k = 0; k < 8; ++k) h = (h << 8) | (k < t.size() ? static_cast<uint8_t>(t[k]) : 0u);
+      order[i] = {h, static_cast<uint32_t>(i)};
+    }
+    std::sort(order.begin(), order.end(), [&](const key& x, const key& y) {
+      if (x.head != y.head) return x.head < y.head;
+      const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
+      return c != 0 ? c < 0 : x.index < y.index;
+    });
+    // Keys copied in sorted order, so that each level's scan below reads memory in order.
+    std::string arena;
+    std::vector<uint32_t> offset(order.size() + 1);
+    std::vector<int32_t> ids(order.size());
+    size_t total = 0;
+    for (const key& k : order) total += entries[k.index].bytes.size();
+    arena.reserve(total);
+    for (size_t i = 0; i < order.size(); ++i) {
+      offset[i] = static_cast<uint32_t>(arena.size());
+      arena.append(entries[order[i].index].bytes);
+      ids[i] = entries[order[i].index].id;
+    }
+    offset[order.size()] = static_cast<uint32_t>(arena.size());
+    auto size_of = [&](size_t i) { return static_cast<size_t>(offset[i + 1] - offset[i]); };
+    auto byte_at = [&](size_t i, size_t depth) { return static_cast<uint8_t>(arena[offset[i] + depth]); };
+
     root_.fill(npos);
     nodes_.clear();
     bytes_.clear();
@@ -116,20 +148,20 @@ class byte_trie {
     };
     // Breadth-first, so that the shallow (hottest) nodes sit together in memory.
     std::vector<pending> queue;
-    queue.push_back({0, 0, entries.size(), 0});
+    queue.push_back({0, 0, order.size(), 0});
     for (size_t head = 0; head < queue.size(); ++head) {
       const pending p = queue[head];
       size_t i = p.lo;
-      while (i < p.hi && entries[i].bytes.size() == p.depth) {
-        nodes_[p.node].value = entries[i].id;  // equal keys: the last given wins
+      while (i < p.hi && size_of(i) == p.depth) {
+        nodes_[p.node].value = ids[i];  // equal keys: the last given wins
         ++i;
       }
       const uint32_t first_edge = static_cast<uint32_t>(bytes_.size());
       size_t n_edges = 0;
       for (size_t j = i; j < p.hi;) {
-        const uint8_t b = static_cast<uint8_t>(entries[j].bytes[p.depth]);
+        const uint8_t b = byte_at(j, p.depth);
         size_t k = j + 1;
-        while (k < p.hi && static_cast<uint8_t>(entries[k].bytes[p.depth]) == b) ++k;
+        while (k < p.hi && byte_at(k, p.depth) == b) ++k;
         const uint32_t c = static_cast<uint32_t>(nodes_.size());
         nodes_.push_back({});
         bytes_.push_back(b);  // edge e always leads to node e + 1
@@ -142,6 +174,7 @@ class byte_trie {
       nodes_[p.node].n_edges = static_cast<uint32_t>(n_edges);
     }
   }
+
 
   std::vector<node_t> nodes_;
   std::vector<uint8_t> bytes_;  // edge bytes, sorted per node; edge e leads to node e + 1
