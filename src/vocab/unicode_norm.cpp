@@ -2,7 +2,7 @@
 #include "vocab/unicode_norm.h"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "vocab/unicode_norm_data.h"
@@ -23,12 +23,25 @@ class two_stage {
   explicit two_stage(Fn&& fn) {
     index_.resize(max_cpt >> block_bits);
     std::vector<T> block(block_size);
-    std::map<std::vector<T>, uint32_t> seen;
+    std::unordered_multimap<uint64_t, uint32_t> seen;  // block hash -> block id
     for (uint32_t b = 0; b < index_.size(); ++b) {
-      for (uint32_t i = 0; i < block_size; ++i) block[i] = fn((b << block_bits) | i);
-      const auto [it, inserted] = seen.try_emplace(block, static_cast<uint32_t>(values_.size() / block_size));
-      if (inserted) values_.insert(values_.end(), block.begin(), block.end());
-      index_[b] = it->second;
+      uint64_t h = 1469598103934665603ull;  // FNV-1a over the block's values
+      for (uint32_t i = 0; i < block_size; ++i) {
+        block[i] = fn((b << block_bits) | i);
+        h = (h ^ static_cast<uint64_t>(block[i])) * 1099511628211ull;
+      }
+      uint32_t id = UINT32_MAX;
+      for (auto [it, end] = seen.equal_range(h); it != end; ++it)
+        if (std::equal(block.begin(), block.end(), values_.begin() + static_cast<std::ptrdiff_t>(it->second) * block_size)) {
+          id = it->second;
+          break;
+        }
+      if (id == UINT32_MAX) {
+        id = static_cast<uint32_t>(values_.size() / block_size);
+        values_.insert(values_.end(), block.begin(), block.end());
+        seen.emplace(h, id);
+      }
+      index_[b] = id;
     }
   }
   T operator()(uint32_t cpt) const noexcept {
@@ -52,23 +65,25 @@ const two_stage<uint16_t>& flag_table() {
   return table;
 }
 
-const two_stage<uint32_t>& lower_table() {
-  static const two_stage<uint32_t> table = [] {
-    std::vector<uint32_t> all(max_cpt);
-    for (uint32_t c = 0; c < max_cpt; ++c) all[c] = c;
-    for (size_t i = 0; i < data::lowercase_size; ++i) all[data::lowercase[i].from] = data::lowercase[i].to;
-    return two_stage<uint32_t>([&](uint32_t c) { return all[c]; });
+// Mappings are stored as deltas (target - cpt), so that unmapped blocks are all zero
+// and share one block.
+const two_stage<int32_t>& lower_table() {
+  static const two_stage<int32_t> table = [] {
+    std::vector<int32_t> delta(max_cpt, 0);
+    for (size_t i = 0; i < data::lowercase_size; ++i)
+      delta[data::lowercase[i].from] = static_cast<int32_t>(data::lowercase[i].to - data::lowercase[i].from);
+    return two_stage<int32_t>([&](uint32_t c) { return delta[c]; });
   }();
   return table;
 }
 
-const two_stage<uint32_t>& nfd_table() {
-  static const two_stage<uint32_t> table = [] {
-    std::vector<uint32_t> all(max_cpt);
-    for (uint32_t c = 0; c < max_cpt; ++c) all[c] = c;
+const two_stage<int32_t>& nfd_table() {
+  static const two_stage<int32_t> table = [] {
+    std::vector<int32_t> delta(max_cpt, 0);
     for (size_t i = 0; i < data::nfd_ranges_size; ++i)
-      for (uint32_t c = data::nfd_ranges[i].first; c <= data::nfd_ranges[i].last; ++c) all[c] = data::nfd_ranges[i].nfd;
-    return two_stage<uint32_t>([&](uint32_t c) { return all[c]; });
+      for (uint32_t c = data::nfd_ranges[i].first; c <= data::nfd_ranges[i].last; ++c)
+        delta[c] = static_cast<int32_t>(data::nfd_ranges[i].nfd - c);
+    return two_stage<int32_t>([&](uint32_t c) { return delta[c]; });
   }();
   return table;
 }
@@ -76,7 +91,11 @@ const two_stage<uint32_t>& nfd_table() {
 }  // namespace
 
 uint16_t flags(uint32_t cpt) noexcept { return cpt < max_cpt ? flag_table()(cpt) : uint16_t{cpt_flag::undefined}; }
-uint32_t to_lower(uint32_t cpt) noexcept { return cpt < max_cpt ? lower_table()(cpt) : cpt; }
-uint32_t nfd_first(uint32_t cpt) noexcept { return cpt < max_cpt ? nfd_table()(cpt) : cpt; }
+uint32_t to_lower(uint32_t cpt) noexcept {
+  return cpt < max_cpt ? static_cast<uint32_t>(static_cast<int64_t>(cpt) + lower_table()(cpt)) : cpt;
+}
+uint32_t nfd_first(uint32_t cpt) noexcept {
+  return cpt < max_cpt ? static_cast<uint32_t>(static_cast<int64_t>(cpt) + nfd_table()(cpt)) : cpt;
+}
 
 }  // namespace gguf::vocab_detail::unicode
