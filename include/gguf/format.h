@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "gguf/error.h"
 
@@ -51,6 +52,24 @@ std::optional<value_type> value_type_from_name(std::string_view name) noexcept;
 size_t value_type_size(value_type t) noexcept;
 /// True for ids 0..12.
 constexpr bool is_valid_value_type(uint32_t id) noexcept { return id < value_type_count; }
+
+/// The GGUF value type of a C++ type: uint8_t … double, bool, std::string_view.
+template <class T>
+constexpr value_type value_type_of() noexcept {
+  if constexpr (std::is_same_v<T, uint8_t>) return value_type::uint8;
+  else if constexpr (std::is_same_v<T, int8_t>) return value_type::int8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return value_type::uint16;
+  else if constexpr (std::is_same_v<T, int16_t>) return value_type::int16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return value_type::uint32;
+  else if constexpr (std::is_same_v<T, int32_t>) return value_type::int32;
+  else if constexpr (std::is_same_v<T, float>) return value_type::float32;
+  else if constexpr (std::is_same_v<T, bool>) return value_type::boolean;
+  else if constexpr (std::is_same_v<T, std::string_view>) return value_type::string;
+  else if constexpr (std::is_same_v<T, uint64_t>) return value_type::uint64;
+  else if constexpr (std::is_same_v<T, int64_t>) return value_type::int64;
+  else if constexpr (std::is_same_v<T, double>) return value_type::float64;
+  else static_assert(sizeof(T) == 0, "not a GGUF value type");
+}
 
 /// ggml tensor type ids (ggml.h enum ggml_type), with ggml's spelling.
 enum class ggml_type : uint32_t {

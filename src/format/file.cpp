@@ -53,23 +53,6 @@ const std::vector<uint64_t>& file_impl::element_offsets(const array_ref&, uint64
 
 namespace {
 
-template <class T>
-constexpr value_type type_of() {
-  if constexpr (std::is_same_v<T, uint8_t>) return value_type::uint8;
-  else if constexpr (std::is_same_v<T, int8_t>) return value_type::int8;
-  else if constexpr (std::is_same_v<T, uint16_t>) return value_type::uint16;
-  else if constexpr (std::is_same_v<T, int16_t>) return value_type::int16;
-  else if constexpr (std::is_same_v<T, uint32_t>) return value_type::uint32;
-  else if constexpr (std::is_same_v<T, int32_t>) return value_type::int32;
-  else if constexpr (std::is_same_v<T, float>) return value_type::float32;
-  else if constexpr (std::is_same_v<T, bool>) return value_type::boolean;
-  else if constexpr (std::is_same_v<T, std::string_view>) return value_type::string;
-  else if constexpr (std::is_same_v<T, uint64_t>) return value_type::uint64;
-  else if constexpr (std::is_same_v<T, int64_t>) return value_type::int64;
-  else if constexpr (std::is_same_v<T, double>) return value_type::float64;
-  else static_assert(sizeof(T) == 0, "not a GGUF value type");
-}
-
 gguf::error mismatch(uint64_t off, value_type want, value_type have) {
   return make_error(errc::type_mismatch, off,
                     "expected " + std::string(value_type_name(want)) + ", found " +
@@ -93,7 +76,7 @@ T load_scalar(const detail::file_impl* f, uint64_t off) {
 
 template <class T>
 result<T> value_ref::get() const {
-  if (type_ != type_of<T>()) return mismatch(offset_, type_of<T>(), type_);
+  if (type_ != value_type_of<T>()) return mismatch(offset_, value_type_of<T>(), type_);
   return load_scalar<T>(f_, offset_);
 }
 
@@ -174,7 +157,7 @@ value_type array_ref::innermost_type() const {
 
 template <class T>
 result<T> array_ref::get(uint64_t i) const {
-  if (elem_ != type_of<T>()) return mismatch(data_, type_of<T>(), elem_);
+  if (elem_ != value_type_of<T>()) return mismatch(data_, value_type_of<T>(), elem_);
   if (i >= count_) {
     return make_error(errc::out_of_range, data_,
                       "index " + std::to_string(i) + " outside an array of " + std::to_string(count_));
@@ -198,7 +181,7 @@ std::span<const std::byte> array_ref::raw() const {
 
 template <class T>
 result<void> array_ref::copy_to(std::span<T> out) const {
-  if (elem_ != type_of<T>()) return mismatch(data_, type_of<T>(), elem_);
+  if (elem_ != value_type_of<T>()) return mismatch(data_, value_type_of<T>(), elem_);
   if (out.size() != count_) {
     return make_error(errc::invalid_argument, data_,
                       "output of " + std::to_string(out.size()) + " elements for an array of " + std::to_string(count_));
@@ -216,7 +199,7 @@ result<void> array_ref::copy_to(std::span<T> out) const {
 
 template <class T>
 result<std::vector<T>> array_ref::to_vector() const {
-  if (elem_ != type_of<T>()) return mismatch(data_, type_of<T>(), elem_);
+  if (elem_ != value_type_of<T>()) return mismatch(data_, value_type_of<T>(), elem_);
   std::vector<T> out(count_);
   if constexpr (std::is_same_v<T, bool>) {
     for (uint64_t i = 0; i < count_; ++i) out[i] = static_cast<uint8_t>(*f_->at(data_ + i)) != 0;

@@ -31,22 +31,6 @@ void put_string(std::string& out, std::string_view s) {
   out.append(s);
 }
 
-template <class T>
-constexpr value_type type_of() {
-  if constexpr (std::is_same_v<T, uint8_t>) return value_type::uint8;
-  else if constexpr (std::is_same_v<T, int8_t>) return value_type::int8;
-  else if constexpr (std::is_same_v<T, uint16_t>) return value_type::uint16;
-  else if constexpr (std::is_same_v<T, int16_t>) return value_type::int16;
-  else if constexpr (std::is_same_v<T, uint32_t>) return value_type::uint32;
-  else if constexpr (std::is_same_v<T, int32_t>) return value_type::int32;
-  else if constexpr (std::is_same_v<T, float>) return value_type::float32;
-  else if constexpr (std::is_same_v<T, bool>) return value_type::boolean;
-  else if constexpr (std::is_same_v<T, uint64_t>) return value_type::uint64;
-  else if constexpr (std::is_same_v<T, int64_t>) return value_type::int64;
-  else if constexpr (std::is_same_v<T, double>) return value_type::float64;
-  else static_assert(sizeof(T) == 0, "not a GGUF scalar type");
-}
-
 gguf::error key_error(std::string_view key) {
   if (key.empty()) return make_error(errc::invalid_key, no_offset, "empty key");
   if (key.size() > max_key_length) {
@@ -189,7 +173,7 @@ template <class T>
 value value::array(std::span<const T> elems) {
   value v;
   v.type_ = value_type::array;
-  v.elem_ = type_of<T>();
+  v.elem_ = value_type_of<T>();
   put_le<uint32_t>(v.payload_, static_cast<uint32_t>(v.elem_));
   put_le<uint64_t>(v.payload_, elems.size());
   for (const T& e : elems) {
