@@ -98,8 +98,9 @@ class gguf_builder {
     put_raw(&v, sizeof v);
   }
   void put_raw(const void* p, size_t n) const {
-    auto* b = static_cast<const std::byte*>(p);
-    out_.insert(out_.end(), b, b + n);
+    size_t old = out_.size();
+    out_.resize(old + n);
+    if (n) std::memcpy(out_.data() + old, p, n);
   }
   void put_str(const std::string& s) const {
     put(uint64_t(s.size()));
