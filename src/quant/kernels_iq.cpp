@@ -13,16 +13,19 @@ using namespace quant_tables;
 namespace {
 // 8 elements of one grid entry with its sign byte: y[j] = (db * grid[j]) * ±1.
 inline void put8(float* y, float db, uint64_t entry, uint8_t signs) noexcept {
+  const auto g = grid_bytes<uint8_t>(entry);
   for (int j = 0; j < 8; ++j) {
-    const float v = db * static_cast<float>(grid_byte(entry, j));
+    const float v = db * static_cast<float>(g[j]);
     y[j] = v * (signs & kmask_iq2xs[j] ? -1.f : 1.f);
   }
 }
 // Two 4-element entries (iq3 grids) sharing one sign byte.
 inline void put4x2(float* y, float db, uint32_t e1, uint32_t e2, uint8_t signs) noexcept {
+  const auto g1 = grid_bytes<uint8_t>(e1);
+  const auto g2 = grid_bytes<uint8_t>(e2);
   for (int j = 0; j < 4; ++j) {
-    y[j] = db * static_cast<float>(grid_byte(e1, j)) * (signs & kmask_iq2xs[j] ? -1.f : 1.f);
-    y[j + 4] = db * static_cast<float>(grid_byte(e2, j)) * (signs & kmask_iq2xs[j + 4] ? -1.f : 1.f);
+    y[j] = db * static_cast<float>(g1[j]) * (signs & kmask_iq2xs[j] ? -1.f : 1.f);
+    y[j + 4] = db * static_cast<float>(g2[j]) * (signs & kmask_iq2xs[j + 4] ? -1.f : 1.f);
   }
 }
 }  // namespace
@@ -131,9 +134,9 @@ void dequant_iq1_s(const uint8_t* src, float* y, size_t nb) {
       const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
       const float shift = qh & 0x8000 ? -delta : delta;
       for (int l = 0; l < 4; ++l, y += 8) {
-        const uint64_t entry = iq1s_grid[qs[l] | (((qh >> (3 * l)) & 7) << 8)];
+        const auto g = grid_bytes<int8_t>(iq1s_grid[qs[l] | (((qh >> (3 * l)) & 7) << 8)]);
         for (int j = 0; j < 8; ++j) {
-          y[j] = dl * (static_cast<float>(static_cast<int8_t>(grid_byte(entry, j))) + shift);
+          y[j] = dl * (static_cast<float>(g[j]) + shift);
         }
       }
     }
@@ -162,9 +165,9 @@ void dequant_iq1_m(const uint8_t* src, float* y, size_t nb) {
                               qh[1] & 0x08 ? -delta : delta, qh[1] & 0x80 ? -delta : delta};
       for (int l = 0; l < 4; ++l, y += 8) {
         const float dl = l < 2 ? dl1 : dl2;
-        const uint64_t entry = iq1s_grid[idx[l]];
+        const auto g = grid_bytes<int8_t>(iq1s_grid[idx[l]]);
         for (int j = 0; j < 8; ++j) {
-          y[j] = dl * (static_cast<float>(static_cast<int8_t>(grid_byte(entry, j))) + shift[l]);
+          y[j] = dl * (static_cast<float>(g[j]) + shift[l]);
         }
       }
     }

@@ -12,8 +12,8 @@ namespace gguf::detail {
 // q2_K: 16 sub-blocks of 16; scale byte = 4-bit scale | 4-bit min << 4. Codes are
 // 2-bit fields of qs: in each half (128 elements, 32 bytes), shift 2*k selects the
 // k-th group of 32 elements.
-void dequant_q2_K(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q2_K>(src);
+void dequant_q2_K(const uint8_t* __restrict src, float* __restrict y, size_t nb) {
+  const auto* __restrict x = blocks_at<block_q2_K>(src);
   for (size_t i = 0; i < nb; ++i) {
     const float d = x[i].d.value();
     const float min = x[i].dmin.value();
@@ -131,29 +131,29 @@ void dequant_q6_K(const uint8_t* src, float* y, size_t nb) {
   }
 }
 
+// tq1_0: qs[48] with 5 trits per byte (first 32 bytes: 5 groups of 32; next 16 bytes:
+// 5 groups of 16), then qh[4] with 4 trits per byte. A byte holds its trits as a
+// base-3 fixed-point fraction: trit n is the top trit of byte * 3^n (mod 256), i.e.
+// ((byte * 3^n mod 256) * 3) >> 8; element = (trit - 1) * d.
 namespace {
-// Ternary digit n (0 = most significant) of a tq1_0 byte, which holds 5 base-3 digits
-// as a fixed-point fraction: multiply by 3^n modulo 256, then the top trit is (q * 3) >> 8.
-inline float trit(uint8_t byte, int n, float d) noexcept {
+template <int N>
+inline void trits(const uint8_t* __restrict bytes, int n, float d, float* __restrict y) noexcept {
   static constexpr uint8_t pow3[5] = {1, 3, 9, 27, 81};
-  const uint8_t q = static_cast<uint8_t>(byte * pow3[n]);
-  const int xi = (static_cast<uint16_t>(q) * 3) >> 8;
-  return static_cast<float>(xi - 1) * d;
+  for (int m = 0; m < N; ++m) {
+    const uint8_t q = static_cast<uint8_t>(bytes[m] * pow3[n]);
+    const int16_t xi = static_cast<int16_t>((static_cast<uint16_t>(q) * 3) >> 8);
+    y[m] = static_cast<float>(xi - 1) * d;
+  }
 }
 }  // namespace
 
-// tq1_0: qs[48] with 5 trits per byte (first 32 bytes: 5 groups of 32; next 16 bytes:
-// 5 groups of 16), then qh[4] with 4 trits per byte.
-void dequant_tq1_0(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_tq1_0>(src);
+void dequant_tq1_0(const uint8_t* __restrict src, float* __restrict y, size_t nb) {
+  const auto* __restrict x = blocks_at<block_tq1_0>(src);
   for (size_t i = 0; i < nb; ++i) {
     const float d = x[i].d.value();
-    for (int n = 0; n < 5; ++n)
-      for (int m = 0; m < 32; ++m) *y++ = trit(x[i].qs[m], n, d);
-    for (int n = 0; n < 5; ++n)
-      for (int m = 0; m < 16; ++m) *y++ = trit(x[i].qs[32 + m], n, d);
-    for (int n = 0; n < 4; ++n)
-      for (int j = 0; j < 4; ++j) *y++ = trit(x[i].qh[j], n, d);
+    for (int n = 0; n < 5; ++n, y += 32) trits<32>(x[i].qs, n, d, y);
+    for (int n = 0; n < 5; ++n, y += 16) trits<16>(x[i].qs + 32, n, d, y);
+    for (int n = 0; n < 4; ++n, y += 4) trits<4>(x[i].qh, n, d, y);
   }
 }
 
