@@ -5,11 +5,12 @@
 // queues llm_bigram_spm / llm_bigram_bpe). A pair is only ever formed by adjacent
 // live symbols, so "best valid queue entry" equals "best current adjacent pair": short
 // words use a linear scan over the pairs, long ones a binary heap with lazy deletion.
+// The buffers live in a merge_scratch the caller reuses across words (no allocation
+// per word once they have grown).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <queue>
 #include <vector>
 
 namespace gguf::vocab_detail {
@@ -30,16 +31,28 @@ struct pair_candidate {
   int32_t merged;
 };
 
-template <class Key, class PairFn>
-void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn) {
-  const int n = int(syms.size());
-  if (n < 2) return;
+/// Reusable buffers of merge_symbols (one per tokenize call or thread).
+template <class Key>
+struct merge_scratch {
   struct cand {
     Key key;
     int32_t left, right;
     uint32_t size;
     int32_t merged;
   };
+  std::vector<cand> best;     // linear scan: best[i] = candidate (i, next(i))
+  std::vector<uint8_t> has;   // ... whether best[i] is set
+  std::vector<cand> heap;     // binary heap (worst-first comparator, as std::priority_queue)
+};
+
+/// Words of up to this many symbols use the linear scan.
+inline constexpr int merge_linear_max = 48;
+
+template <class Key, class PairFn>
+void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn, merge_scratch<Key>& scratch) {
+  using cand = typename merge_scratch<Key>::cand;
+  const int n = int(syms.size());
+  if (n < 2) return;
   const auto apply = [&](int32_t l, int32_t r, int32_t merged) {
     syms[l].len += syms[r].len;
     syms[l].piece = merged;
@@ -47,19 +60,20 @@ void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn) {
     syms[l].next = syms[r].next;
     if (syms[r].next >= 0) syms[syms[r].next].prev = l;
   };
-  if (n <= 48) {
-    // linear scan: best[i] holds the candidate (i, next(i))
-    std::vector<cand> best(n);
-    std::vector<bool> has(n, false);
+  if (n <= merge_linear_max) {
+    auto& best = scratch.best;
+    auto& has = scratch.has;
+    if (best.size() < size_t(n)) best.resize(n);
+    has.assign(n, 0);
     const auto eval = [&](int32_t l) {
       if (l < 0) return;
       const int32_t r = syms[l].next;
-      has[l] = false;
+      has[l] = 0;
       if (r < 0) return;
       pair_candidate<Key> pc;
       if (pair_fn(syms[l], syms[r], pc)) {
         best[l] = {pc.key, l, r, 0, pc.merged};
-        has[l] = true;
+        has[l] = 1;
       }
     };
     for (int i = 0; i < n - 1; ++i) eval(i);
@@ -75,16 +89,21 @@ void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn) {
     return;
   }
   const auto worse = [](const cand& a, const cand& b) { return b.key < a.key || (!(a.key < b.key) && a.left > b.left); };
-  std::priority_queue<cand, std::vector<cand>, decltype(worse)> q(worse);
+  auto& q = scratch.heap;
+  q.clear();
   const auto push = [&](int32_t l, int32_t r) {
     if (l < 0 || r < 0) return;
     pair_candidate<Key> pc;
-    if (pair_fn(syms[l], syms[r], pc)) q.push({pc.key, l, r, syms[l].len + syms[r].len, pc.merged});
+    if (pair_fn(syms[l], syms[r], pc)) {
+      q.push_back({pc.key, l, r, syms[l].len + syms[r].len, pc.merged});
+      std::push_heap(q.begin(), q.end(), worse);
+    }
   };
   for (int i = 0; i < n - 1; ++i) push(i, i + 1);
   while (!q.empty()) {
-    const cand c = q.top();
-    q.pop();
+    std::pop_heap(q.begin(), q.end(), worse);
+    const cand c = q.back();
+    q.pop_back();
     const symbol& l = syms[c.left];
     const symbol& r = syms[c.right];
     if (l.len == 0 || r.len == 0 || l.len + r.len != c.size) continue;
@@ -92,6 +111,12 @@ void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn) {
     push(syms[c.left].prev, c.left);
     push(c.left, syms[c.left].next);
   }
+}
+
+template <class Key, class PairFn>
+void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn) {
+  merge_scratch<Key> scratch;
+  merge_symbols<Key>(syms, pair_fn, scratch);
 }
 
 }  // namespace gguf::vocab_detail

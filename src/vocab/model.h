@@ -196,7 +196,9 @@ class tokenizer_model {
   virtual void tokenize(std::string_view text, std::vector<int32_t>& out) const = 0;
 };
 
-std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v);
+/// split_words = false runs each fragment through one merge queue, as llama.cpp does (the
+/// reference the word-splitting fast path is tested against; see spm.cpp).
+std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words = true);
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v);
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v);
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v);

@@ -1,0 +1,92 @@
+// SPM fast path (spm.cpp): cutting a fragment into words where no token holds the
+// character pair at the cut, and caching each word's ids, must give exactly the ids of
+// llama.cpp's single merge queue over the whole fragment (make_spm(v, false), the
+// reference that tokenizer-vectors checks against llama.cpp). Differential test on the
+// real SPM vocabularies: a long stretch of corpus/bench.txt, and random strings built
+// from token texts, separators and broken UTF-8 (so that merges cross every kind of
+// boundary).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "model_vectors.h"
+
+using namespace gguf::vocab_detail;
+namespace models = gguf::test::models;
+
+namespace {
+
+std::string escape_spaces(std::string_view s) {
+  std::string out = "\xE2\x96\x81";  // the session's add_space_prefix
+  for (char c : s) {
+    if (c == ' ') out += "\xE2\x96\x81";
+    else out += c;
+  }
+  return out;
+}
+
+std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
+  std::vector<int32_t> out;
+  m.tokenize(text, out);
+  return out;
+}
+
+class spm_split : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(spm_split, matches_the_single_queue_reference) {
+  GGUF_REQUIRE_DATA();
+  const auto lv = models::load(gguf::test::data_file(GetParam()));
+  ASSERT_TRUE(lv);
+  const vocab_data& v = lv->data;
+  ASSERT_GT(v.tokens.size(), 200u);
+  const auto fast = make_spm(v, true);
+  const auto ref = make_spm(v, false);
+
+  // 1. a long real fragment: the first 200 kB of bench.txt as one fragment
+  std::ifstream in(gguf::test::data_file("corpus/bench.txt"), std::ios::binary);
+  ASSERT_TRUE(in) << "corpus/bench.txt missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string corpus = escape_spaces(ss.str().substr(0, 200000));
+  const auto want = run(*ref, corpus);
+  const auto got = run(*fast, corpus);
+  ASSERT_GT(want.size(), 10000u);
+  EXPECT_EQ(got, want) << "bench.txt prefix";
+
+  // 2. random strings: token texts glued together, separators and stray bytes
+  const char* const extras[] = {"\xE2\x96\x81", "\xE2\x96\x81\xE2\x96\x81", "\n", " ", "e", "t", ".", "\xE4\xB8\xAD",
+                                "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\xE2\x96", "0", "'", "<s>", "\t"};
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<size_t> tok(0, v.tokens.size() - 1);
+  std::uniform_int_distribution<int> pick(0, 99);
+  size_t cases = 0, same = 0;
+  for (int c = 0; c < 3000; ++c) {
+    std::string s;
+    const int parts = 1 + pick(rng) % 40;
+    for (int p = 0; p < parts; ++p) {
+      if (pick(rng) < 70) s += v.tokens[tok(rng)].text;
+      else s += extras[pick(rng) % std::size(extras)];
+    }
+    ++cases;
+    const auto a = run(*ref, s), b = run(*fast, s);
+    same += a == b;
+    if (a != b) ADD_FAILURE() << "random case " << c << ": " << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (cases - same >= 5) break;
+  }
+  EXPECT_EQ(same, cases);
+}
+
+INSTANTIATE_TEST_SUITE_P(all, spm_split,
+                         ::testing::Values("vocab/ggml-vocab-llama-spm.gguf", "vocab/ggml-vocab-phi-3.gguf",
+                                           "vocab/ggml-vocab-baichuan.gguf", "models/llama-2-tiny-random.gguf",
+                                           "models/stories260K.gguf"),
+                         [](const auto& info) {
+                           std::string n = std::filesystem::path(info.param).stem().string();
+                           for (char& ch : n)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
