@@ -50,7 +50,7 @@ constexpr std::array<kernel_row, ggml_type_count> make_table() {
   t[id(T::q4_0)]    = {dequant_q4_0,    GGUF_AVX2(dequant_q4_0),      swap_u16_fields<18, 0>};
   t[id(T::q4_1)]    = {dequant_q4_1,    GGUF_AVX2(dequant_q4_1),      nullptr};
   t[id(T::q5_0)]    = {dequant_q5_0,    GGUF_AVX2(dequant_q5_0),      nullptr};
-  t[id(T::q5_1)]    = {dequant_q5_1,    nullptr,                      nullptr};
+  t[id(T::q5_1)]    = {dequant_q5_1,    GGUF_AVX2(dequant_q5_1),      nullptr};
   t[id(T::q8_0)]    = {dequant_q8_0,    GGUF_AVX2(dequant_q8_0),      swap_u16_fields<34, 0>};
   t[id(T::q1_0)]    = {dequant_q1_0,    nullptr,                      nullptr};
   t[id(T::q2_0)]    = {dequant_q2_0,    nullptr,                      nullptr};
@@ -65,13 +65,13 @@ constexpr std::array<kernel_row, ggml_type_count> make_table() {
   t[id(T::tq1_0)]   = {dequant_tq1_0,   nullptr,                      nullptr};
   t[id(T::tq2_0)]   = {dequant_tq2_0,   nullptr,                      nullptr};
   t[id(T::iq4_xs)]  = {dequant_iq4_xs,  nullptr,                      nullptr};
-  t[id(T::iq2_xxs)] = {dequant_iq2_xxs, nullptr,                      nullptr};
-  t[id(T::iq2_xs)]  = {dequant_iq2_xs,  nullptr,                      nullptr};
-  t[id(T::iq2_s)]   = {dequant_iq2_s,   nullptr,                      nullptr};
-  t[id(T::iq3_xxs)] = {dequant_iq3_xxs, nullptr,                      nullptr};
-  t[id(T::iq3_s)]   = {dequant_iq3_s,   nullptr,                      nullptr};
-  t[id(T::iq1_s)]   = {dequant_iq1_s,   nullptr,                      nullptr};
-  t[id(T::iq1_m)]   = {dequant_iq1_m,   nullptr,                      nullptr};
+  t[id(T::iq2_xxs)] = {dequant_iq2_xxs, GGUF_AVX2(dequant_iq2_xxs),   nullptr};
+  t[id(T::iq2_xs)]  = {dequant_iq2_xs,  GGUF_AVX2(dequant_iq2_xs),    nullptr};
+  t[id(T::iq2_s)]   = {dequant_iq2_s,   GGUF_AVX2(dequant_iq2_s),     nullptr};
+  t[id(T::iq3_xxs)] = {dequant_iq3_xxs, GGUF_AVX2(dequant_iq3_xxs),   nullptr};
+  t[id(T::iq3_s)]   = {dequant_iq3_s,   GGUF_AVX2(dequant_iq3_s),     nullptr};
+  t[id(T::iq1_s)]   = {dequant_iq1_s,   GGUF_AVX2(dequant_iq1_s),     nullptr};
+  t[id(T::iq1_m)]   = {dequant_iq1_m,   GGUF_AVX2(dequant_iq1_m),     nullptr};
   // q8_1 and q8_K: intermediate types of ggml's dot products; ggml has no to_float for them.
   return t;
 }

@@ -95,11 +95,19 @@ void dequant_bf16_avx2(const uint8_t*, float*, size_t);
 void dequant_q4_0_avx2(const uint8_t*, float*, size_t);
 void dequant_q4_1_avx2(const uint8_t*, float*, size_t);
 void dequant_q5_0_avx2(const uint8_t*, float*, size_t);
+void dequant_q5_1_avx2(const uint8_t*, float*, size_t);
 void dequant_q8_0_avx2(const uint8_t*, float*, size_t);
 void dequant_iq4_nl_avx2(const uint8_t*, float*, size_t);
 void dequant_q4_K_avx2(const uint8_t*, float*, size_t);
 void dequant_q5_K_avx2(const uint8_t*, float*, size_t);
 void dequant_q6_K_avx2(const uint8_t*, float*, size_t);
+void dequant_iq2_xxs_avx2(const uint8_t*, float*, size_t);
+void dequant_iq2_xs_avx2(const uint8_t*, float*, size_t);
+void dequant_iq2_s_avx2(const uint8_t*, float*, size_t);
+void dequant_iq3_xxs_avx2(const uint8_t*, float*, size_t);
+void dequant_iq3_s_avx2(const uint8_t*, float*, size_t);
+void dequant_iq1_s_avx2(const uint8_t*, float*, size_t);
+void dequant_iq1_m_avx2(const uint8_t*, float*, size_t);
 #endif
 
 }  // namespace gguf::detail

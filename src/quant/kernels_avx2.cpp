@@ -1,5 +1,5 @@
-// AVX2 + F16C variants of the hottest kernels: f16 bf16 q4_0 q4_1 q5_0 q8_0 iq4_nl q4_K
-// q5_K q6_K. Each is compiled for those ISAs through target attributes (the rest of the
+// AVX2 + F16C variants of the kernels: f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 iq4_nl q4_K q5_K
+// q6_K and the grid types iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m. Each is compiled for those ISAs through target attributes (the rest of the
 // library stays baseline x86-64) and only called when the CPU reports both
 // (dispatch.cpp). They perform exactly the float operations of the scalar kernels — an
 // int-to-float conversion, then the same multiplies and adds in the same order, each
@@ -62,6 +62,27 @@ GGUF_AVX2_TARGET inline void store_scaled_minus(float* y, __m256i q, float d, fl
   for (int k = 0; k < 4; ++k) {
     _mm256_storeu_ps(y + 8 * k, _mm256_sub_ps(_mm256_mul_ps(dv, i8x8_to_ps(parts[k])), mv));
   }
+}
+
+
+// Signs of 8 elements as floats: -1.f where bit j of `signs` is set, else +1.f.
+GGUF_AVX2_TARGET inline __m256 sign_ps(uint8_t signs) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(signs), bit), bit);
+  return _mm256_blendv_ps(_mm256_set1_ps(1.f), _mm256_set1_ps(-1.f), _mm256_castsi256_ps(set));
+}
+
+// 8 grid magnitudes (unsigned bytes of a packed entry, byte j = bits 8j) with a sign
+// byte: y[j] = (db * g[j]) * ±1, the scalar kernels' order.
+GGUF_AVX2_TARGET inline void put8_signed(float* y, __m256 db, __m128i g8, uint8_t signs) {
+  const __m256 g = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(g8));
+  _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_mul_ps(db, g), sign_ps(signs)));
+}
+
+// iq1 grids: 8 int8 values in {-1, 0, 1}; y[j] = dl * (g[j] + shift).
+GGUF_AVX2_TARGET inline void put8_shifted(float* y, __m256 dl, uint64_t entry, __m256 shift) {
+  const __m256 g = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(static_cast<long long>(entry))));
+  _mm256_storeu_ps(y, _mm256_mul_ps(dl, _mm256_add_ps(g, shift)));
 }
 
 }  // namespace
@@ -213,6 +234,156 @@ GGUF_AVX2_TARGET void dequant_q6_K_avx2(const uint8_t* src, float* y, size_t nb)
         _mm256_storeu_ps(yg + 16, _mm256_mul_ps(s1, i8x8_to_ps(qhi)));
         _mm256_storeu_ps(yg + 24, _mm256_mul_ps(s1, i8x8_to_ps(_mm_srli_si128(qhi, 8))));
       }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_q5_1_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q5_1>(src);
+  const __m256i sixteen = _mm256_set1_epi8(16);
+  for (size_t i = 0; i < nb; ++i, y += 32) {
+    const __m256i high = _mm256_and_si256(bits_to_bytes(le32(x[i].qh)), sixteen);
+    const __m256i q = _mm256_or_si256(unpack_nibbles(x[i].qs), high);
+    const __m256 d = _mm256_set1_ps(x[i].d.value());
+    const __m256 m = _mm256_set1_ps(x[i].m.value());
+    const __m128i lo = _mm256_castsi256_si128(q);
+    const __m128i hi = _mm256_extracti128_si256(q, 1);
+    const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+    for (int k = 0; k < 4; ++k) {
+      _mm256_storeu_ps(y + 8 * k, _mm256_add_ps(_mm256_mul_ps(i8x8_to_ps(parts[k]), d), m));
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq2_xxs_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq2_xxs>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32) {
+      const uint8_t* idx = x[i].qs + 8 * ib32;
+      const uint32_t aux = le32(idx + 4);
+      const __m256 db = _mm256_set1_ps(d * (0.5f + static_cast<float>(aux >> 28)) * 0.25f);
+      for (int l = 0; l < 4; ++l, y += 8) {
+        put8_signed(y, db, _mm_cvtsi64_si128(static_cast<long long>(iq2xxs_grid[idx[l]])),
+                    ksigns_iq2xs[(aux >> (7 * l)) & 127]);
+      }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq2_xs_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq2_xs>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32) {
+      const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] & 0xf)) * 0.25f),
+                            _mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] >> 4)) * 0.25f)};
+      for (int l = 0; l < 4; ++l, y += 8) {
+        const uint16_t q = le16(x[i].qs + 2 * (4 * ib32 + l));
+        put8_signed(y, db[l / 2], _mm_cvtsi64_si128(static_cast<long long>(iq2xs_grid[q & 511])),
+                    ksigns_iq2xs[q >> 9]);
+      }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq2_s_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq2_s>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint8_t* qs = x[i].qs;
+    const uint8_t* signs = qs + QK_K / 8;
+    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32, qs += 4, signs += 4) {
+      const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] & 0xf)) * 0.25f),
+                            _mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] >> 4)) * 0.25f)};
+      for (int l = 0; l < 4; ++l, y += 8) {
+        const int index = qs[l] | ((x[i].qh[ib32] << (8 - 2 * l)) & 0x300);
+        put8_signed(y, db[l / 2], _mm_cvtsi64_si128(static_cast<long long>(iq2s_grid[index])), signs[l]);
+      }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq3_xxs_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq3_xxs>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint8_t* qs = x[i].qs;
+    const uint8_t* scales_and_signs = qs + QK_K / 4;
+    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32, qs += 8) {
+      const uint32_t aux = le32(scales_and_signs + 4 * ib32);
+      const __m256 db = _mm256_set1_ps(d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f);
+      for (int l = 0; l < 4; ++l, y += 8) {
+        const __m128i g = _mm_setr_epi32(static_cast<int>(iq3xxs_grid[qs[2 * l]]),
+                                         static_cast<int>(iq3xxs_grid[qs[2 * l + 1]]), 0, 0);
+        put8_signed(y, db, g, ksigns_iq2xs[(aux >> (7 * l)) & 127]);
+      }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq3_s_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq3_s>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint8_t* qs = x[i].qs;
+    const uint8_t* qh = x[i].qh;
+    const uint8_t* signs = x[i].signs;
+    for (int ib32 = 0; ib32 < QK_K / 32; ib32 += 2, qh += 2) {
+      for (int part = 0; part < 2; ++part, qs += 8, signs += 4) {
+        const int sc = part == 0 ? x[i].scales[ib32 / 2] & 0xf : x[i].scales[ib32 / 2] >> 4;
+        const __m256 db = _mm256_set1_ps(d * static_cast<float>(1 + 2 * sc));
+        const int h = qh[part];
+        for (int l = 0; l < 4; ++l, y += 8) {
+          const int i1 = qs[2 * l] | ((h << (8 - 2 * l)) & 256);
+          const int i2 = qs[2 * l + 1] | ((h << (7 - 2 * l)) & 256);
+          const __m128i g = _mm_setr_epi32(static_cast<int>(iq3s_grid[i1]), static_cast<int>(iq3s_grid[i2]), 0, 0);
+          put8_signed(y, db, g, signs[l]);
+        }
+      }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq1_s_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq1_s>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint8_t* qs = x[i].qs;
+    for (int ib = 0; ib < QK_K / 32; ++ib, qs += 4) {
+      const uint16_t qh = le16(x[i].qh + 2 * ib);
+      const __m256 dl = _mm256_set1_ps(d * static_cast<float>(2 * ((qh >> 12) & 7) + 1));
+      const __m256 shift = _mm256_set1_ps(qh & 0x8000 ? -0.125f : 0.125f);
+      for (int l = 0; l < 4; ++l, y += 8) put8_shifted(y, dl, iq1s_grid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], shift);
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq1_m_avx2(const uint8_t* src, float* y, size_t nb) {
+  using namespace quant_tables;
+  const auto* x = blocks_at<block_iq1_m>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    uint16_t sc[4];
+    for (int k = 0; k < 4; ++k) sc[k] = le16(x[i].scales + 2 * k);
+    const float d = fp16_to_fp32(static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
+                                                       ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
+    const uint8_t* qs = x[i].qs;
+    const uint8_t* qh = x[i].qh;
+    for (int ib = 0; ib < QK_K / 32; ++ib, qs += 4, qh += 2) {
+      const __m256 dl1 = _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 0)) & 7) + 1));
+      const __m256 dl2 = _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1));
+      const __m256 pos = _mm256_set1_ps(0.125f), neg = _mm256_set1_ps(-0.125f);
+      put8_shifted(y, dl1, iq1s_grid[qs[0] | ((qh[0] << 8) & 0x700)], qh[0] & 0x08 ? neg : pos);
+      put8_shifted(y + 8, dl1, iq1s_grid[qs[1] | ((qh[0] << 4) & 0x700)], qh[0] & 0x80 ? neg : pos);
+      put8_shifted(y + 16, dl2, iq1s_grid[qs[2] | ((qh[1] << 8) & 0x700)], qh[1] & 0x08 ? neg : pos);
+      put8_shifted(y + 24, dl2, iq1s_grid[qs[3] | ((qh[1] << 4) & 0x700)], qh[1] & 0x80 ? neg : pos);
+      y += 32;
     }
   }
 }

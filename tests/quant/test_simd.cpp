@@ -80,15 +80,18 @@ TEST(Simd, Avx2EqualsScalarWithFiniteScales) {
     const size_t nblocks = 257;
     std::vector<std::byte> src(nblocks * tr->type_size);
     for (auto& b : src) b = static_cast<std::byte>(rng());
-    // The f16 fields: byte 0..3 for the _0/_1/K types with leading d (and dmin), the
-    // last 2 bytes for q6_K. Clamp their exponent by clearing the top bits of the high byte.
+    // The f16 fields: bytes 0..3 for the types with a leading d (and m or dmin), bytes
+    // 208..209 for q6_K; iq1_m spreads its d over the top nibbles of its last 8 bytes
+    // (sign and exponent in byte 55). Clamp the exponent by clearing the top bits.
     for (size_t b = 0; b < src.size(); b += tr->type_size) {
       auto tame = [&](size_t off) { src[b + off + 1] &= std::byte{0x3f}; };
       if (type == gguf::ggml_type::q6_K) {
         tame(208);
+      } else if (type == gguf::ggml_type::iq1_m) {
+        tame(54);
       } else {
         tame(0);
-        if (type == gguf::ggml_type::q4_1 || type == gguf::ggml_type::q4_K || type == gguf::ggml_type::q5_K) tame(2);
+        if (type == gguf::ggml_type::q4_1 || type == gguf::ggml_type::q5_1 || type == gguf::ggml_type::q4_K || type == gguf::ggml_type::q5_K) tame(2);
       }
     }
     std::vector<float> fast(nblocks * tr->blck_size), ref(fast.size());
