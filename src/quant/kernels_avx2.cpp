@@ -1,5 +1,5 @@
-// AVX2 + F16C variants of the kernels: f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 iq4_nl q4_K q5_K
-// q6_K and the grid types iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m. Each is compiled for those ISAs through target attributes (the rest of the
+// AVX2 + F16C variants of the kernels: f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 iq4_nl iq4_xs
+// mxfp4 nvfp4 q4_K q5_K q6_K and the grid types iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m. Each is compiled for those ISAs through target attributes (the rest of the
 // library stays baseline x86-64) and only called when the CPU reports both
 // (dispatch.cpp). They perform exactly the float operations of the scalar kernels — an
 // int-to-float conversion, then the same multiplies and adds in the same order, each
@@ -384,6 +384,52 @@ GGUF_AVX2_TARGET void dequant_iq1_m_avx2(const uint8_t* src, float* y, size_t nb
       put8_shifted(y + 16, dl2, iq1s_grid[qs[2] | ((qh[1] << 8) & 0x700)], qh[1] & 0x08 ? neg : pos);
       put8_shifted(y + 24, dl2, iq1s_grid[qs[3] | ((qh[1] << 4) & 0x700)], qh[1] & 0x80 ? neg : pos);
       y += 32;
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_iq4_xs_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_iq4_xs>(src);
+  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant_tables::kvalues_iq4nl));
+  const __m256i book2 = _mm256_set_m128i(book, book);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const uint16_t scales_h = le16(x[i].scales_h);
+    const uint8_t* qs = x[i].qs;
+    for (int ib = 0; ib < QK_K / 32; ++ib, y += 32, qs += 16) {
+      const int ls = ((x[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((scales_h >> (2 * ib)) & 3) << 4);
+      const __m256i q = _mm256_shuffle_epi8(book2, unpack_nibbles(qs));
+      store_i8x32_times(y, q, _mm256_set1_ps(d * static_cast<float>(ls - 32)));
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_mxfp4_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_mxfp4>(src);
+  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant_tables::kvalues_fp4));
+  const __m256i book2 = _mm256_set_m128i(book, book);
+  for (size_t i = 0; i < nb; ++i, y += 32) {
+    const __m256i q = _mm256_shuffle_epi8(book2, unpack_nibbles(x[i].qs));
+    store_i8x32_times(y, q, _mm256_set1_ps(e8m0_to_fp32_half(x[i].e)));
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_nvfp4_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_nvfp4>(src);
+  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant_tables::kvalues_fp4));
+  const __m128i m4 = _mm_set1_epi8(0x0f);
+  for (size_t i = 0; i < nb; ++i) {
+    for (int s = 0; s < 4; s += 2, y += 32) {  // two 16-element sub-blocks per 16 bytes
+      const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].qs + 8 * s));
+      const __m128i lo = _mm_shuffle_epi8(book, _mm_and_si128(q, m4));
+      const __m128i hi = _mm_shuffle_epi8(book, _mm_and_si128(_mm_srli_epi16(q, 4), m4));
+      // Sub-block s: low nibbles of bytes 0..7 then their high nibbles; s+1: bytes 8..15.
+      const __m256 d0 = _mm256_set1_ps(ue4m3_to_fp32_half(x[i].d[s]));
+      const __m256 d1 = _mm256_set1_ps(ue4m3_to_fp32_half(x[i].d[s + 1]));
+      _mm256_storeu_ps(y + 0, _mm256_mul_ps(i8x8_to_ps(lo), d0));
+      _mm256_storeu_ps(y + 8, _mm256_mul_ps(i8x8_to_ps(hi), d0));
+      _mm256_storeu_ps(y + 16, _mm256_mul_ps(i8x8_to_ps(_mm_srli_si128(lo, 8)), d1));
+      _mm256_storeu_ps(y + 24, _mm256_mul_ps(i8x8_to_ps(_mm_srli_si128(hi, 8)), d1));
     }
   }
 }
