@@ -10,6 +10,9 @@
 #include <span>
 
 #include "../../fuzz/fuzz_check.h"
+#include "gguf/quant.h"
+#include "gguf/schema.h"
+#include "gguf/vocab.h"
 #include "hostile.h"
 #include "test_support.h"
 
@@ -70,6 +73,60 @@ TEST_P(mutants, library_reads_or_rejects_every_mutant) {
     EXPECT_GT(rejected, list.size() / 4) << accepted << " accepted";
   }
   RecordProperty("mutants", static_cast<int>(list.size()));
+}
+
+// The layers above the reader on a deterministic sample of the mutants, in process:
+// validate, the vocabulary (load, tokenize, detokenize) and dequantization of every
+// tensor. Each either works or returns an error value.
+TEST_P(mutants, validate_vocab_and_dequantize_survive_sampled_mutants) {
+  auto all = mutants_of(bytes_);
+  // The mutants the reader accepts reach the upper layers: sample mostly those.
+  std::vector<const mutant*> accepted, list;
+  for (const auto& m : all) {
+    applied a(bytes_, m, big_endian_);
+    if (gguf::file::from_bytes(std::span<const std::byte>(bytes_.data(), a.size()))) accepted.push_back(&m);
+  }
+  mutant original{"unmodified file"};
+  list.push_back(&original);
+  size_t want = bytes_.size() > (4u << 20) ? 8 : 32;
+  for (size_t i = 0; i < want && !accepted.empty(); ++i) list.push_back(accepted[(i * accepted.size()) / want]);
+  for (size_t i = 0; i < want / 4 && !all.empty(); ++i) list.push_back(&all[(i * all.size()) / (want / 4)]);
+  size_t loaded = 0;
+  for (const mutant* mp : list) {
+    const mutant& m = *mp;
+    applied a(bytes_, m, big_endian_);
+    std::span<const std::byte> view(bytes_.data(), a.size());
+    auto rep = gguf::validate_bytes(view);
+    for (const auto& d : rep.diagnostics) EXPECT_FALSE(d.rule.empty() || d.message.empty()) << m.what;
+    auto f = gguf::file::from_bytes(view);
+    if (!f) {
+      EXPECT_TRUE(rep.has_errors()) << m.what;
+      continue;
+    }
+    if (f->find("tokenizer.ggml.model")) {
+      auto v = gguf::vocab::load(*f);
+      if (v) {
+        ++loaded;
+        auto ids = v->tokenize("Hello world! <s> \xe4\xbd\xa0\xe5\xa5\xbd 123\n", true, true);
+        if (ids) {
+          for (int32_t id : *ids) EXPECT_TRUE(id >= 0 && static_cast<uint32_t>(id) < v->n_tokens()) << m.what;
+          (void)v->detokenize(*ids, true, true);
+        }
+        int32_t odd[] = {-1, static_cast<int32_t>(v->n_tokens()), 0, 1, 2};
+        (void)v->detokenize(odd, false, true);
+      } else {
+        EXPECT_FALSE(v.error().message().empty()) << m.what;
+      }
+    }
+    for (const auto& t : f->tensors()) {
+      if (t.nelements() > (1u << 22)) continue;
+      auto d = gguf::dequantize_tensor(*f, t);
+      if (!d) {
+        EXPECT_FALSE(d.error().message().empty()) << m.what;
+      }
+    }
+  }
+  RecordProperty("vocabs_loaded", static_cast<int>(loaded));
 }
 
 // Every command of `gguf --help` on the file and on a deterministic sample of its mutants.
