@@ -4,6 +4,7 @@
 #include <map>
 
 #include "commands.h"
+#include "gguf/keys.h"
 #include "gguf/model.h"
 
 namespace gguf::cli {
@@ -64,6 +65,12 @@ nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
   return j;
 }
 
+// llama_ftype name of a general.file_type value, "unknown" for an id it does not know.
+std::string ftype_name(uint64_t id) {
+  auto name = id <= UINT32_MAX ? file_type_name(static_cast<uint32_t>(id)) : std::string_view{};
+  return name.empty() ? std::string("unknown") : std::string(name);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"Summarize a GGUF file: version, byte order, alignment, counts, architecture, name, "
                "file type, parameters and sizes.",
@@ -115,6 +122,9 @@ int run(int argc, char** argv) {
   j["architecture"] = str_or_null("general.architecture");
   j["name"] = str_or_null("general.name");
   j["file_type"] = uint_or_null("general.file_type");
+  j["file_type_name"] = j["file_type"].is_null()
+                            ? nlohmann::ordered_json(nullptr)
+                            : nlohmann::ordered_json(ftype_name(j["file_type"].get<uint64_t>()));
   j["quantization_version"] = uint_or_null("general.quantization_version");
   j["parameters"] = n_params;
   j["tokenizer_model"] = str_or_null("tokenizer.ggml.model");
@@ -142,7 +152,8 @@ int run(int argc, char** argv) {
               static_cast<unsigned long long>(f->data_offset()));
   std::printf("architecture:  %s\n", text(j["architecture"]).c_str());
   std::printf("name:          %s\n", text(j["name"]).c_str());
-  std::printf("file type:     %s\n", text(j["file_type"]).c_str());
+  std::printf("file type:     %s%s\n", text(j["file_type_name"]).c_str(),
+              j["file_type"].is_null() ? "" : (" (" + text(j["file_type"]) + ")").c_str());
   std::printf("parameters:    %s (%llu)\n", human_count(n_params).c_str(), static_cast<unsigned long long>(n_params));
   if (!j["hparams"].is_null()) {
     std::string line;
