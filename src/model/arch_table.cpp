@@ -120,8 +120,9 @@ void baichuan_defaults(H& hp) {
 constexpr tensor_list t_llama[] = {token_embd,   output_tied, rope_freqs_opt,     attn_norm,
                                    attn_q_k_v_o, attn_qkvo_bias_opt, ffn_norm, ffn_gated,
                                    ffn_gated_bias_opt};
-constexpr tensor_list t_qwen2[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qkv_bias_req,
-                                   ffn_norm,   ffn_gated};
+// Newer llama.cpp creates q/k/v through create_tensor_qkv, whose biases are optional.
+constexpr tensor_list t_qwen2[] = {token_embd, output_tied, output_bias_opt, attn_norm, attn_q_k_v_o,
+                                   attn_qkvo_bias_opt, ffn_norm, ffn_gated};
 constexpr tensor_list t_qwen3[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qk_norm,
                                    ffn_norm,   ffn_gated};
 constexpr tensor_list t_gemma[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o, ffn_norm, ffn_gated};
@@ -132,7 +133,7 @@ constexpr tensor_list t_gemma3[] = {token_embd, output_tied, attn_norm, attn_q_k
 constexpr tensor_list t_command_r[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o,
                                        attn_qk_norm_heads_opt, ffn_gated};
 constexpr tensor_list t_starcoder2[] = {token_embd,   output_tied,        output_norm_bias, attn_norm,
-                                        attn_norm_bias, attn_q_k_v_o, attn_qkvo_bias_req, ffn_norm,
+                                        attn_norm_bias, attn_q_k_v_o, attn_qkvo_bias_opt, ffn_norm,
                                         ffn_norm_bias, ffn_plain,     ffn_plain_bias};
 constexpr tensor_list t_gpt2[] = {token_embd, pos_embd,   output_tied,    output_norm_bias,
                                   attn_norm,  attn_norm_bias, attn_fused, attn_fused_bias,

@@ -30,6 +30,7 @@ inline constexpr tensor_spec output_tied[] = {g("output_norm.weight", req, n_emb
                                               g("output.weight", opt, n_embd, n_vocab)};
 inline constexpr tensor_spec output_untied[] = {g("output_norm.weight", req, n_embd),
                                                 g("output.weight", req, n_embd, n_vocab)};
+inline constexpr tensor_spec output_bias_opt[] = {g("output.bias", opt, n_vocab)};
 inline constexpr tensor_spec output_norm_only[] = {g("output_norm.weight", req, n_embd)};
 inline constexpr tensor_spec output_norm_bias[] = {g("output_norm.bias", req, n_embd)};
 inline constexpr tensor_spec output_norm_bias_opt[] = {g("output_norm.bias", opt, n_embd)};
@@ -59,12 +60,6 @@ inline constexpr tensor_spec attn_q_k_v_o[] = {
 inline constexpr tensor_spec attn_qkvo_bias_opt[] = {
     l("attn_q.bias", opt, q_dim, one, one, when::qkv_split), l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
     l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split), l("attn_output.bias", opt, n_embd)};
-inline constexpr tensor_spec attn_qkv_bias_req[] = {l("attn_q.bias", req, q_dim, one, one, when::qkv_split),
-                                                    l("attn_k.bias", req, k_gqa, one, one, when::qkv_split),
-                                                    l("attn_v.bias", req, v_gqa, one, one, when::qkv_split)};
-inline constexpr tensor_spec attn_qkvo_bias_req[] = {
-    l("attn_q.bias", req, q_dim, one, one, when::qkv_split), l("attn_k.bias", req, k_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", req, v_gqa, one, one, when::qkv_split), l("attn_output.bias", req, n_embd)};
 /// bert.cpp: create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa), output separate.
 inline constexpr tensor_spec attn_q_k_v_o_bert[] = {
     l("attn_qkv.weight", req, n_embd, qkv_dim, one, when::qkv_fused),
