@@ -10,6 +10,10 @@
 
 #include "quant/kernels.h"
 
+#if GGUF_QUANT_X86
+#include <cpuid.h>
+#endif
+
 namespace gguf::detail {
 namespace {
 
@@ -87,7 +91,12 @@ const kernel_row* kernels_for(ggml_type type) noexcept {
 
 bool cpu_has_avx2() noexcept {
 #if GGUF_QUANT_X86
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  // F16C through cpuid leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports has no "f16c".
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+    return __builtin_cpu_supports("avx2") && f16c;
+  }();
   return has;
 #else
   return false;
