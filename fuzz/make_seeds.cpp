@@ -6,6 +6,9 @@
 // their real type and n_dims but one block of data each, and is written as v3
 // little-endian, v3 big-endian and v2, so the seeds cover every structure the reader
 // parses at small size. Not part of the library; built with the fuzz targets.
+//
+// gguf_fuzz_seeds --blocks IN.gguf... OUTDIR — for fuzz_dequant: for each tensor, its
+// type id, a byte-order byte and its first 4 blocks (input layout of fuzz_dequant.cpp).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -63,7 +66,21 @@ int main(int argc, char** argv) {
   }
   std::filesystem::path out_dir = argv[argc - 1];
   int made = 0;
-  for (int i = 1; i < argc - 1; ++i) {
+  bool blocks = std::string_view(argv[1]) == "--blocks";
+  for (int i = blocks ? 2 : 1; blocks && i < argc - 1; ++i) {
+    auto f = gguf::file::open(argv[i]);
+    if (!f) continue;
+    std::string stem = std::filesystem::path(argv[i]).stem().string();
+    for (const auto& t : f->tensors()) {
+      const auto* tr = gguf::ggml_type_traits(t.type);
+      size_t n = std::min<size_t>(t.data.size(), 4 * size_t{tr->type_size});
+      std::vector<std::byte> seed{static_cast<std::byte>(t.type),
+                                  std::byte{f->byte_order() == gguf::byte_order::big ? uint8_t{1} : uint8_t{0}}};
+      seed.insert(seed.end(), t.data.begin(), t.data.begin() + n);
+      made += write(seed, out_dir / (stem + "." + std::string(t.name) + ".blocks"));
+    }
+  }
+  for (int i = 1; !blocks && i < argc - 1; ++i) {
     auto f = gguf::file::open(argv[i]);
     if (!f) continue;  // invalid files are seeded whole by the caller
     std::string stem = std::filesystem::path(argv[i]).stem().string();

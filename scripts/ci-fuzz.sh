@@ -127,6 +127,10 @@ for t in $targets; do
   case "$t" in
     fuzz_name) seed_names "$seeds" ;;
     fuzz_vocab) seed_vocab "$seeds" ;;
+    fuzz_dequant)
+      seed_gguf "$seeds"
+      [ -d "$data" ] && "$build/fuzz/gguf_fuzz_seeds" --blocks "$data"/quant/*.gguf "$data"/models/*.gguf \
+        "$data"/compat/*-be.gguf "$seeds" >/dev/null 2>&1 ;;
     *) seed_gguf "$seeds" ;;
   esac
   seed_regressions "$seeds" "$t"
