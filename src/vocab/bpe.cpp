@@ -4,79 +4,86 @@
 // adjacent symbols merge by lowest merge rank. A symbol that is not a token is emitted
 // byte by byte (tokens of single bytes, or <0xXX> without the byte alphabet).
 //
-// Merges are looked up by piece ids instead of strings: every token text, and every
-// other string a merge rule mentions, gets an id, and (left, right) id pairs map to
-// (rank, merged id) in an open-addressing table. Equal strings have equal ids, so this
-// decides exactly as llama.cpp's string-keyed bpe_ranks.
+// Merge ranks are keyed by the texts of the two sides, as llama.cpp's bpe_ranks: a table
+// from a 64-bit key (mixed from text_hash of each side) to the rank, built at load
+// straight from the "left right" strings of the mapped file with no token lookups. A
+// hit is confirmed by comparing both texts with the merge rule, so a key collision can
+// never change a decision; the first rule of a duplicated pair keeps its rank, as
+// std::unordered_map::emplace does. The merged symbol's token is looked up by text when
+// the word is emitted (llama.cpp's text_to_token), and each distinct word of a call is
+// merged once (word_cache.h).
 #include <array>
-#include <limits>
+#include <span>
 #include <string>
-#include <deque>
 
 #include "vocab/merge_queue.h"
 #include "vocab/model.h"
 #include "vocab/pre_tokenizer.h"
 #include "vocab/unicode.h"
+#include "vocab/word_cache.h"
+#include "vocab/word_split.h"
 
 namespace gguf::vocab_detail {
 namespace {
 
-class pair_table {
+class merge_table {
  public:
-  void reserve(size_t n) {
+  using rule = std::pair<std::string_view, std::string_view>;
+  explicit merge_table(std::span<const rule> rules) : rules_(rules) {
     size_t cap = 16;
-    while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
+    while (cap * 2 < rules.size() * 3) cap <<= 1;  // load factor <= 2/3
     slots_.assign(cap, entry{});
     mask_ = cap - 1;
-  }
-  /// Inserts unless present (the first, lowest rank wins, as std::unordered_map::emplace).
-  void insert(int32_t l, int32_t r, int32_t rank, int32_t merged) {
-    const uint64_t k = key(l, r);
-    for (size_t i = hash(k);; i = (i + 1) & mask_) {
-      if (slots_[i].k == empty) {
-        slots_[i] = {k, rank, merged};
-        return;
-      }
-      if (slots_[i].k == k) return;
+    shift_ = 64 - unsigned(__builtin_ctzll(cap));
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const auto& [a, b] = rules[i];
+      if (a.empty() || b.empty()) continue;  // a rule without a space ("", "") never matches two symbols
+      insert(key(text_hash(a), text_hash(b)), a, b, int32_t(i));
     }
   }
-  const auto* find(int32_t l, int32_t r) const {
-    const uint64_t k = key(l, r);
-    for (size_t i = hash(k);; i = (i + 1) & mask_) {
-      if (slots_[i].k == k) return &slots_[i];
-      if (slots_[i].k == empty) return static_cast<const entry*>(nullptr);
+  /// The rank of the rule "a b", or -1. `ha`, `hb` = text_hash(a), text_hash(b).
+  int32_t find(std::string_view a, std::string_view b, uint64_t ha, uint64_t hb) const {
+    const uint64_t k = key(ha, hb);
+    for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
+      const entry& e = slots_[i];
+      if (e.rank < 0) return -1;
+      if (e.k == k && rules_[e.rank].first == a && rules_[e.rank].second == b) return e.rank;
     }
   }
 
  private:
-  static constexpr uint64_t empty = ~uint64_t{0};
   struct entry {
-    uint64_t k = empty;
-    int32_t rank = 0, merged = 0;
+    uint64_t k = 0;
+    int32_t rank = -1;  // -1 = empty slot
   };
-  static uint64_t key(int32_t l, int32_t r) { return (uint64_t(uint32_t(l)) << 32) | uint32_t(r); }
-  size_t hash(uint64_t k) const { return size_t((k * 0x9E3779B97F4A7C15ull) >> 29) & mask_; }
+  static uint64_t key(uint64_t ha, uint64_t hb) {
+    const uint64_t r = (hb << 27) | (hb >> 37);
+    return ha ^ (r * 0x9E3779B97F4A7C15ull);
+  }
+  void insert(uint64_t k, std::string_view a, std::string_view b, int32_t rank) {
+    for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
+      entry& e = slots_[i];
+      if (e.rank < 0) {
+        e = {k, rank};
+        return;
+      }
+      if (e.k == k && rules_[e.rank].first == a && rules_[e.rank].second == b) return;
+    }
+  }
+  std::span<const rule> rules_;
   std::vector<entry> slots_;
   size_t mask_ = 0;
+  unsigned shift_ = 0;
 };
 
 class bpe_model final : public tokenizer_model {
  public:
-  explicit bpe_model(const vocab_data& v)
-      : v_(v), pre_(v.preset ? *v.preset : default_preset()), n_tokens_(int32_t(v.tokens.size())) {
+  bpe_model(const vocab_data& v, bool split_words)
+      : v_(v), pre_(v.preset ? *v.preset : default_preset()), merges_(v.merges), split_words_(split_words) {
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().id == "gemma4";
-    pairs_.reserve(v.merges.size());
-    std::string buf;
-    for (size_t i = 0; i < v.merges.size(); ++i) {
-      const auto& [a, b] = v.merges[i];
-      buf.assign(a);
-      buf.append(b);
-      pairs_.insert(piece_id(a), piece_id(b), int32_t(i), piece_id(buf));
-    }
     static constexpr char hex[] = "0123456789ABCDEF";
     for (int c = 0; c < 256; ++c) {
-      byte_piece_[c] = lookup(byte_to_utf8(uint8_t(c)));
       if (byte_encode_) {
         const char ch = char(c);
         byte_fallback_[c] = v.find(std::string_view(&ch, 1));
@@ -85,19 +92,22 @@ class bpe_model final : public tokenizer_model {
         byte_fallback_[c] = v.find(std::string_view(h, 6));
       }
     }
+    if (split_words_) {
+      // (last chunk of the left side, first chunk of the right side) of every rule (word_split.h)
+      for (const auto& [a, b] : v.merges)
+        if (!a.empty() && !b.empty()) filter_.add(last_chunk(a), first_chunk(b));
+    }
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    std::vector<uint32_t> cpts;
-    utf8_to_cpts(text, cpts);
-    std::vector<size_t> lengths;
-    pre_.split(cpts, lengths);
-    std::string word;
-    std::vector<symbol> syms;
+    scratch sc;
+    utf8_to_cpts(text, sc.cpts);
+    pre_.split(sc.cpts, sc.lengths);
     size_t start = 0;
-    for (size_t len : lengths) {
-      encode_word(std::span(cpts).subspan(start, len), word, syms);
+    for (size_t len : sc.lengths) {
+      encode_word(std::span(sc.cpts).subspan(start, len), sc.word);
       start += len;
+      const std::string_view word = sc.word;
       if (word.empty()) continue;
       if (v_.ignore_merges || (gemma4_newlines_ && word.find_first_not_of('\n') == std::string::npos)) {
         const int32_t id = v_.find(word);
@@ -106,98 +116,119 @@ class bpe_model final : public tokenizer_model {
           continue;
         }
       }
-      merge_symbols<int32_t>(syms, [&](const symbol& l, const symbol& r, pair_candidate<int32_t>& pc) {
-        if (l.piece < 0 || r.piece < 0) return false;
-        const auto* e = pairs_.find(l.piece, r.piece);
-        if (!e) return false;
-        pc.key = e->rank;
-        pc.merged = e->merged;
-        return true;
-      });
-      for (int32_t i = 0; i >= 0; i = syms[i].next) {
-        const symbol& s = syms[i];
-        if (s.piece >= 0 && s.piece < n_tokens_) {
-          out.push_back(s.piece);
-          continue;
-        }
-        for (uint32_t j = 0; j < s.len; ++j) {
-          const int32_t id = byte_fallback_[uint8_t(word[s.start + j])];
-          if (id >= 0) out.push_back(id);
-        }
+      if (!split_words_) {
+        merge_word(word, sc, out);
+        continue;
       }
+      filter_.split(word, [&](size_t begin, size_t end) {
+        const std::string_view part = word.substr(begin, end - begin);
+        const uint64_t h = text_hash(part);
+        if (sc.cache.find(part, h, out)) return;
+        const size_t first = out.size();
+        merge_word(part, sc, out);
+        sc.cache.insert(part, h, out.data() + first, out.size() - first);
+      });
     }
   }
 
  private:
-  // The piece's text (UTF-8 re-encoded, byte-alphabet mapped if the preset says so) and
-  // its initial symbols.
-  void encode_word(std::span<const uint32_t> cpts, std::string& word, std::vector<symbol>& syms) const {
-    word.clear();
+  struct scratch {
+    std::vector<uint32_t> cpts;
+    std::vector<size_t> lengths;
+    std::string word;
+    std::vector<symbol> syms;
+    std::vector<uint64_t> hashes;  // text_hash of each live symbol's text
+    merge_scratch<int32_t> merge;
+    word_cache cache;
+  };
+
+  // llama.cpp's llm_tokenizer_bpe_session::tokenize for one word: one symbol per chunk
+  // (a byte-alphabet character, or a code point), merged by lowest rank; each final
+  // symbol is its token, or its bytes' tokens.
+  void merge_word(std::string_view word, scratch& sc, std::vector<int32_t>& out) const {
+    auto& syms = sc.syms;
+    auto& hashes = sc.hashes;
     syms.clear();
-    char u[8];
-    for (uint32_t c : cpts) {
-      std::string tmp;
-      size_t n;
-      if (c < 0x80) {
-        u[0] = char(c);
-        n = 1;
-      } else {
-        append_utf8(tmp, c);
-        n = tmp.size();
-        std::copy(tmp.begin(), tmp.end(), u);
+    hashes.clear();
+    for (size_t off = 0; off < word.size();) {
+      const size_t len = chunk_len(word, off);
+      symbol s;
+      s.start = uint32_t(off);
+      s.len = uint32_t(len);
+      s.prev = int32_t(syms.size()) - 1;
+      s.next = off + len == word.size() ? -1 : int32_t(syms.size()) + 1;
+      syms.push_back(s);
+      hashes.push_back(text_hash(word.substr(off, len)));
+      off += len;
+    }
+    // a merged symbol gets piece = stale; its hash is recomputed when next needed
+    constexpr int32_t stale = -2;
+    const auto hash_of = [&](size_t i) {
+      if (syms[i].piece == stale) {
+        hashes[i] = text_hash(word.substr(syms[i].start, syms[i].len));
+        syms[i].piece = -1;
       }
-      if (byte_encode_) {
-        for (size_t k = 0; k < n; ++k) {
-          const uint8_t b = uint8_t(u[k]);
-          const std::string_view e = byte_to_utf8(b);
-          add_symbol(syms, word.size(), e.size(), byte_piece_[b]);
-          word.append(e);
-        }
-      } else {
-        const std::string_view ch(u, n);
-        add_symbol(syms, word.size(), n, lookup(ch));
-        word.append(ch);
+      return hashes[i];
+    };
+    merge_symbols<int32_t>(
+        syms,
+        [&](const symbol& l, const symbol& r, pair_candidate<int32_t>& pc) {
+          const size_t li = size_t(&l - syms.data()), ri = size_t(&r - syms.data());
+          const int32_t rank = merges_.find(word.substr(l.start, l.len), word.substr(r.start, r.len), hash_of(li), hash_of(ri));
+          if (rank < 0) return false;
+          pc.key = rank;
+          pc.merged = stale;
+          return true;
+        },
+        sc.merge);
+    for (int32_t i = 0; i >= 0; i = syms[i].next) {
+      const symbol& s = syms[i];
+      const int32_t id = v_.find(word.substr(s.start, s.len));
+      if (id >= 0) {
+        out.push_back(id);
+        continue;
+      }
+      for (uint32_t j = 0; j < s.len; ++j) {
+        const int32_t b = byte_fallback_[uint8_t(word[s.start + j])];
+        if (b >= 0) out.push_back(b);
       }
     }
-    if (!syms.empty()) syms.back().next = -1;
   }
 
-  static void add_symbol(std::vector<symbol>& syms, size_t start, size_t len, int32_t piece) {
-    symbol s;
-    s.start = uint32_t(start);
-    s.len = uint32_t(len);
-    s.piece = piece;
-    s.prev = int32_t(syms.size()) - 1;
-    s.next = int32_t(syms.size()) + 1;
-    syms.push_back(s);
-  }
-
-  int32_t lookup(std::string_view s) const {
-    const int32_t id = v_.find(s);
-    return id >= 0 ? id : extra_.find_id(s);
-  }
-  int32_t piece_id(std::string_view s) {
-    const int32_t id = lookup(s);
-    if (id >= 0) return id;
-    const int32_t nid = n_tokens_ + int32_t(extra_.size());
-    extra_text_.emplace_back(s);
-    extra_.emplace(extra_text_.back(), nid);
-    return nid;
+  // The piece's text: UTF-8 re-encoded, byte-alphabet mapped if the preset says so.
+  void encode_word(std::span<const uint32_t> cpts, std::string& word) const {
+    word.clear();
+    for (uint32_t c : cpts) {
+      if (!byte_encode_) {
+        append_utf8(word, c);
+        continue;
+      }
+      char u[4];
+      size_t n = 0;
+      if (c < 0x80) {
+        u[n++] = char(c);
+      } else {
+        std::string tmp;
+        append_utf8(tmp, c);
+        for (char ch : tmp) u[n++] = ch;
+      }
+      for (size_t k = 0; k < n; ++k) word.append(byte_to_utf8(uint8_t(u[k])));
+    }
   }
 
   const vocab_data& v_;
   pre_tokenizer pre_;
-  int32_t n_tokens_;
+  merge_table merges_;
+  bool split_words_;
+  pair_filter filter_;
   bool byte_encode_ = true, gemma4_newlines_ = false;
-  pair_table pairs_;
-  std::deque<std::string> extra_text_;  // strings of merge rules that are not tokens (stable storage)
-  token_map extra_;                      // ... and their piece ids
-  std::array<int32_t, 256> byte_piece_{};
   std::array<int32_t, 256> byte_fallback_{};
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v) { return std::make_unique<bpe_model>(v); }
+std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words) {
+  return std::make_unique<bpe_model>(v, split_words);
+}
 
 }  // namespace gguf::vocab_detail

@@ -199,7 +199,9 @@ class tokenizer_model {
 /// split_words = false runs each fragment through one merge queue, as llama.cpp does (the
 /// reference the word-splitting fast path is tested against; see spm.cpp).
 std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words = true);
-std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v);
+/// split_words = false merges each pre-tokenized word whole, as llama.cpp does (the
+/// reference the fast path of bpe.cpp is tested against).
+std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v);
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v);
 std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v);

@@ -1,0 +1,71 @@
+// Per-call cache of the ids of a word (internal), for the SPM and BPE models: a word's ids
+// depend only on its bytes, so within one tokenize call each distinct word is merged
+// once and later copies reuse its ids. Owns copies of the words; bounded in size.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vocab/model.h"
+
+namespace gguf::vocab_detail {
+
+class word_cache {
+ public:
+  static constexpr size_t max_slots = size_t(1) << 18;  ///< at most half of them used (6 MiB)
+  static constexpr size_t max_word = 64;                ///< longer words are not cached
+
+  /// Appends the cached ids of `w` (hash `h` = text_hash(w)) and returns true, or false.
+  bool find(std::string_view w, uint64_t h, std::vector<int32_t>& out) const {
+    if (slots_.empty()) return false;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const slot& s = slots_[i];
+      if (s.len == 0) return false;
+      if (s.hash == h && s.len == w.size() && std::memcmp(keys_.data() + s.off, w.data(), w.size()) == 0) {
+        out.insert(out.end(), ids_.begin() + s.ids_off, ids_.begin() + s.ids_off + s.ids_n);
+        return true;
+      }
+    }
+  }
+  /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
+  void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n) {
+    if (w.empty() || w.size() > max_word) return;
+    if ((used_ + 1) * 2 > slots_.size()) {
+      if (slots_.size() >= max_slots) return;
+      grow();
+    }
+    size_t i = h & mask_;
+    while (slots_[i].len) i = (i + 1) & mask_;
+    slots_[i] = {h, uint32_t(keys_.size()), uint32_t(w.size()), uint32_t(ids_.size()), uint32_t(n)};
+    keys_.append(w);
+    ids_.insert(ids_.end(), ids, ids + n);
+    ++used_;
+  }
+
+ private:
+  struct slot {
+    uint64_t hash = 0;
+    uint32_t off = 0, len = 0;  // len 0 = empty slot (cached words are never empty)
+    uint32_t ids_off = 0, ids_n = 0;
+  };
+  void grow() {
+    std::vector<slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 256 : old.size() * 2, slot{});
+    mask_ = slots_.size() - 1;
+    for (const slot& s : old) {
+      if (!s.len) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].len) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<slot> slots_;
+  std::string keys_;
+  std::vector<int32_t> ids_;
+  size_t mask_ = 0, used_ = 0;
+};
+
+}  // namespace gguf::vocab_detail

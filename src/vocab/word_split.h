@@ -1,0 +1,82 @@
+// Where a merge can never cross (internal), for the SPM and BPE models.
+//
+// Both models start from one symbol per UTF-8 chunk (utf8_len of the first byte) and only
+// ever merge two adjacent symbols into one. The first merge that joins the chunks A and B
+// on either side of a boundary merges a symbol ending in A with one starting in B. If
+// the model says no such merge exists (SPM: no token text holds the chunk pair AB; BPE:
+// no rule "a b" has a ending in A and b starting with B), nothing ever crosses the
+// boundary: the symbols on each side evolve as if the other side were absent, and a
+// merge queue over the whole text pops the same merges, interleaved. So the text can be
+// cut there and each part merged on its own, with identical results.
+//
+// pair_filter holds the pairs that may join as bits of a hashed bitmap: a collision only
+// keeps two parts together, which is always correct.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "vocab/unicode.h"
+
+namespace gguf::vocab_detail {
+
+/// The bytes of one UTF-8 chunk (at most 4), zero padded.
+inline uint32_t chunk_bits(const char* p, size_t n) noexcept {
+  uint32_t w = 0;
+  std::memcpy(&w, p, n);
+  return w;
+}
+
+/// Length of the chunk at s[off] (utf8_len, cut at the end of s).
+inline size_t chunk_len(std::string_view s, size_t off) noexcept { return std::min(utf8_len(s[off]), s.size() - off); }
+
+/// First and last chunk of a non-empty string.
+inline uint32_t first_chunk(std::string_view s) noexcept { return chunk_bits(s.data(), chunk_len(s, 0)); }
+inline uint32_t last_chunk(std::string_view s) noexcept {
+  size_t off = 0, len = 0;
+  for (size_t i = 0; i < s.size(); i += len) off = i, len = chunk_len(s, i);
+  return chunk_bits(s.data() + off, len);
+}
+
+class pair_filter {
+ public:
+  static constexpr unsigned bits = 21;  // 256 KiB
+  void add(uint32_t a, uint32_t b) {
+    if (words_.empty()) words_.assign(size_t(1) << (bits - 6), 0);
+    const uint64_t h = index(a, b);
+    words_[h >> 6] |= uint64_t(1) << (h & 63);
+  }
+  /// False only if the pair (a, b) was never added.
+  bool may_join(uint32_t a, uint32_t b) const noexcept {
+    if (words_.empty()) return false;
+    const uint64_t h = index(a, b);
+    return (words_[h >> 6] >> (h & 63)) & 1;
+  }
+  /// Calls part(begin, end) for each part of `text` between cuts (none for empty text).
+  template <class Fn>
+  void split(std::string_view text, Fn part) const {
+    size_t begin = 0, prev = 0, prev_len = 0;
+    for (size_t off = 0; off < text.size();) {
+      const size_t len = chunk_len(text, off);
+      if (off > 0 && !may_join(chunk_bits(text.data() + prev, prev_len), chunk_bits(text.data() + off, len))) {
+        part(begin, off);
+        begin = off;
+      }
+      prev = off, prev_len = len;
+      off += len;
+    }
+    if (begin < text.size()) part(begin, text.size());
+  }
+
+ private:
+  static uint64_t index(uint32_t a, uint32_t b) noexcept {
+    const uint64_t k = (uint64_t(a) << 32) | b;
+    return (k * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+  }
+  std::vector<uint64_t> words_;
+};
+
+}  // namespace gguf::vocab_detail

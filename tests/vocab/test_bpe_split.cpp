@@ -1,0 +1,99 @@
+// BPE fast path (bpe.cpp): the text-keyed merge table, the cut of each pre-tokenized word
+// where no merge rule can join the characters on either side, and the per-call word cache
+// must give exactly the ids of llama.cpp's one merge queue per word (make_bpe(v, false)).
+// Differential test on real BPE vocabularies of different presets (byte alphabet or
+// not): 300 kB of corpus/bench.txt and random strings glued from token texts, rule
+// halves, separators and broken UTF-8.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "model_vectors.h"
+#include "vocab/pre_tokenizer.h"
+
+using namespace gguf::vocab_detail;
+namespace models = gguf::test::models;
+
+namespace {
+
+std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
+  std::vector<int32_t> out;
+  m.tokenize(text, out);
+  return out;
+}
+
+class bpe_split : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(bpe_split, matches_the_per_word_queue_reference) {
+  GGUF_REQUIRE_DATA();
+  const auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-" + GetParam() + ".gguf"));
+  ASSERT_TRUE(lv);
+  vocab_data& v = lv->data;
+  auto merges = lv->file.get_array("tokenizer.ggml.merges");
+  ASSERT_TRUE(merges);
+  v.merges.resize(merges->size());
+  ASSERT_TRUE(merges->for_each_string([&](uint64_t i, std::string_view w) {
+    const size_t pos = w.find(' ', 1);
+    if (pos != std::string_view::npos) v.merges[i] = {w.substr(0, pos), w.substr(pos + 1)};
+  }));
+  ASSERT_GT(v.merges.size(), 1000u);
+  const std::string pre = std::string(lv->file.get_string("tokenizer.ggml.pre").value_or("default"));
+  const pre_name* row = find_pre_name(GetParam() == "gemma-4" ? "gemma4" : pre);
+  ASSERT_NE(row, nullptr) << pre;
+  v.preset = row->preset;
+  v.ignore_merges = row->flags & pre_ignore_merges;
+  const auto fast = make_bpe(v, true);
+  const auto ref = make_bpe(v, false);
+
+  std::ifstream in(gguf::test::data_file("corpus/bench.txt"), std::ios::binary);
+  ASSERT_TRUE(in) << "corpus/bench.txt missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string corpus = ss.str().substr(0, 300000);
+  if (row->flags & pre_escape_ws) {
+    std::string e;
+    for (char c : corpus) e += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
+    corpus = e;
+  }
+  const auto want = run(*ref, corpus);
+  ASSERT_GT(want.size(), 10000u);
+  EXPECT_EQ(run(*fast, corpus), want) << "bench.txt prefix";
+
+  const char* const extras[] = {" ", "  ", "\n", "\n\n", "\xE2\x96\x81", "e", "'s", ".", "\xE4\xB8\xAD",
+                                "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\xE2\x96", "0", "123", "\t", "\xC4\xA0"};
+  std::mt19937 rng(4321);
+  std::uniform_int_distribution<size_t> tok(0, v.tokens.size() - 1), rule(0, v.merges.size() - 1);
+  std::uniform_int_distribution<int> pick(0, 99);
+  size_t cases = 0, same = 0;
+  for (int c = 0; c < 3000 && cases - same < 5; ++c) {
+    std::string s;
+    const int parts = 1 + pick(rng) % 30;
+    for (int p = 0; p < parts; ++p) {
+      const int k = pick(rng);
+      if (k < 40) s += v.tokens[tok(rng)].text;
+      else if (k < 70) s += pick(rng) < 50 ? v.merges[rule(rng)].first : v.merges[rule(rng)].second;
+      else s += extras[pick(rng) % std::size(extras)];
+    }
+    ++cases;
+    const auto a = run(*ref, s), b = run(*fast, s);
+    same += a == b;
+    if (a != b)
+      ADD_FAILURE() << "random case " << c << ": "
+                    << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  EXPECT_EQ(same, cases);
+}
+
+INSTANTIATE_TEST_SUITE_P(all, bpe_split,
+                         ::testing::Values("llama-bpe", "gpt-2", "qwen2", "gemma-4", "command-r", "falcon",
+                                           "deepseek-coder"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
