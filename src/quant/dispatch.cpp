@@ -56,8 +56,8 @@ constexpr std::array<kernel_row, ggml_type_count> make_table() {
   t[id(T::q5_0)]    = {dequant_q5_0,    GGUF_AVX2(dequant_q5_0),      nullptr};
   t[id(T::q5_1)]    = {dequant_q5_1,    GGUF_AVX2(dequant_q5_1),      nullptr};
   t[id(T::q8_0)]    = {dequant_q8_0,    GGUF_AVX2(dequant_q8_0),      swap_u16_fields<34, 0>};
-  t[id(T::q1_0)]    = {dequant_q1_0,    nullptr,                      nullptr};
-  t[id(T::q2_0)]    = {dequant_q2_0,    nullptr,                      nullptr};
+  t[id(T::q1_0)]    = {dequant_q1_0,    GGUF_AVX2(dequant_q1_0),      nullptr};
+  t[id(T::q2_0)]    = {dequant_q2_0,    GGUF_AVX2(dequant_q2_0),      nullptr};
   t[id(T::iq4_nl)]  = {dequant_iq4_nl,  GGUF_AVX2(dequant_iq4_nl),    nullptr};
   t[id(T::mxfp4)]   = {dequant_mxfp4,   GGUF_AVX2(dequant_mxfp4),     swap_none};
   t[id(T::nvfp4)]   = {dequant_nvfp4,   GGUF_AVX2(dequant_nvfp4),     nullptr};
@@ -67,7 +67,7 @@ constexpr std::array<kernel_row, ggml_type_count> make_table() {
   t[id(T::q5_K)]    = {dequant_q5_K,    GGUF_AVX2(dequant_q5_K),      nullptr};
   t[id(T::q6_K)]    = {dequant_q6_K,    GGUF_AVX2(dequant_q6_K),      swap_u16_fields<210, 208>};
   t[id(T::tq1_0)]   = {dequant_tq1_0,   nullptr,                      nullptr};
-  t[id(T::tq2_0)]   = {dequant_tq2_0,   nullptr,                      nullptr};
+  t[id(T::tq2_0)]   = {dequant_tq2_0,   GGUF_AVX2(dequant_tq2_0),     nullptr};
   t[id(T::iq4_xs)]  = {dequant_iq4_xs,  GGUF_AVX2(dequant_iq4_xs),    nullptr};
   t[id(T::iq2_xxs)] = {dequant_iq2_xxs, GGUF_AVX2(dequant_iq2_xxs),   nullptr};
   t[id(T::iq2_xs)]  = {dequant_iq2_xs,  GGUF_AVX2(dequant_iq2_xs),    nullptr};

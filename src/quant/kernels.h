@@ -111,6 +111,9 @@ void dequant_iq1_m_avx2(const uint8_t*, float*, size_t);
 void dequant_iq4_xs_avx2(const uint8_t*, float*, size_t);
 void dequant_mxfp4_avx2(const uint8_t*, float*, size_t);
 void dequant_nvfp4_avx2(const uint8_t*, float*, size_t);
+void dequant_q1_0_avx2(const uint8_t*, float*, size_t);
+void dequant_q2_0_avx2(const uint8_t*, float*, size_t);
+void dequant_tq2_0_avx2(const uint8_t*, float*, size_t);
 #endif
 
 }  // namespace gguf::detail

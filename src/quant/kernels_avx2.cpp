@@ -1,5 +1,5 @@
 // AVX2 + F16C variants of the kernels: f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 iq4_nl iq4_xs
-// mxfp4 nvfp4 q4_K q5_K q6_K and the grid types iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m. Each is compiled for those ISAs through target attributes (the rest of the
+// mxfp4 nvfp4 q1_0 q2_0 tq2_0 q4_K q5_K q6_K and the grid types iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m. Each is compiled for those ISAs through target attributes (the rest of the
 // library stays baseline x86-64) and only called when the CPU reports both
 // (dispatch.cpp). They perform exactly the float operations of the scalar kernels — an
 // int-to-float conversion, then the same multiplies and adds in the same order, each
@@ -430,6 +430,52 @@ GGUF_AVX2_TARGET void dequant_nvfp4_avx2(const uint8_t* src, float* y, size_t nb
       _mm256_storeu_ps(y + 8, _mm256_mul_ps(i8x8_to_ps(hi), d0));
       _mm256_storeu_ps(y + 16, _mm256_mul_ps(i8x8_to_ps(_mm_srli_si128(lo, 8)), d1));
       _mm256_storeu_ps(y + 24, _mm256_mul_ps(i8x8_to_ps(_mm_srli_si128(hi, 8)), d1));
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_q1_0_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q1_0>(src);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const __m256 pos = _mm256_set1_ps(d), neg = _mm256_set1_ps(-d);
+    for (int k = 0; k < 4; ++k, y += 32) {  // 32 sign bits per 4 bytes, LSB first
+      const __m256i set = bits_to_bytes(le32(x[i].qs + 4 * k));
+      const __m128i lo = _mm256_castsi256_si128(set), hi = _mm256_extracti128_si256(set, 1);
+      const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+      for (int g = 0; g < 4; ++g) {
+        const __m256 m = _mm256_castsi256_ps(_mm256_cvtepi8_epi32(parts[g]));
+        _mm256_storeu_ps(y + 8 * g, _mm256_blendv_ps(neg, pos, m));
+      }
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_q2_0_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q2_0>(src);
+  const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+  const __m256i three = _mm256_set1_epi32(3), one = _mm256_set1_epi32(1);
+  for (size_t i = 0; i < nb; ++i) {
+    const __m256 d = _mm256_set1_ps(x[i].d.value());
+    for (int k = 0; k < 8; ++k, y += 8) {  // 8 codes per 2 bytes, LSB first
+      const __m256i bits = _mm256_set1_epi32(le16(x[i].qs + 2 * k));
+      const __m256i q = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(bits, shifts), three), one);
+      _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_cvtepi32_ps(q), d));
+    }
+  }
+}
+
+GGUF_AVX2_TARGET void dequant_tq2_0_avx2(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_tq2_0>(src);
+  const __m256i three = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+  for (size_t i = 0; i < nb; ++i) {
+    const __m256 d = _mm256_set1_ps(x[i].d.value());
+    for (int j = 0; j < QK_K / 4; j += 32) {
+      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs + j));
+      for (int l = 0; l < 4; ++l, y += 32) {
+        const __m256i q = _mm256_sub_epi8(_mm256_and_si256(_mm256_srli_epi16(bytes, 2 * l), three), one);
+        store_i8x32_times(y, q, d);
+      }
     }
   }
 }
