@@ -29,31 +29,46 @@ namespace {
 class merge_table {
  public:
   using rule = std::pair<std::string_view, std::string_view>;
-  explicit merge_table(std::span<const rule> rules) : rules_(rules) {
+  /// Indexes `rules` (kept by reference); adds each rule's join pair to `filter` if given.
+  merge_table(std::span<const rule> rules, pair_filter* filter) : rules_(rules) {
     size_t cap = 16;
     while (cap * 2 < rules.size() * 3) cap <<= 1;  // load factor <= 2/3
     slots_.assign(cap, entry{});
     mask_ = cap - 1;
     shift_ = 64 - unsigned(__builtin_ctzll(cap));
-    for (size_t i = 0; i < rules.size(); ++i) {
-      const auto& [a, b] = rules[i];
-      if (a.empty() || b.empty()) continue;  // a rule without a space ("", "") never matches two symbols
-      insert(key(text_hash(a), text_hash(b)), a, b, int32_t(i));
+    // Batches: hash a batch of rules and prefetch their slots, then insert them, so that
+    // the cache misses of one batch overlap.
+    constexpr size_t batch = 16;
+    uint64_t keys[batch];
+    for (size_t base = 0; base < rules.size(); base += batch) {
+      const size_t n = std::min(batch, rules.size() - base);
+      for (size_t j = 0; j < n; ++j) {
+        const auto& [a, b] = rules[base + j];
+        keys[j] = key(text_hash(a), text_hash(b));
+        __builtin_prefetch(&slots_[keys[j] >> shift_], 1);
+      }
+      for (size_t j = 0; j < n; ++j) {
+        const auto& [a, b] = rules[base + j];
+        if (a.empty() || b.empty()) continue;  // a rule without a space ("", "") never matches two symbols
+        insert(keys[j], a, b, int32_t(base + j));
+        if (filter) filter->add(last_chunk(a), first_chunk(b));
+      }
     }
   }
   /// The rank of the rule "a b", or -1. `ha`, `hb` = text_hash(a), text_hash(b).
   int32_t find(std::string_view a, std::string_view b, uint64_t ha, uint64_t hb) const {
     const uint64_t k = key(ha, hb);
+    const uint32_t tag = uint32_t(k);
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
       const entry& e = slots_[i];
       if (e.rank < 0) return -1;
-      if (e.k == k && rules_[e.rank].first == a && rules_[e.rank].second == b) return e.rank;
+      if (e.tag == tag && rules_[e.rank].first == a && rules_[e.rank].second == b) return e.rank;
     }
   }
 
  private:
   struct entry {
-    uint64_t k = 0;
+    uint32_t tag = 0;   // low bits of the key (the slot index comes from the high bits)
     int32_t rank = -1;  // -1 = empty slot
   };
   static uint64_t key(uint64_t ha, uint64_t hb) {
@@ -61,13 +76,14 @@ class merge_table {
     return ha ^ (r * 0x9E3779B97F4A7C15ull);
   }
   void insert(uint64_t k, std::string_view a, std::string_view b, int32_t rank) {
+    const uint32_t tag = uint32_t(k);
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
       entry& e = slots_[i];
       if (e.rank < 0) {
-        e = {k, rank};
+        e = {tag, rank};
         return;
       }
-      if (e.k == k && rules_[e.rank].first == a && rules_[e.rank].second == b) return;
+      if (e.tag == tag && rules_[e.rank].first == a && rules_[e.rank].second == b) return;
     }
   }
   std::span<const rule> rules_;
@@ -79,7 +95,8 @@ class merge_table {
 class bpe_model final : public tokenizer_model {
  public:
   bpe_model(const vocab_data& v, bool split_words)
-      : v_(v), pre_(v.preset ? *v.preset : default_preset()), merges_(v.merges), split_words_(split_words) {
+      : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words),
+        merges_(v.merges, split_words ? &filter_ : nullptr) {
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().id == "gemma4";
     static constexpr char hex[] = "0123456789ABCDEF";
@@ -91,11 +108,6 @@ class bpe_model final : public tokenizer_model {
         const char h[6] = {'<', '0', 'x', hex[c >> 4], hex[c & 15], '>'};
         byte_fallback_[c] = v.find(std::string_view(h, 6));
       }
-    }
-    if (split_words_) {
-      // (last chunk of the left side, first chunk of the right side) of every rule (word_split.h)
-      for (const auto& [a, b] : v.merges)
-        if (!a.empty() && !b.empty()) filter_.add(last_chunk(a), first_chunk(b));
     }
   }
 
@@ -218,9 +230,9 @@ class bpe_model final : public tokenizer_model {
 
   const vocab_data& v_;
   pre_tokenizer pre_;
-  merge_table merges_;
   bool split_words_;
-  pair_filter filter_;
+  pair_filter filter_;  // (last chunk of the left side, first chunk of the right side) of every rule
+  merge_table merges_;
   bool byte_encode_ = true, gemma4_newlines_ = false;
   std::array<int32_t, 256> byte_fallback_{};
 };

@@ -73,9 +73,16 @@ inline uint64_t text_hash(std::string_view s) noexcept {
     p += 8;
     n -= 8;
   }
-  if (n) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
+  if (n) {  // 1..7 bytes left: two overlapping loads, or three bytes (n is in the seed)
+    uint64_t w;
+    if (n >= 4) {
+      uint32_t lo, hi;
+      std::memcpy(&lo, p, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      w = lo | (uint64_t(hi) << 32);
+    } else {
+      w = uint64_t(uint8_t(p[0])) | (uint64_t(uint8_t(p[n >> 1])) << 8) | (uint64_t(uint8_t(p[n - 1])) << 16);
+    }
     h = (h ^ w) * 0x94D049BB133111EBull;
   }
   h ^= h >> 29;
@@ -107,6 +114,36 @@ class token_map {
       }
       if (same(s, pre, text)) return {entries_[s.index - 1].second, false};
     }
+  }
+  /// Inserts texts(i) with id i for i in [0, n), in order, hashing and prefetching a
+  /// batch ahead so that the cache misses overlap. Returns n, or the first i whose text
+  /// is already present (the map then holds the entries before i).
+  template <class TextOf>
+  size_t insert_all(size_t n, TextOf texts) {
+    reserve(entries_.size() + n);
+    constexpr size_t batch = 16;
+    uint64_t hashes[batch];
+    for (size_t base = 0; base < n; base += batch) {
+      const size_t m = std::min(batch, n - base);
+      for (size_t j = 0; j < m; ++j) {
+        hashes[j] = text_hash(texts(base + j));
+        __builtin_prefetch(&slots_[hashes[j] & mask_], 1);
+      }
+      for (size_t j = 0; j < m; ++j) {
+        const std::string_view text = texts(base + j);
+        const uint64_t pre = prefix(text);
+        for (size_t i = hashes[j] & mask_;; i = (i + 1) & mask_) {
+          const slot& s = slots_[i];
+          if (s.index == 0) {
+            entries_.push_back({text, int32_t(base + j)});
+            slots_[i] = {pre, uint32_t(text.size()), uint32_t(entries_.size())};
+            break;
+          }
+          if (same(s, pre, text)) return base + j;
+        }
+      }
+    }
+    return n;
   }
   /// The id of `text`, or -1.
   int32_t find_id(std::string_view text) const noexcept {

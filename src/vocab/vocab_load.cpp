@@ -4,6 +4,7 @@
 // token cache). Every deviation from llama.cpp is an error value where llama.cpp would
 // throw, or a warning where it would log.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 
@@ -201,6 +202,8 @@ result<void> read_merges(vocab::impl& v, const keys& k) {
   const array_ref a = **ma;
   if (a.element_type() != value_type::string)
     return vocab_error(errc::type_mismatch, "expected an array of strings", "tokenizer.ggml.merges", a.offset());
+  if (a.size() > uint64_t(INT32_MAX))
+    return vocab_error(errc::limit_exceeded, "too many merges", "tokenizer.ggml.merges", a.offset());
   d.merges.resize(a.size());
   auto r = a.for_each_string([&](uint64_t i, std::string_view w) {
     const size_t pos = w.find(' ', 1);
@@ -260,7 +263,6 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   }
 
   d.tokens.resize(n);
-  d.token_to_id.reserve(n);
   size_t n_empty = 0;
   auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
     d.tokens[i].text = s;
@@ -275,16 +277,18 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       d.owned_text.push_back("[EMPTY_" + std::to_string(i) + "]");
       t.text = d.owned_text.back();
     }
-    const auto [prev_id, inserted] = d.token_to_id.emplace(t.text, int32_t(i));
-    if (!inserted)
-      return vocab_error(errc::invalid_vocab,
-                         "duplicate token in vocabulary: '" + std::string(t.text) + "' has ids " +
-                             std::to_string(prev_id) + " and " + std::to_string(i),
-                         "tokenizer.ggml.tokens");
     d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
     t.score = scores.empty() ? 0.0f : scores[i];
     t.type = types.empty() ? token_type::normal : static_cast<token_type>(types[i]);
     t.attr = types.empty() ? attr_normal : attr_of_type(types[i]);
+  }
+  const size_t dup = d.token_to_id.insert_all(n, [&](size_t i) { return d.tokens[i].text; });
+  if (dup < n) {
+    const std::string_view t = d.tokens[dup].text;
+    return vocab_error(errc::invalid_vocab,
+                       "duplicate token in vocabulary: '" + std::string(t) + "' has ids " +
+                           std::to_string(d.token_to_id.find_id(t)) + " and " + std::to_string(dup),
+                       "tokenizer.ggml.tokens");
   }
   return {};
 }
@@ -380,9 +384,22 @@ void fix_up_attrs(vocab::impl& v) {
       {v.fim_rep, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}},
       {v.fim_sep, {"<|file_sep|>"}},
   };
+  const list eog_texts = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+                          "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+                          "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+                          "<｜end▁of▁sentence｜>", "[e~["};
   const int32_t n = int32_t(d.tokens.size());
+  // first bytes of every text searched for below: other tokens cannot equal any of them
+  std::array<bool, 256> first{};
+  for (const auto& det : detects)
+    for (std::string_view t : det.texts) first[uint8_t(t[0])] = true;
+  for (std::string_view t : eog_texts) first[uint8_t(t[0])] = true;
+  const list user_texts = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
+  for (std::string_view t : user_texts) first[uint8_t(t[0])] = true;
+  const auto may_match = [&](std::string_view t) { return !t.empty() && first[uint8_t(t[0])]; };
   for (int32_t id = 0; id < n; ++id) {
     const std::string_view t = d.tokens[id].text;
+    if (!may_match(t)) continue;
     for (const auto& det : detects) {
       if (det.id == no_token && is_any(t, det.texts)) {
         det.id = id;
@@ -397,17 +414,14 @@ void fix_up_attrs(vocab::impl& v) {
   std::vector<int32_t> eog;
   for (int32_t id : {v.fim_pad, v.fim_rep, v.fim_sep})
     if (id != no_token) eog.push_back(id);
-  const list eog_texts = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-                          "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-                          "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
-                          "<｜end▁of▁sentence｜>", "[e~["};
   for (int32_t id = 0; id < n; ++id) {
     const std::string_view t = d.tokens[id].text;
+    if (!may_match(t)) continue;
     if (is_any(t, eog_texts)) {
       eog.push_back(id);
       force_control(id);
     }
-    if (t == "<|channel|>" || t == "<|message|>" || t == "<|start|>" || t == "<|constrain|>")
+    if (is_any(t, user_texts))
       d.tokens[id].attr = attr_user_defined;
   }
   for (int32_t id : {d.eos, d.eot, d.eom}) {
