@@ -53,7 +53,7 @@ inline void visit_fixed(const array_ref& a) {
 }
 
 inline void visit_array(const array_ref& a, uint32_t depth) {
-  FUZZ_CHECK(depth < 64);
+  FUZZ_CHECK(depth <= 1000);  // bounded by reader_limits::max_array_nesting
   (void)a.nesting();
   (void)a.innermost_type();
   FUZZ_CHECK(!a.at(a.size()).ok());

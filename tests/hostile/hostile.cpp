@@ -307,7 +307,13 @@ std::vector<invocation> invocations(const std::string& c, const std::string& fil
   if (c == "embed") return {{{"embed", "-m", file, "Hello world"}}};
   if (c == "name") return {{{"name", std::filesystem::path(file).filename().string()}}};
   if (c == "hash") return {{{"hash", file}}};
-  if (c == "set") return {{{"set", copy(), "general.name", "hostile"}}};
+  if (c == "set") {
+    auto edit = copy();
+    // An absent key without --type is a documented usage error (exit 2).
+    return {{{"set", edit, "general.name", "hostile", "--type", "string"}},
+            {{"set", edit, "tokenizer.ggml.bos_token_id", "1"}, true},
+            {{"set", edit, "general.alignment", "64", "--type", "uint32"}}};
+  }
   if (c == "rm") return {{{"rm", copy(), "general.name"}}};
   if (c == "convert-endian") return {{{"convert-endian", file, out_file}, true}};
   // A command this suite does not know yet: both usual forms, usage errors allowed.

@@ -32,11 +32,16 @@ TEST(regressions, every_committed_input_is_read_or_rejected) {
   for (const auto& p : files) {
     SCOPED_TRACE(p.filename().string());
     auto bytes = gguf::test::read_bytes(p);
-    auto f = gguf::file::from_bytes(bytes);
-    if (f) {
-      gguf::fuzz::visit_file(*f);
-    } else {
-      gguf::fuzz::check_error(f.error(), bytes.size());
+    // Default limits, and no limits at all: the checks behind the limits (bytes left,
+    // overflow) must hold on their own.
+    reader_limits unlimited{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, 1000, ~uint64_t{0}};
+    for (const auto& lim : {reader_limits{}, unlimited}) {
+      auto f = gguf::file::from_bytes(bytes, lim);
+      if (f) {
+        gguf::fuzz::visit_file(*f);
+      } else {
+        gguf::fuzz::check_error(f.error(), bytes.size());
+      }
     }
   }
 }
