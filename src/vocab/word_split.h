@@ -9,8 +9,8 @@
 // merge queue over the whole text pops the same merges, interleaved. So the text can be
 // cut there and each part merged on its own, with identical results.
 //
-// pair_filter holds the pairs that may join as bits of a hashed bitmap: a collision only
-// keeps two parts together, which is always correct.
+// pair_filter holds the pairs that may join: exact bits for common characters, a hashed
+// bitmap for the rest, where a collision only keeps two parts together (always correct).
 #pragma once
 
 #include <algorithm>
@@ -43,14 +43,21 @@ inline uint32_t last_chunk(std::string_view s) noexcept {
 
 class pair_filter {
  public:
-  static constexpr unsigned bits = 21;  // 256 KiB
+  static constexpr unsigned bits = 21;  // hashed part: 256 KiB
   void add(uint32_t a, uint32_t b) {
+    const int da = dense_index(a), db = dense_index(b);
+    if (da >= 0 && db >= 0) {
+      dense_[size_t(da) * dense_n + size_t(db)] = true;
+      return;
+    }
     if (words_.empty()) words_.assign(size_t(1) << (bits - 6), 0);
     const uint64_t h = index(a, b);
     words_[h >> 6] |= uint64_t(1) << (h & 63);
   }
   /// False only if the pair (a, b) was never added.
   bool may_join(uint32_t a, uint32_t b) const noexcept {
+    const int da = dense_index(a), db = dense_index(b);
+    if (da >= 0 && db >= 0) return dense_[size_t(da) * dense_n + size_t(db)];
     if (words_.empty()) return false;
     const uint64_t h = index(a, b);
     return (words_[h >> 6] >> (h & 63)) & 1;
@@ -76,6 +83,18 @@ class pair_filter {
     const uint64_t k = (uint64_t(a) << 32) | b;
     return (k * 0x9E3779B97F4A7C15ull) >> (64 - bits);
   }
+  // Exact bits for the common chunks (kept in L1/L2): code points below U+0200 (ASCII and
+  // the whole GPT-2 byte alphabet) and U+2581; every other pair goes to the hashed bitmap.
+  static constexpr size_t dense_n = 513;
+  static int dense_index(uint32_t c) noexcept {
+    if (c < 0x80) return int(c);
+    if ((c & 0xFFFFC0E0u) == 0x80C0u) {  // two-byte chunk C0..DF, 80..BF
+      const uint32_t cp = ((c & 0x1Fu) << 6) | ((c >> 8) & 0x3Fu);
+      return cp < 0x200 ? int(cp) : -1;
+    }
+    return c == 0x8196E2u ? 512 : -1;  // E2 96 81 = U+2581
+  }
+  std::vector<bool> dense_ = std::vector<bool>(dense_n * dense_n, false);
   std::vector<uint64_t> words_;
 };
 
