@@ -10,8 +10,9 @@
 // hit is confirmed by comparing both texts with the merge rule, so a key collision can
 // never change a decision; the first rule of a duplicated pair keeps its rank, as
 // std::unordered_map::emplace does. The merged symbol's token is looked up by text when
-// the word is emitted (llama.cpp's text_to_token), and each distinct word of a call is
-// merged once (word_cache.h).
+// the word is emitted (llama.cpp's text_to_token). Each word is cut further where no rule
+// can join the characters on either side (word_split.h), and each distinct part of a
+// call is merged once (word_cache.h). make_bpe(v, false) keeps the plain per-word queue.
 #include <array>
 #include <span>
 #include <string>
