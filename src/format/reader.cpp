@@ -287,14 +287,30 @@ class parser {
     const uint64_t w = f_.len_width();
     const uint64_t max_len = lim_.max_string_length;
     uint64_t pos = pos_;
-    for (uint64_t i = 0; i < count; ++i) {
-      if (size_ - pos < w) break;
-      uint64_t len = f_.load_len(pos);
-      if (len > max_len || size_ - pos - w < len) break;
-      pos += w + len;
-      if (i + 1 == count) {
-        pos_ = pos;
-        return true;
+    if (w == 8 && !f_.swap) {
+      // v2/v3 in host order: the common case, without per-element width or swap tests.
+      const std::byte* base = f_.at(0);
+      for (uint64_t i = 0; i < count; ++i) {
+        if (size_ - pos < 8) break;
+        uint64_t len;
+        std::memcpy(&len, base + pos, 8);
+        if (len > max_len || size_ - pos - 8 < len) break;
+        pos += 8 + len;
+        if (i + 1 == count) {
+          pos_ = pos;
+          return true;
+        }
+      }
+    } else {
+      for (uint64_t i = 0; i < count; ++i) {
+        if (size_ - pos < w) break;
+        uint64_t len = f_.load_len(pos);
+        if (len > max_len || size_ - pos - w < len) break;
+        pos += w + len;
+        if (i + 1 == count) {
+          pos_ = pos;
+          return true;
+        }
       }
     }
     if (count == 0) return true;
