@@ -82,6 +82,24 @@ enum class dim : uint8_t {
   ssm_d_state,
   ssm_dt_rank,
   ssm_x_dim,      ///< ssm_dt_rank + 2 * ssm_d_state
+  // create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa) (phi3, qwen2moe):
+  v_gqa_qkv,      ///< n_embd + 2 * v_gqa (llama.cpp's n_embd_gqa is n_embd_v_gqa)
+  // qwen2moe:
+  n_ff_exp_used,  ///< n_ff_exp, or n_ff / n_expert_used when 0
+  n_ff_shexp,     ///< n_ff_shexp, or n_ff when 0
+  // deepseek2 (multi-head latent attention); head_k_mla / head_v_mla are
+  // key_length_mla / value_length_mla when both are set (is_mla), else n_embd_head_k / _v:
+  n_lora_q,       ///< attention.q_lora_rank
+  n_lora_kv,      ///< attention.kv_lora_rank
+  q_dim_mla,      ///< n_head * head_k_mla
+  o_dim_mla,      ///< n_head * head_v_mla
+  head_v_mla,     ///< head_v_mla
+  head_qk_nope,   ///< head_k_mla - n_rot
+  kv_a_dim,       ///< kv_lora_rank + n_rot
+  kv_b_dim,       ///< n_head * (head_qk_nope + head_v_mla)
+  n_ff_shexp_ds,  ///< n_ff_exp * n_expert_shared
+  // t5:
+  n_rel_attn_bkts,  ///< attention.relative_buckets_count
 };
 
 /// When a tensor exists.
@@ -93,9 +111,22 @@ enum class when : uint8_t {
   qkv_split,   ///< it does not: separate attn_q / attn_k / attn_v
   moe_layer,   ///< moe_every_n_layers > 0 and N % moe_every_n_layers == 1 (nomic-bert-moe)
   dense_layer, ///< not a moe_layer
+  lead_dense,  ///< N < leading_dense_block_count (deepseek2's dense FFN layers)
+  after_lead,  ///< N >= leading_dense_block_count (deepseek2's MoE layers)
+  q_lora,      ///< attention.q_lora_rank > 0: attn_q_a / attn_q_a_norm / attn_q_b
+  no_q_lora,   ///< q_lora_rank == 0: one attn_q
+  mla,         ///< key_length_mla and value_length_mla set: split attn_k_b / attn_v_b
+  not_mla,     ///< otherwise one attn_kv_b (older files)
+  gate_up_fused,  ///< the file has blk.N.ffn_gate_up_exps.weight (create_tensor_gate_up_exps)
+  gate_up_split,  ///< it does not: ffn_gate_exps and ffn_up_exps
 };
 
-/// One tensor of an architecture: "name" (global) or "blk.N.name" (per_layer).
+/// Which blocks a per-layer tensor belongs to: "blk.N." for N < block_count, or t5's
+/// encoder "enc.blk.N." (N < block_count) and decoder "dec.blk.N." (N < decoder_block_count).
+enum class layer_stack : uint8_t { blk, enc, dec };
+
+/// One tensor of an architecture: "name" (global) or "blk.N.name" (per_layer; or
+/// "enc.blk.N.name" / "dec.blk.N.name", see `stack`).
 struct tensor_spec {
   std::string_view name;  ///< with its ".weight"/".bias" suffix
   bool per_layer = false;
@@ -103,6 +134,8 @@ struct tensor_spec {
   when cond = when::always;
   uint8_t n_dims = 1;
   dim ne[4] = {dim::one, dim::one, dim::one, dim::one};
+  when cond2 = when::always;  ///< a second condition, both must hold
+  layer_stack stack = layer_stack::blk;
 };
 
 // ---- one architecture ----------------------------------------------------------------

@@ -157,6 +157,12 @@ constexpr tensor_list t_nomic_bert[] = {token_embd, token_types_opt, embd_norm_l
                                         bert_attn,  bert_ffn,        nomic_bert_gate};
 constexpr tensor_list t_nomic_bert_moe[] = {token_embd, token_types_opt, embd_norm_ln, attn_q_k_v_o_bert,
                                             bert_attn,  bert_ffn};
+// phi3.cpp: tied output, create_tensor_qkv with TENSOR_NOT_REQUIRED, fused gate+up.
+constexpr tensor_list t_phi3[] = {token_embd,        output_tied, rope_factors_opt, attn_norm,
+                                  attn_qkv_embd_opt, ffn_norm,    ffn_phi3};
+constexpr tensor_list t_qwen2moe[] = {token_embd, output_untied, attn_norm, attn_qkv_embd, ffn_norm, ffn_qwen2moe};
+constexpr tensor_list t_deepseek2[] = {token_embd, output_tied, attn_norm, attn_mla, ffn_norm, ffn_deepseek2};
+constexpr tensor_list t_t5[] = {token_embd, t5_outputs, t5_encoder, t5_decoder};
 
 constexpr arch_row rows[] = {
     {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
@@ -175,9 +181,9 @@ constexpr arch_row rows[] = {
     {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_llama},
     {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_llama},
     {.name = "qwen2", .keys = k_qwen, .tensors = t_qwen2},
-    {.name = "qwen2moe", .keys = k_qwen2moe},
+    {.name = "qwen2moe", .keys = k_qwen2moe, .tensors = t_qwen2moe, .tensors_complete = true},
     {.name = "qwen3", .keys = k_qwen, .tensors = t_qwen3},
-    {.name = "phi3", .keys = k_phi3},
+    {.name = "phi3", .keys = k_phi3, .tensors = t_phi3, .tensors_complete = true},
     {.name = "gemma", .keys = k_rms, .tensors = t_gemma},
     {.name = "gemma2", .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2},
     {.name = "gemma3", .keys = k_gemma3, .tensors = t_gemma3},
@@ -186,9 +192,10 @@ constexpr arch_row rows[] = {
     {.name = "bert", .keys = k_bert, .tensors = t_bert},
     {.name = "nomic-bert", .keys = k_nomic_bert, .tensors = t_nomic_bert},
     {.name = "nomic-bert-moe", .keys = k_nomic_bert, .tensors = t_nomic_bert_moe},
-    {.name = "t5", .keys = k_t5, .defaults = t5_defaults},
+    {.name = "t5", .keys = k_t5, .defaults = t5_defaults, .tensors = t_t5, .tensors_complete = true},
     {.name = "command-r", .keys = k_command_r, .tensors = t_command_r},
-    {.name = "deepseek2", .keys = k_deepseek2, .finish = deepseek2_finish},
+    // deepseek2: not complete (newer llama.cpp also loads NextN/MTP blocks): unknown tensors warn.
+    {.name = "deepseek2", .keys = k_deepseek2, .finish = deepseek2_finish, .tensors = t_deepseek2},
 };
 
 }  // namespace

@@ -343,6 +343,13 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
     }
   }
 
+  // t5's decoder_block_count: the same bounds as block_count.
+  if (hp.dec_n_layer > max_layers) {
+    auto v = f.find(ra.key("decoder_block_count"));
+    return model_error(v ? &*v : nullptr, ra.key("decoder_block_count"),
+                       "decoder_block_count " + std::to_string(hp.dec_n_layer) + " above " + std::to_string(max_layers));
+  }
+
   // The layer count must not exceed the blocks the tensors describe.
   if (!hp.vocab_only && row.key_infix.empty()) {
     uint32_t blocks = blocks_in_tensors(f);

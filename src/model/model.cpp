@@ -11,6 +11,13 @@ namespace gguf {
 
 namespace detail {
 
+namespace {
+// llama.cpp llama_hparams::is_mla / n_embd_head_k_mla / n_embd_head_v_mla.
+bool is_mla(const hparams& hp) { return hp.n_embd_head_k_mla != 0 && hp.n_embd_head_v_mla != 0; }
+uint64_t head_k_mla(const hparams& hp) { return is_mla(hp) ? hp.n_embd_head_k_mla : hp.n_embd_head_k; }
+uint64_t head_v_mla(const hparams& hp) { return is_mla(hp) ? hp.n_embd_head_v_mla : hp.n_embd_head_v; }
+}  // namespace
+
 uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
   const uint64_t n_head = hp.n_head(il);
   switch (d) {
@@ -41,6 +48,22 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::ssm_d_state: return hp.ssm_d_state;
     case dim::ssm_dt_rank: return hp.ssm_dt_rank;
     case dim::ssm_x_dim: return uint64_t{hp.ssm_dt_rank} + 2ull * hp.ssm_d_state;
+    case dim::v_gqa_qkv: return hp.n_embd + 2ull * hp.n_embd_head_v * hp.n_head_kv(il);
+    case dim::n_ff_exp_used:
+      if (hp.n_ff_exp) return hp.n_ff_exp;
+      return hp.n_expert_used ? hp.n_ff(il) / hp.n_expert_used : 0;
+    case dim::n_ff_shexp: return hp.n_ff_shexp ? hp.n_ff_shexp : hp.n_ff(il);
+    case dim::n_lora_q: return hp.n_lora_q;
+    case dim::n_lora_kv: return hp.n_lora_kv;
+    case dim::q_dim_mla: return n_head * head_k_mla(hp);
+    case dim::o_dim_mla: return n_head * head_v_mla(hp);
+    case dim::head_v_mla: return head_v_mla(hp);
+    case dim::head_qk_nope: return head_k_mla(hp) > hp.n_rot ? head_k_mla(hp) - hp.n_rot : 0;
+    case dim::kv_a_dim: return uint64_t{hp.n_lora_kv} + hp.n_rot;
+    case dim::kv_b_dim:
+      return n_head * ((head_k_mla(hp) > hp.n_rot ? head_k_mla(hp) - hp.n_rot : 0) + head_v_mla(hp));
+    case dim::n_ff_shexp_ds: return uint64_t{hp.n_ff_exp} * hp.n_expert_shared;
+    case dim::n_rel_attn_bkts: return hp.n_rel_attn_bkts;
   }
   return 0;
 }
@@ -104,7 +127,19 @@ result<model> model::load(const file& f) {
   auto applies = [&](detail::when c, uint32_t il) {
     using detail::when;
     const bool moe_layer = h.moe_every_n_layers > 0 && il % h.moe_every_n_layers == 1;
+    const bool mla = h.n_embd_head_k_mla != 0 && h.n_embd_head_v_mla != 0;
     switch (c) {
+      case when::lead_dense: return il < h.n_layer_dense_lead;
+      case when::after_lead: return il >= h.n_layer_dense_lead;
+      case when::q_lora: return h.n_lora_q > 0;
+      case when::no_q_lora: return h.n_lora_q == 0;
+      case when::mla: return mla;
+      case when::not_mla: return !mla;
+      case when::gate_up_fused:
+      case when::gate_up_split: {
+        bool fused = f.find_tensor("blk." + std::to_string(il) + ".ffn_gate_up_exps.weight") != nullptr;
+        return fused == (c == when::gate_up_fused);
+      }
       case when::always: return true;
       case when::dense: return h.n_expert == 0;
       case when::moe: return h.n_expert > 0;
@@ -120,15 +155,20 @@ result<model> model::load(const file& f) {
   };
   for (const auto& group : arch->row->tensors) {
     for (const auto& spec : group) {
-      uint32_t n_inst = spec.per_layer ? h.n_layer : 1;
+      using detail::layer_stack;
+      const uint32_t n_blocks = spec.stack == layer_stack::dec ? h.dec_n_layer : h.n_layer;
+      const char* prefix = spec.stack == layer_stack::enc ? "enc.blk." : spec.stack == layer_stack::dec ? "dec.blk." : "blk.";
+      uint32_t n_inst = spec.per_layer ? n_blocks : 1;
       for (uint32_t il = 0; il < n_inst; ++il) {
-        if (!applies(spec.cond, il)) continue;
+        if (!applies(spec.cond, il) || !applies(spec.cond2, il)) continue;
         model_tensor t;
-        t.name = spec.per_layer ? "blk." + std::to_string(il) + "." + std::string(spec.name) : std::string(spec.name);
+        t.name = spec.per_layer ? prefix + std::to_string(il) + "." + std::string(spec.name) : std::string(spec.name);
         t.layer = spec.per_layer ? static_cast<int32_t>(il) : -1;
         t.n_dims = spec.n_dims;
         t.required = spec.required;
-        for (uint32_t d = 0; d < 4; ++d) t.ne[d] = detail::dim_value(spec.ne[d], h, il);
+        // t5's loader sizes both stacks with the layer-0 values (LLAMA_LOAD_LOCALS).
+        const uint32_t il_dims = spec.stack == layer_stack::blk ? il : 0;
+        for (uint32_t d = 0; d < 4; ++d) t.ne[d] = detail::dim_value(spec.ne[d], h, il_dims);
         m.tensors_.push_back(std::move(t));
       }
     }

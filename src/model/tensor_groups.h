@@ -19,6 +19,22 @@ constexpr tensor_spec l(std::string_view n, bool req, dim d0, dim d1 = dim::one,
   t.cond = c;
   return t;
 }
+/// `t` also only when `c` holds (a second condition).
+constexpr tensor_spec also(tensor_spec t, when c) {
+  t.cond2 = c;
+  return t;
+}
+/// t5's encoder ("enc.blk.N.") and decoder ("dec.blk.N.") block tensors.
+constexpr tensor_spec le(std::string_view n, bool req, dim d0, dim d1 = dim::one) {
+  tensor_spec t = l(n, req, d0, d1);
+  t.stack = layer_stack::enc;
+  return t;
+}
+constexpr tensor_spec ld(std::string_view n, bool req, dim d0, dim d1 = dim::one) {
+  tensor_spec t = l(n, req, d0, d1);
+  t.stack = layer_stack::dec;
+  return t;
+}
 constexpr bool req = true, opt = false;
 using enum dim;
 
@@ -129,6 +145,107 @@ inline constexpr tensor_spec ssm[] = {
     l("ssm_a", req, ssm_d_state, ssm_d_inner),
     l("ssm_d", req, ssm_d_inner),
     l("ssm_out.weight", req, ssm_d_inner, n_embd)};
+
+// ---- phi3, qwen2moe (llama.cpp src/models/phi3.cpp, qwen2moe.cpp) ---------------------
+
+/// create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa, flags): a fused attn_qkv
+/// [n_embd, n_embd + 2 * n_embd_gqa] when the file has one, else attn_q/k/v (required
+/// unless the caller passes TENSOR_NOT_REQUIRED, as phi3 does); biases optional;
+/// attn_output [n_embd, n_embd].
+inline constexpr tensor_spec attn_qkv_embd_opt[] = {
+    l("attn_qkv.weight", req, n_embd, v_gqa_qkv, one, when::qkv_fused),
+    l("attn_qkv.bias", opt, v_gqa_qkv, one, one, when::qkv_fused),
+    l("attn_q.weight", opt, n_embd, n_embd, one, when::qkv_split),
+    l("attn_k.weight", opt, n_embd, v_gqa, one, when::qkv_split),
+    l("attn_v.weight", opt, n_embd, v_gqa, one, when::qkv_split),
+    l("attn_q.bias", opt, n_embd, one, one, when::qkv_split),
+    l("attn_k.bias", opt, v_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split),
+    l("attn_output.weight", req, n_embd, n_embd)};
+inline constexpr tensor_spec attn_qkv_embd[] = {
+    l("attn_qkv.weight", req, n_embd, v_gqa_qkv, one, when::qkv_fused),
+    l("attn_qkv.bias", opt, v_gqa_qkv, one, one, when::qkv_fused),
+    l("attn_q.weight", req, n_embd, n_embd, one, when::qkv_split),
+    l("attn_k.weight", req, n_embd, v_gqa, one, when::qkv_split),
+    l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
+    l("attn_q.bias", opt, n_embd, one, one, when::qkv_split),
+    l("attn_k.bias", opt, v_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split),
+    l("attn_output.weight", req, n_embd, n_embd)};
+/// phi3: one ffn_up holding gate and up [n_embd, 2 * n_ff], no ffn_gate.
+inline constexpr tensor_spec ffn_phi3[] = {l("ffn_down.weight", req, n_ff, n_embd),
+                                           l("ffn_up.weight", req, n_embd, n_ff_x2)};
+/// phi3's long-context rope factors: created per layer, but the name has no block
+/// number, so they are one pair of global tensors (TENSOR_DUPLICATED after layer 0).
+inline constexpr tensor_spec rope_factors_opt[] = {g("rope_factors_long.weight", opt, n_rot_half),
+                                                   g("rope_factors_short.weight", opt, n_rot_half)};
+/// qwen2moe: every layer MoE, n_ff_exp defaulting to n_ff / n_expert_used, and a gated
+/// shared expert (ffn_gate_inp_shexp [n_embd]) of n_ff_shexp (default n_ff).
+inline constexpr tensor_spec ffn_qwen2moe[] = {
+    l("ffn_gate_inp.weight", req, n_embd, n_expert),
+    l("ffn_gate_exps.weight", req, n_embd, n_ff_exp_used, n_expert),
+    l("ffn_down_exps.weight", req, n_ff_exp_used, n_embd, n_expert),
+    l("ffn_up_exps.weight", req, n_embd, n_ff_exp_used, n_expert),
+    l("ffn_gate_inp_shexp.weight", req, n_embd),
+    l("ffn_gate_shexp.weight", req, n_embd, n_ff_shexp),
+    l("ffn_down_shexp.weight", req, n_ff_shexp, n_embd),
+    l("ffn_up_shexp.weight", req, n_embd, n_ff_shexp)};
+
+// ---- deepseek2 (llama.cpp src/models/deepseek2.cpp) ------------------------------------
+
+/// Multi-head latent attention: a low-rank Q (q_lora_rank > 0) or one attn_q; the
+/// compressed KV with its rope part; attn_k_b / attn_v_b (key_length_mla and
+/// value_length_mla set) or the legacy unsplit attn_kv_b.
+inline constexpr tensor_spec attn_mla[] = {
+    l("attn_q_a_norm.weight", req, n_lora_q, one, one, when::q_lora),
+    l("attn_kv_a_norm.weight", req, n_lora_kv),
+    l("attn_q_a.weight", req, n_embd, n_lora_q, one, when::q_lora),
+    l("attn_q_b.weight", req, n_lora_q, q_dim_mla, one, when::q_lora),
+    l("attn_q.weight", req, n_embd, q_dim_mla, one, when::no_q_lora),
+    l("attn_kv_a_mqa.weight", req, n_embd, kv_a_dim),
+    l("attn_k_b.weight", req, head_qk_nope, n_lora_kv, n_head, when::mla),
+    l("attn_v_b.weight", req, n_lora_kv, head_v_mla, n_head, when::mla),
+    l("attn_kv_b.weight", req, n_lora_kv, kv_b_dim, one, when::not_mla),
+    l("attn_output.weight", req, o_dim_mla, n_embd)};
+/// The first leading_dense_block_count layers have a SwiGLU FFN; the others routed
+/// experts (create_tensor_gate_up_exps: fused ffn_gate_up_exps or gate/up) plus
+/// n_expert_shared shared experts of n_ff_exp each.
+inline constexpr tensor_spec ffn_deepseek2[] = {
+    l("ffn_gate.weight", req, n_embd, n_ff, one, when::lead_dense),
+    l("ffn_down.weight", req, n_ff, n_embd, one, when::lead_dense),
+    l("ffn_up.weight", req, n_embd, n_ff, one, when::lead_dense),
+    l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::after_lead),
+    l("exp_probs_b.bias", opt, n_expert, one, one, when::after_lead),
+    l("ffn_down_exps.weight", req, n_ff_exp, n_embd, n_expert, when::after_lead),
+    also(l("ffn_gate_up_exps.weight", req, n_embd, n_ff_exp_x2, n_expert, when::after_lead), when::gate_up_fused),
+    also(l("ffn_gate_exps.weight", req, n_embd, n_ff_exp, n_expert, when::after_lead), when::gate_up_split),
+    also(l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::after_lead), when::gate_up_split),
+    l("ffn_gate_shexp.weight", req, n_embd, n_ff_shexp_ds, one, when::after_lead),
+    l("ffn_down_shexp.weight", req, n_ff_shexp_ds, n_embd, one, when::after_lead),
+    l("ffn_up_shexp.weight", req, n_embd, n_ff_shexp_ds, one, when::after_lead)};
+
+// ---- t5 (llama.cpp src/models/t5.cpp): encoder and decoder stacks ----------------------
+
+inline constexpr tensor_spec t5_outputs[] = {g("enc.output_norm.weight", req, n_embd),
+                                             g("dec.output_norm.weight", req, n_embd),
+                                             g("output.weight", opt, n_embd, n_vocab)};
+/// Relative attention bias is optional per layer (layer 0's is used when absent);
+/// ffn_gate only in flan-t5 (gated GELU).
+inline constexpr tensor_spec t5_encoder[] = {
+    le("attn_norm.weight", req, n_embd),       le("attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
+    le("attn_q.weight", req, n_embd, k_gqa),   le("attn_k.weight", req, n_embd, k_gqa),
+    le("attn_v.weight", req, n_embd, v_gqa),   le("attn_o.weight", req, v_gqa, n_embd),
+    le("ffn_norm.weight", req, n_embd),        le("ffn_gate.weight", opt, n_embd, n_ff),
+    le("ffn_down.weight", req, n_ff, n_embd),  le("ffn_up.weight", req, n_embd, n_ff)};
+inline constexpr tensor_spec t5_decoder[] = {
+    ld("attn_norm.weight", req, n_embd),             ld("attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
+    ld("attn_q.weight", req, n_embd, k_gqa),         ld("attn_k.weight", req, n_embd, k_gqa),
+    ld("attn_v.weight", req, n_embd, v_gqa),         ld("attn_o.weight", req, v_gqa, n_embd),
+    ld("cross_attn_norm.weight", req, n_embd),       ld("cross_attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
+    ld("cross_attn_q.weight", req, n_embd, k_gqa),   ld("cross_attn_k.weight", req, n_embd, k_gqa),
+    ld("cross_attn_v.weight", req, n_embd, v_gqa),   ld("cross_attn_o.weight", req, v_gqa, n_embd),
+    ld("ffn_norm.weight", req, n_embd),              ld("ffn_gate.weight", opt, n_embd, n_ff),
+    ld("ffn_down.weight", req, n_ff, n_embd),        ld("ffn_up.weight", req, n_embd, n_ff)};
 
 // ---- encoders (bert) ---------------------------------------------------------------------
 

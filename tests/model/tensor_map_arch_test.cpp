@@ -1,0 +1,377 @@
+// Tensor tables of phi3, qwen2moe, deepseek2 and t5: handcrafted files with the tensors
+// llama.cpp's loader creates (shapes worked out by hand from src/models/<arch>.cpp
+// load_arch_tensors for the small hparams below) load without diagnostics; a missing
+// required tensor, a wrong shape and an unknown tensor are reported.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gguf/model.h"
+#include "gguf_builder.h"
+
+namespace {
+
+using gguf::test::gguf_builder;
+using shapes = std::map<std::string, std::vector<uint64_t>>;
+
+void add(gguf_builder& b, const shapes& t) {
+  for (const auto& [name, ne] : t) b.tensor(name, ne);
+}
+
+gguf::model load(const gguf_builder& b) {
+  auto f = gguf::file::from_buffer(b.build());
+  EXPECT_TRUE(f.ok()) << f.error().message();
+  auto m = gguf::model::load(*f);
+  EXPECT_TRUE(m.ok()) << m.error().message();
+  return std::move(m).value();
+}
+
+std::string diag_text(const gguf::model& m) {
+  std::string s;
+  for (const auto& d : m.diagnostics()) s += d.tensor + ": " + d.message + "\n";
+  return s;
+}
+
+const gguf::model_diagnostic* find_diag(const gguf::model& m, const std::string& tensor) {
+  for (const auto& d : m.diagnostics()) {
+    if (d.tensor == tensor) return &d;
+  }
+  return nullptr;
+}
+
+/// Expects exactly the diagnostics `want` (tensor -> substring of the message), all errors.
+void expect_errors(const gguf::model& m, const std::map<std::string, std::string>& want) {
+  EXPECT_EQ(m.diagnostics().size(), want.size()) << diag_text(m);
+  for (const auto& [tensor, text] : want) {
+    const auto* d = find_diag(m, tensor);
+    ASSERT_NE(d, nullptr) << tensor << "\n" << diag_text(m);
+    EXPECT_EQ(d->severity, gguf::severity::error) << tensor;
+    EXPECT_NE(d->message.find(text), std::string::npos) << tensor << ": " << d->message;
+  }
+  EXPECT_FALSE(m.check().ok());
+}
+
+bool has_tensor(const gguf::model& m, const std::string& name) {
+  for (const auto& t : m.tensors()) {
+    if (t.name == name) return true;
+  }
+  return false;
+}
+
+// ---- phi3 --------------------------------------------------------------------------------
+// n_embd 8, n_head 2, n_head_kv 1 (head 4, n_embd_gqa 4), n_ff 16, n_rot 4.
+
+gguf_builder phi3_keys() {
+  gguf_builder b;
+  b.str("general.architecture", "phi3")
+      .u32("phi3.context_length", 64)
+      .u32("phi3.embedding_length", 8)
+      .u32("phi3.block_count", 1)
+      .u32("phi3.feed_forward_length", 16)
+      .u32("phi3.attention.head_count", 2)
+      .u32("phi3.attention.head_count_kv", 1)
+      .f32("phi3.attention.layer_norm_rms_epsilon", 1e-5f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  return b;
+}
+
+shapes phi3_tensors() {
+  return {{"token_embd.weight", {8, 3}},         {"output_norm.weight", {8}},
+          {"rope_factors_long.weight", {2}},     {"rope_factors_short.weight", {2}},
+          {"blk.0.attn_norm.weight", {8}},       {"blk.0.attn_qkv.weight", {8, 16}},  // 8 + 2 * 4
+          {"blk.0.attn_output.weight", {8, 8}},  {"blk.0.ffn_norm.weight", {8}},
+          {"blk.0.ffn_down.weight", {16, 8}},    {"blk.0.ffn_up.weight", {8, 32}}};  // gate + up
+}
+
+TEST(ModelTensorMapArch, Phi3FusedQkvAndGateUp) {
+  auto b = phi3_keys();
+  add(b, phi3_tensors());
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  EXPECT_TRUE(m.check().ok());
+  EXPECT_FALSE(has_tensor(m, "blk.0.attn_q.weight"));  // fused file: no split projections
+}
+
+TEST(ModelTensorMapArch, Phi3SplitQkvIsOptional) {
+  // create_tensor_qkv(..., TENSOR_NOT_REQUIRED): without attn_qkv, attn_q/k/v are looked
+  // up but not required; present ones are shape-checked.
+  auto t = phi3_tensors();
+  t.erase("blk.0.attn_qkv.weight");
+  t["blk.0.attn_q.weight"] = {8, 8};
+  t["blk.0.attn_k.weight"] = {8, 4};
+  t["blk.0.attn_v.weight"] = {8, 8};  // wrong: n_embd_gqa is 4
+  auto b = phi3_keys();
+  add(b, t);
+  expect_errors(load(b), {{"blk.0.attn_v.weight", "expected [8, 4], got [8, 8]"}});
+}
+
+TEST(ModelTensorMapArch, Phi3MissingWrongShapeUnknown) {
+  auto t = phi3_tensors();
+  t.erase("blk.0.ffn_down.weight");
+  t["blk.0.ffn_up.weight"] = {8, 16};  // a plain up projection, not gate + up
+  t["blk.0.ffn_gate.weight"] = {8, 16};  // phi3 has no ffn_gate
+  auto b = phi3_keys();
+  add(b, t);
+  expect_errors(load(b), {{"blk.0.ffn_down.weight", "missing required tensor, expected shape [16, 8]"},
+                          {"blk.0.ffn_up.weight", "expected [8, 32], got [8, 16]"},
+                          {"blk.0.ffn_gate.weight", "wrong number of tensors"}});
+}
+
+// ---- qwen2moe ----------------------------------------------------------------------------
+// n_embd 8, n_head 2 (n_head_kv 2), n_ff 16, 4 experts, 2 used: n_ff_exp = 16 / 2 = 8,
+// n_ff_shexp = n_ff = 16 when the expert lengths are absent.
+
+gguf_builder qwen2moe_keys() {
+  gguf_builder b;
+  b.str("general.architecture", "qwen2moe")
+      .u32("qwen2moe.context_length", 64)
+      .u32("qwen2moe.embedding_length", 8)
+      .u32("qwen2moe.block_count", 1)
+      .u32("qwen2moe.feed_forward_length", 16)
+      .u32("qwen2moe.attention.head_count", 2)
+      .u32("qwen2moe.expert_count", 4)
+      .u32("qwen2moe.expert_used_count", 2)
+      .f32("qwen2moe.attention.layer_norm_rms_epsilon", 1e-6f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  return b;
+}
+
+shapes qwen2moe_tensors() {
+  return {{"token_embd.weight", {8, 3}},
+          {"output_norm.weight", {8}},
+          {"output.weight", {8, 3}},
+          {"blk.0.attn_norm.weight", {8}},
+          {"blk.0.attn_q.weight", {8, 8}},
+          {"blk.0.attn_k.weight", {8, 8}},
+          {"blk.0.attn_v.weight", {8, 8}},
+          {"blk.0.attn_q.bias", {8}},
+          {"blk.0.attn_k.bias", {8}},
+          {"blk.0.attn_v.bias", {8}},
+          {"blk.0.attn_output.weight", {8, 8}},
+          {"blk.0.ffn_norm.weight", {8}},
+          {"blk.0.ffn_gate_inp.weight", {8, 4}},
+          {"blk.0.ffn_gate_exps.weight", {8, 8, 4}},
+          {"blk.0.ffn_down_exps.weight", {8, 8, 4}},
+          {"blk.0.ffn_up_exps.weight", {8, 8, 4}},
+          {"blk.0.ffn_gate_inp_shexp.weight", {8}},
+          {"blk.0.ffn_gate_shexp.weight", {8, 16}},
+          {"blk.0.ffn_down_shexp.weight", {16, 8}},
+          {"blk.0.ffn_up_shexp.weight", {8, 16}}};
+}
+
+TEST(ModelTensorMapArch, Qwen2moeExpertSizesDefaultFromNff) {
+  auto b = qwen2moe_keys();
+  add(b, qwen2moe_tensors());
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+}
+
+TEST(ModelTensorMapArch, Qwen2moeExpertLengthKeysAndMissingOutput) {
+  auto t = qwen2moe_tensors();
+  t.erase("output.weight");  // required for qwen2moe (not tied)
+  auto b = qwen2moe_keys();
+  b.u32("qwen2moe.expert_feed_forward_length", 8).u32("qwen2moe.expert_shared_feed_forward_length", 12);
+  add(b, t);
+  // The shared expert is now 12 wide: the three 16-wide shexp tensors are wrong.
+  expect_errors(load(b), {{"output.weight", "missing required tensor"},
+                          {"blk.0.ffn_gate_shexp.weight", "expected [8, 12], got [8, 16]"},
+                          {"blk.0.ffn_down_shexp.weight", "expected [12, 8], got [16, 8]"},
+                          {"blk.0.ffn_up_shexp.weight", "expected [8, 12], got [8, 16]"}});
+}
+
+// ---- deepseek2 ---------------------------------------------------------------------------
+// n_embd 8, n_head 2, 2 blocks, the first dense; q_lora_rank 4, kv_lora_rank 6,
+// key_length_mla 6, value_length_mla 4, n_rot 2 (so qk_nope 4), 4 experts of 3, 2 shared.
+
+gguf_builder deepseek2_keys() {
+  gguf_builder b;
+  b.str("general.architecture", "deepseek2")
+      .u32("deepseek2.context_length", 64)
+      .u32("deepseek2.embedding_length", 8)
+      .u32("deepseek2.block_count", 2)
+      .u32("deepseek2.feed_forward_length", 16)
+      .u32("deepseek2.attention.head_count", 2)
+      .u32("deepseek2.rope.dimension_count", 2)
+      .f32("deepseek2.attention.layer_norm_rms_epsilon", 1e-6f)
+      .u32("deepseek2.leading_dense_block_count", 1)
+      .u32("deepseek2.attention.q_lora_rank", 4)
+      .u32("deepseek2.attention.kv_lora_rank", 6)
+      .u32("deepseek2.attention.key_length_mla", 6)
+      .u32("deepseek2.attention.value_length_mla", 4)
+      .u32("deepseek2.expert_count", 4)
+      .u32("deepseek2.expert_used_count", 2)
+      .u32("deepseek2.expert_feed_forward_length", 3)
+      .u32("deepseek2.expert_shared_count", 2)
+      .f32("deepseek2.expert_weights_scale", 1.0f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  return b;
+}
+
+shapes deepseek2_tensors() {
+  shapes t = {{"token_embd.weight", {8, 3}}, {"output_norm.weight", {8}}};
+  for (std::string p : {"blk.0.", "blk.1."}) {
+    t[p + "attn_norm.weight"] = {8};
+    t[p + "attn_q_a_norm.weight"] = {4};
+    t[p + "attn_kv_a_norm.weight"] = {6};
+    t[p + "attn_q_a.weight"] = {8, 4};
+    t[p + "attn_q_b.weight"] = {4, 12};        // n_head * key_length_mla
+    t[p + "attn_kv_a_mqa.weight"] = {8, 8};    // kv_lora_rank + n_rot
+    t[p + "attn_k_b.weight"] = {4, 6, 2};      // qk_nope, kv_lora_rank, n_head
+    t[p + "attn_v_b.weight"] = {6, 4, 2};      // kv_lora_rank, value_length_mla, n_head
+    t[p + "attn_output.weight"] = {8, 8};      // n_head * value_length_mla
+    t[p + "ffn_norm.weight"] = {8};
+  }
+  t["blk.0.ffn_gate.weight"] = {8, 16};
+  t["blk.0.ffn_down.weight"] = {16, 8};
+  t["blk.0.ffn_up.weight"] = {8, 16};
+  t["blk.1.ffn_gate_inp.weight"] = {8, 4};
+  t["blk.1.exp_probs_b.bias"] = {4};
+  t["blk.1.ffn_down_exps.weight"] = {3, 8, 4};
+  t["blk.1.ffn_gate_exps.weight"] = {8, 3, 4};
+  t["blk.1.ffn_up_exps.weight"] = {8, 3, 4};
+  t["blk.1.ffn_gate_shexp.weight"] = {8, 6};  // n_ff_exp * n_expert_shared
+  t["blk.1.ffn_down_shexp.weight"] = {6, 8};
+  t["blk.1.ffn_up_shexp.weight"] = {8, 6};
+  return t;
+}
+
+TEST(ModelTensorMapArch, Deepseek2LatentAttentionLeadingDenseAndExperts) {
+  auto b = deepseek2_keys();
+  add(b, deepseek2_tensors());
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  EXPECT_TRUE(has_tensor(m, "blk.0.ffn_gate.weight"));
+  EXPECT_FALSE(has_tensor(m, "blk.0.ffn_gate_inp.weight"));
+  EXPECT_TRUE(has_tensor(m, "blk.1.ffn_gate_inp.weight"));
+  EXPECT_FALSE(has_tensor(m, "blk.1.ffn_gate.weight"));
+}
+
+TEST(ModelTensorMapArch, Deepseek2FusedGateUpExperts) {
+  auto t = deepseek2_tensors();
+  t.erase("blk.1.ffn_gate_exps.weight");
+  t.erase("blk.1.ffn_up_exps.weight");
+  t["blk.1.ffn_gate_up_exps.weight"] = {8, 6, 4};
+  auto b = deepseek2_keys();
+  add(b, t);
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  EXPECT_FALSE(has_tensor(m, "blk.1.ffn_up_exps.weight"));
+}
+
+TEST(ModelTensorMapArch, Deepseek2WithoutQLoraAndLegacyKvB) {
+  // q_lora_rank 0: one attn_q [n_embd, n_head * head_k]; no *_mla lengths: the legacy
+  // attn_kv_b [kv_lora_rank, n_head * (qk_nope + head_v)] with head_k = head_v = 8 / 2.
+  auto t = deepseek2_tensors();
+  for (std::string p : {"blk.0.", "blk.1."}) {
+    for (auto n : {"attn_q_a_norm.weight", "attn_q_a.weight", "attn_q_b.weight", "attn_k_b.weight", "attn_v_b.weight"})
+      t.erase(p + n);
+    t[p + "attn_q.weight"] = {8, 8};
+    t[p + "attn_kv_b.weight"] = {6, 12};  // 2 * ((4 - 2) + 4)
+  }
+  auto b = deepseek2_keys();
+  b.without("deepseek2.attention.q_lora_rank").u32("deepseek2.attention.q_lora_rank", 0);
+  b.without("deepseek2.attention.key_length_mla").without("deepseek2.attention.value_length_mla");
+  add(b, t);
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+}
+
+TEST(ModelTensorMapArch, Deepseek2MissingAndWrongShape) {
+  auto t = deepseek2_tensors();
+  t.erase("blk.1.attn_kv_a_mqa.weight");
+  t["blk.0.attn_k_b.weight"] = {6, 4, 2};  // transposed
+  t["blk.1.ffn_up_shexp.weight"] = {8, 3};  // one shared expert's width, not two
+  auto b = deepseek2_keys();
+  add(b, t);
+  expect_errors(load(b), {{"blk.1.attn_kv_a_mqa.weight", "missing required tensor, expected shape [8, 8]"},
+                          {"blk.0.attn_k_b.weight", "expected [4, 6, 2], got [6, 4, 2]"},
+                          {"blk.1.ffn_up_shexp.weight", "expected [8, 6], got [8, 3]"}});
+}
+
+// ---- t5 ----------------------------------------------------------------------------------
+// n_embd 8, n_head 2, n_ff 16, 1 encoder block, 2 decoder blocks, 32 relative buckets.
+
+gguf_builder t5_keys() {
+  gguf_builder b;
+  b.str("general.architecture", "t5")
+      .u32("t5.context_length", 512)
+      .u32("t5.embedding_length", 8)
+      .u32("t5.block_count", 1)
+      .u32("t5.decoder_block_count", 2)
+      .u32("t5.feed_forward_length", 16)
+      .u32("t5.attention.head_count", 2)
+      .u32("t5.attention.relative_buckets_count", 32)
+      .f32("t5.attention.layer_norm_rms_epsilon", 1e-6f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  return b;
+}
+
+shapes t5_tensors() {
+  shapes t = {{"token_embd.weight", {8, 3}},           {"enc.output_norm.weight", {8}},
+              {"dec.output_norm.weight", {8}},         {"enc.blk.0.attn_norm.weight", {8}},
+              {"enc.blk.0.attn_rel_b.weight", {2, 32}}, {"enc.blk.0.attn_q.weight", {8, 8}},
+              {"enc.blk.0.attn_k.weight", {8, 8}},     {"enc.blk.0.attn_v.weight", {8, 8}},
+              {"enc.blk.0.attn_o.weight", {8, 8}},     {"enc.blk.0.ffn_norm.weight", {8}},
+              {"enc.blk.0.ffn_gate.weight", {8, 16}},  {"enc.blk.0.ffn_down.weight", {16, 8}},
+              {"enc.blk.0.ffn_up.weight", {8, 16}}};
+  for (std::string p : {"dec.blk.0.", "dec.blk.1."}) {
+    for (auto n : {"attn_norm.weight", "cross_attn_norm.weight", "ffn_norm.weight"}) t[p + n] = {8};
+    for (auto n : {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_o.weight", "cross_attn_q.weight",
+                   "cross_attn_k.weight", "cross_attn_v.weight", "cross_attn_o.weight"})
+      t[p + n] = {8, 8};
+    t[p + "ffn_gate.weight"] = {8, 16};
+    t[p + "ffn_down.weight"] = {16, 8};
+    t[p + "ffn_up.weight"] = {8, 16};
+  }
+  t["dec.blk.0.attn_rel_b.weight"] = {2, 32};  // only layer 0 has it, as in converted files
+  return t;
+}
+
+TEST(ModelTensorMapArch, T5EncoderAndDecoderStacks) {
+  auto b = t5_keys();
+  add(b, t5_tensors());
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  EXPECT_EQ(m.hparams().dec_n_layer, 2u);
+  EXPECT_TRUE(has_tensor(m, "dec.blk.1.cross_attn_q.weight"));
+  EXPECT_FALSE(has_tensor(m, "enc.blk.1.attn_q.weight"));  // one encoder block
+  EXPECT_FALSE(has_tensor(m, "blk.0.attn_q.weight"));
+}
+
+TEST(ModelTensorMapArch, T5MissingWrongShapeUnknown) {
+  auto t = t5_tensors();
+  t.erase("dec.blk.1.cross_attn_q.weight");
+  t["enc.blk.0.attn_rel_b.weight"] = {32, 2};
+  t["blk.0.attn_q.weight"] = {8, 8};  // decoder-only naming: not a t5 tensor
+  auto b = t5_keys();
+  add(b, t);
+  expect_errors(load(b), {{"dec.blk.1.cross_attn_q.weight", "missing required tensor, expected shape [8, 8]"},
+                          {"enc.blk.0.attn_rel_b.weight", "expected [2, 32], got [32, 2]"},
+                          {"blk.0.attn_q.weight", "wrong number of tensors"}});
+}
+
+TEST(ModelTensorMapArch, T5DecoderBlockCountDefaultsAndBound) {
+  // Without decoder_block_count the decoder has block_count blocks (llama.cpp default).
+  auto t = t5_tensors();
+  std::erase_if(t, [](const auto& kv) { return kv.first.starts_with("dec.blk.1."); });
+  auto b = t5_keys();
+  b.without("t5.decoder_block_count");
+  add(b, t);
+  auto m = load(b);
+  EXPECT_EQ(m.hparams().dec_n_layer, 1u);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+
+  auto big = t5_keys();
+  big.without("t5.decoder_block_count").u32("t5.decoder_block_count", 100000);
+  add(big, t5_tensors());
+  auto f = gguf::file::from_buffer(big.build());
+  ASSERT_TRUE(f.ok());
+  auto bad = gguf::model::load(*f);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, gguf::errc::invalid_model);
+  EXPECT_EQ(bad.error().subject, "t5.decoder_block_count");
+}
+
+}  // namespace
