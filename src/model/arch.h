@@ -100,6 +100,18 @@ enum class dim : uint8_t {
   n_ff_shexp_ds,  ///< n_ff_exp * n_expert_shared
   // t5:
   n_rel_attn_bkts,  ///< attention.relative_buckets_count
+  // mamba2:
+  ssm_n_group,      ///< ssm.group_count
+  ssm_conv_dim,     ///< ssm_d_inner + 2 * ssm_n_group * ssm_d_state
+  ssm_in_proj_dim,  ///< ssm_d_inner + ssm_conv_dim + ssm_dt_rank
+  ssm_group_width,  ///< ssm_d_inner / ssm_n_group
+  // rwkv6:
+  five,             ///< 5 (rwkv6's five token-shift interpolations w, k, v, r, g)
+  time_mix_extra_dim,
+  time_mix_extra_dim_x5,  ///< 5 * time_mix_extra_dim
+  time_decay_extra_dim,
+  wkv_head_size,
+  wkv_n_head,       ///< n_embd / wkv_head_size
 };
 
 /// When a tensor exists.
@@ -119,6 +131,8 @@ enum class when : uint8_t {
   not_mla,     ///< otherwise one attn_kv_b (older files)
   gate_up_fused,  ///< the file has blk.N.ffn_gate_up_exps.weight (create_tensor_gate_up_exps)
   gate_up_split,  ///< it does not: ffn_gate_exps and ffn_up_exps
+  lerp_fused,     ///< the file has blk.N.time_mix_lerp_fused.weight (rwkv6)
+  lerp_unfused,   ///< it does not: time_mix_lerp_w is then needed (llama.cpp asserts one exists)
 };
 
 /// Which blocks a per-layer tensor belongs to: "blk.N." for N < block_count, or t5's

@@ -163,6 +163,8 @@ constexpr tensor_list t_phi3[] = {token_embd,        output_tied, rope_factors_o
 constexpr tensor_list t_qwen2moe[] = {token_embd, output_untied, attn_norm, attn_qkv_embd, ffn_norm, ffn_qwen2moe};
 constexpr tensor_list t_deepseek2[] = {token_embd, output_tied, attn_norm, attn_mla, ffn_norm, ffn_deepseek2};
 constexpr tensor_list t_t5[] = {token_embd, t5_outputs, t5_encoder, t5_decoder};
+constexpr tensor_list t_mamba2[] = {token_embd, output_tied, attn_norm, ssm2};
+constexpr tensor_list t_rwkv6[] = {token_embd,  rwkv_embd_norm, output_untied, output_norm_bias, rwkv6_block};
 
 constexpr arch_row rows[] = {
     {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
@@ -175,8 +177,8 @@ constexpr arch_row rows[] = {
     {.name = "mamba", .from_spec = true, .keys = k_mamba, .tensors = t_mamba},
     {.name = "rwkv", .from_spec = true},
     {.name = "whisper", .from_spec = true, .keys = k_whisper, .key_infix = "encoder."},
-    {.name = "mamba2", .keys = k_mamba2},
-    {.name = "rwkv6", .keys = k_rwkv6},
+    {.name = "mamba2", .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
+    {.name = "rwkv6", .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},
     {.name = "rwkv7", .keys = k_rwkv7},
     {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_llama},
     {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_llama},

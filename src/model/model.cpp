@@ -64,6 +64,16 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
       return n_head * ((head_k_mla(hp) > hp.n_rot ? head_k_mla(hp) - hp.n_rot : 0) + head_v_mla(hp));
     case dim::n_ff_shexp_ds: return uint64_t{hp.n_ff_exp} * hp.n_expert_shared;
     case dim::n_rel_attn_bkts: return hp.n_rel_attn_bkts;
+    case dim::ssm_n_group: return hp.ssm_n_group;
+    case dim::ssm_conv_dim: return hp.ssm_d_inner + 2ull * hp.ssm_n_group * hp.ssm_d_state;
+    case dim::ssm_in_proj_dim: return 2ull * hp.ssm_d_inner + 2ull * hp.ssm_n_group * hp.ssm_d_state + hp.ssm_dt_rank;
+    case dim::ssm_group_width: return hp.ssm_n_group ? hp.ssm_d_inner / hp.ssm_n_group : 0;
+    case dim::five: return 5;
+    case dim::time_mix_extra_dim: return hp.time_mix_extra_dim;
+    case dim::time_mix_extra_dim_x5: return 5ull * hp.time_mix_extra_dim;
+    case dim::time_decay_extra_dim: return hp.time_decay_extra_dim;
+    case dim::wkv_head_size: return hp.wkv_head_size;
+    case dim::wkv_n_head: return hp.wkv_head_size ? hp.n_embd / hp.wkv_head_size : 0;
   }
   return 0;
 }
@@ -135,6 +145,11 @@ result<model> model::load(const file& f) {
       case when::no_q_lora: return h.n_lora_q == 0;
       case when::mla: return mla;
       case when::not_mla: return !mla;
+      case when::lerp_fused:
+      case when::lerp_unfused: {
+        bool fused = f.find_tensor("blk." + std::to_string(il) + ".time_mix_lerp_fused.weight") != nullptr;
+        return fused == (c == when::lerp_fused);
+      }
       case when::gate_up_fused:
       case when::gate_up_split: {
         bool fused = f.find_tensor("blk." + std::to_string(il) + ".ffn_gate_up_exps.weight") != nullptr;

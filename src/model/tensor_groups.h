@@ -247,6 +247,64 @@ inline constexpr tensor_spec t5_decoder[] = {
     ld("ffn_norm.weight", req, n_embd),              ld("ffn_gate.weight", opt, n_embd, n_ff),
     ld("ffn_down.weight", req, n_ff, n_embd),        ld("ffn_up.weight", req, n_embd, n_ff)};
 
+// ---- mamba2 (llama.cpp src/models/mamba2.cpp) ------------------------------------------
+
+/// ssm_in projects to z, x, B, C and dt at once; the conv covers x, B, C; ssm_a / ssm_d
+/// (no ".weight") are [1, dt_rank] (one value per head); ssm_norm is grouped.
+inline constexpr tensor_spec ssm2[] = {
+    l("ssm_in.weight", req, n_embd, ssm_in_proj_dim),
+    l("ssm_conv1d.weight", req, ssm_d_conv, ssm_conv_dim),
+    l("ssm_conv1d.bias", req, ssm_conv_dim),
+    l("ssm_dt.bias", req, ssm_dt_rank),
+    l("ssm_a", req, one, ssm_dt_rank),
+    l("ssm_d", req, one, ssm_dt_rank),
+    l("ssm_norm.weight", req, ssm_group_width, ssm_n_group),
+    l("ssm_out.weight", req, ssm_d_inner, n_embd)};
+
+// ---- rwkv6 (llama.cpp src/models/rwkv6.cpp) ---------------------------------------------
+
+inline constexpr tensor_spec rwkv_embd_norm[] = {g("token_embd_norm.weight", req, n_embd),
+                                                 g("token_embd_norm.bias", req, n_embd)};
+/// The token-shift interpolations: time_mix_lerp_fused [n_embd, 1, 1, 5] or the separate
+/// lerp_w/k/v/r/g [n_embd, 1, 1] (llama.cpp asserts one of lerp_fused, lerp_w exists).
+constexpr tensor_spec lerp_fused_spec() {
+  tensor_spec t = l("time_mix_lerp_fused.weight", opt, n_embd);
+  t.n_dims = 4;
+  t.ne[3] = five;
+  return t;
+}
+inline constexpr tensor_spec rwkv6_block[] = {
+    l("attn_norm.weight", req, n_embd),
+    l("attn_norm.bias", req, n_embd),
+    l("attn_norm_2.weight", req, n_embd),
+    l("attn_norm_2.bias", req, n_embd),
+    l("time_mix_w1.weight", req, n_embd, time_mix_extra_dim_x5),
+    l("time_mix_w2.weight", req, time_mix_extra_dim, n_embd, five),
+    l("time_mix_lerp_x.weight", req, n_embd),
+    l("time_mix_lerp_w.weight", req, n_embd, one, one, when::lerp_unfused),
+    l("time_mix_lerp_w.weight", opt, n_embd, one, one, when::lerp_fused),
+    l("time_mix_lerp_k.weight", opt, n_embd),
+    l("time_mix_lerp_v.weight", opt, n_embd),
+    l("time_mix_lerp_r.weight", opt, n_embd),
+    l("time_mix_lerp_g.weight", opt, n_embd),
+    lerp_fused_spec(),
+    l("time_mix_first.weight", req, wkv_head_size, wkv_n_head),
+    l("time_mix_decay.weight", req, n_embd),
+    l("time_mix_decay_w1.weight", req, n_embd, time_decay_extra_dim),
+    l("time_mix_decay_w2.weight", req, time_decay_extra_dim, n_embd),
+    l("time_mix_key.weight", req, n_embd, n_embd),
+    l("time_mix_value.weight", req, n_embd, n_embd),
+    l("time_mix_receptance.weight", req, n_embd, n_embd),
+    l("time_mix_gate.weight", req, n_embd, n_embd),
+    l("time_mix_ln.weight", req, n_embd),
+    l("time_mix_ln.bias", req, n_embd),
+    l("time_mix_output.weight", req, n_embd, n_embd),
+    l("channel_mix_lerp_k.weight", req, n_embd),
+    l("channel_mix_lerp_r.weight", req, n_embd),
+    l("channel_mix_key.weight", req, n_embd, n_ff),
+    l("channel_mix_value.weight", req, n_ff, n_embd),
+    l("channel_mix_receptance.weight", req, n_embd, n_embd)};
+
 // ---- encoders (bert) ---------------------------------------------------------------------
 
 /// llama.cpp src/models/bert.cpp (bert, nomic-bert, nomic-bert-moe): attention through
