@@ -112,6 +112,12 @@ enum class dim : uint8_t {
   time_decay_extra_dim,
   wkv_head_size,
   wkv_n_head,       ///< n_embd / wkv_head_size
+  // rwkv7:
+  six,              ///< 6 (rwkv7's fused token-shift interpolations)
+  n_lora_decay,     ///< attention.decay_lora_rank
+  n_lora_iclr,      ///< attention.iclr_lora_rank
+  n_lora_value_res_mix,  ///< attention.value_residual_mix_lora_rank
+  n_lora_gate,      ///< attention.gate_lora_rank
 };
 
 /// When a tensor exists.
@@ -133,6 +139,8 @@ enum class when : uint8_t {
   gate_up_split,  ///< it does not: ffn_gate_exps and ffn_up_exps
   lerp_fused,     ///< the file has blk.N.time_mix_lerp_fused.weight (rwkv6)
   lerp_unfused,   ///< it does not: time_mix_lerp_w is then needed (llama.cpp asserts one exists)
+  first_layer,    ///< N == 0 (rwkv7's time_mix_v1/v2 use the iclr rank in block 0)
+  later_layer,    ///< N > 0
 };
 
 /// Which blocks a per-layer tensor belongs to: "blk.N." for N < block_count, or t5's

@@ -164,6 +164,7 @@ constexpr tensor_list t_qwen2moe[] = {token_embd, output_untied, attn_norm, attn
 constexpr tensor_list t_deepseek2[] = {token_embd, output_tied, attn_norm, attn_mla, ffn_norm, ffn_deepseek2};
 constexpr tensor_list t_t5[] = {token_embd, t5_outputs, t5_encoder, t5_decoder};
 constexpr tensor_list t_mamba2[] = {token_embd, output_tied, attn_norm, ssm2};
+constexpr tensor_list t_rwkv7[] = {token_embd,  rwkv_embd_norm, output_untied, output_norm_bias, rwkv7_block};
 constexpr tensor_list t_rwkv6[] = {token_embd,  rwkv_embd_norm, output_untied, output_norm_bias, rwkv6_block};
 
 constexpr arch_row rows[] = {
@@ -179,7 +180,7 @@ constexpr arch_row rows[] = {
     {.name = "whisper", .from_spec = true, .keys = k_whisper, .key_infix = "encoder."},
     {.name = "mamba2", .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
     {.name = "rwkv6", .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},
-    {.name = "rwkv7", .keys = k_rwkv7},
+    {.name = "rwkv7", .keys = k_rwkv7, .tensors = t_rwkv7, .tensors_complete = true},
     {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_llama},
     {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_llama},
     {.name = "qwen2", .keys = k_qwen, .tensors = t_qwen2},

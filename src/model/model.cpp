@@ -74,6 +74,11 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::time_decay_extra_dim: return hp.time_decay_extra_dim;
     case dim::wkv_head_size: return hp.wkv_head_size;
     case dim::wkv_n_head: return hp.wkv_head_size ? hp.n_embd / hp.wkv_head_size : 0;
+    case dim::six: return 6;
+    case dim::n_lora_decay: return hp.n_lora_decay;
+    case dim::n_lora_iclr: return hp.n_lora_iclr;
+    case dim::n_lora_value_res_mix: return hp.n_lora_value_res_mix;
+    case dim::n_lora_gate: return hp.n_lora_gate;
   }
   return 0;
 }
@@ -145,6 +150,8 @@ result<model> model::load(const file& f) {
       case when::no_q_lora: return h.n_lora_q == 0;
       case when::mla: return mla;
       case when::not_mla: return !mla;
+      case when::first_layer: return il == 0;
+      case when::later_layer: return il > 0;
       case when::lerp_fused:
       case when::lerp_unfused: {
         bool fused = f.find_tensor("blk." + std::to_string(il) + ".time_mix_lerp_fused.weight") != nullptr;

@@ -305,6 +305,48 @@ inline constexpr tensor_spec rwkv6_block[] = {
     l("channel_mix_value.weight", req, n_ff, n_embd),
     l("channel_mix_receptance.weight", req, n_embd, n_embd)};
 
+// ---- rwkv7 (llama.cpp src/models/rwkv7.cpp) ---------------------------------------------
+
+constexpr tensor_spec lerp_fused6_spec() {
+  tensor_spec t = l("time_mix_lerp_fused.weight", req, n_embd);
+  t.n_dims = 4;
+  t.ne[3] = six;
+  return t;
+}
+/// Decay (w), in-context learning rate (a), value residual (v; block 0 sized by the iclr
+/// rank, "actually not used" there) and gate (g) low-rank pairs, then the usual mixes.
+inline constexpr tensor_spec rwkv7_block[] = {
+    l("attn_norm.weight", req, n_embd),
+    l("attn_norm.bias", req, n_embd),
+    l("attn_norm_2.weight", req, n_embd),
+    l("attn_norm_2.bias", req, n_embd),
+    l("time_mix_w0.weight", req, n_embd),
+    l("time_mix_w1.weight", req, n_embd, n_lora_decay),
+    l("time_mix_w2.weight", req, n_lora_decay, n_embd),
+    l("time_mix_a0.weight", req, n_embd),
+    l("time_mix_a1.weight", req, n_embd, n_lora_iclr),
+    l("time_mix_a2.weight", req, n_lora_iclr, n_embd),
+    l("time_mix_v0.weight", req, n_embd),
+    l("time_mix_v1.weight", req, n_embd, n_lora_iclr, one, when::first_layer),
+    l("time_mix_v2.weight", req, n_lora_iclr, n_embd, one, when::first_layer),
+    l("time_mix_v1.weight", req, n_embd, n_lora_value_res_mix, one, when::later_layer),
+    l("time_mix_v2.weight", req, n_lora_value_res_mix, n_embd, one, when::later_layer),
+    l("time_mix_g1.weight", req, n_embd, n_lora_gate),
+    l("time_mix_g2.weight", req, n_lora_gate, n_embd),
+    lerp_fused6_spec(),
+    l("time_mix_k_k.weight", req, n_embd),
+    l("time_mix_k_a.weight", req, n_embd),
+    l("time_mix_r_k.weight", req, n_embd),
+    l("time_mix_key.weight", req, n_embd, n_embd),
+    l("time_mix_value.weight", req, n_embd, n_embd),
+    l("time_mix_receptance.weight", req, n_embd, n_embd),
+    l("time_mix_ln.weight", req, n_embd),
+    l("time_mix_ln.bias", req, n_embd),
+    l("time_mix_output.weight", req, n_embd, n_embd),
+    l("channel_mix_lerp_k.weight", req, n_embd),
+    l("channel_mix_key.weight", req, n_embd, n_ff),
+    l("channel_mix_value.weight", req, n_ff, n_embd)};
+
 // ---- encoders (bert) ---------------------------------------------------------------------
 
 /// llama.cpp src/models/bert.cpp (bert, nomic-bert, nomic-bert-moe): attention through

@@ -497,4 +497,73 @@ TEST(ModelTensorMapArch, Rwkv6WrongShapesAndMissing) {
                           {"blk.0.time_mix_first.weight", "expected [4, 2], got [2, 4]"}});
 }
 
+// ---- rwkv7 -------------------------------------------------------------------------------
+// n_embd 8, n_ff 16, 2 blocks; lora ranks: decay 2, iclr 3, value residual 4, gate 5.
+
+gguf_builder rwkv7_keys() {
+  gguf_builder b;
+  b.str("general.architecture", "rwkv7")
+      .u32("rwkv7.context_length", 1024)
+      .u32("rwkv7.embedding_length", 8)
+      .u32("rwkv7.block_count", 2)
+      .u32("rwkv7.feed_forward_length", 16)
+      .u32("rwkv7.attention.head_count", 0)
+      .f32("rwkv7.attention.layer_norm_epsilon", 1e-5f)
+      .u32("rwkv7.wkv.head_size", 4)
+      .u32("rwkv7.attention.decay_lora_rank", 2)
+      .u32("rwkv7.attention.iclr_lora_rank", 3)
+      .u32("rwkv7.attention.value_residual_mix_lora_rank", 4)
+      .u32("rwkv7.attention.gate_lora_rank", 5)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  return b;
+}
+
+shapes rwkv7_tensors() {
+  shapes t = {{"token_embd.weight", {8, 3}},  {"token_embd_norm.weight", {8}}, {"token_embd_norm.bias", {8}},
+              {"output_norm.weight", {8}},    {"output_norm.bias", {8}},       {"output.weight", {8, 3}}};
+  for (std::string p : {"blk.0.", "blk.1."}) {
+    for (auto n : {"attn_norm.weight", "attn_norm.bias", "attn_norm_2.weight", "attn_norm_2.bias", "time_mix_w0.weight",
+                   "time_mix_a0.weight", "time_mix_v0.weight", "time_mix_k_k.weight", "time_mix_k_a.weight",
+                   "time_mix_r_k.weight", "time_mix_ln.weight", "time_mix_ln.bias", "channel_mix_lerp_k.weight"})
+      t[p + n] = {8};
+    t[p + "time_mix_w1.weight"] = {8, 2};
+    t[p + "time_mix_w2.weight"] = {2, 8};
+    t[p + "time_mix_a1.weight"] = {8, 3};
+    t[p + "time_mix_a2.weight"] = {3, 8};
+    t[p + "time_mix_g1.weight"] = {8, 5};
+    t[p + "time_mix_g2.weight"] = {5, 8};
+    t[p + "time_mix_lerp_fused.weight"] = {8, 1, 1, 6};
+    for (auto n : {"time_mix_key.weight", "time_mix_value.weight", "time_mix_receptance.weight", "time_mix_output.weight"})
+      t[p + n] = {8, 8};
+    t[p + "channel_mix_key.weight"] = {8, 16};
+    t[p + "channel_mix_value.weight"] = {16, 8};
+  }
+  t["blk.0.time_mix_v1.weight"] = {8, 3};  // block 0: iclr rank
+  t["blk.0.time_mix_v2.weight"] = {3, 8};
+  t["blk.1.time_mix_v1.weight"] = {8, 4};  // later blocks: value residual rank
+  t["blk.1.time_mix_v2.weight"] = {4, 8};
+  return t;
+}
+
+TEST(ModelTensorMapArch, Rwkv7LowRankPairsPerBlock) {
+  auto b = rwkv7_keys();
+  add(b, rwkv7_tensors());
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+}
+
+TEST(ModelTensorMapArch, Rwkv7MissingWrongShapeUnknown) {
+  auto t = rwkv7_tensors();
+  t.erase("blk.1.time_mix_k_a.weight");
+  t["blk.1.time_mix_v1.weight"] = {8, 3};              // the iclr rank is block 0's only
+  t["blk.0.time_mix_lerp_fused.weight"] = {8, 1, 1, 5};  // rwkv6's five
+  t["blk.0.time_mix_gate.weight"] = {8, 8};             // rwkv6 only
+  auto b = rwkv7_keys();
+  add(b, t);
+  expect_errors(load(b), {{"blk.1.time_mix_k_a.weight", "missing required tensor, expected shape [8]"},
+                          {"blk.1.time_mix_v1.weight", "expected [8, 4], got [8, 3]"},
+                          {"blk.0.time_mix_lerp_fused.weight", "expected [8, 1, 1, 6], got [8, 1, 1, 5]"},
+                          {"blk.0.time_mix_gate.weight", "wrong number of tensors"}});
+}
+
 }  // namespace
