@@ -108,7 +108,7 @@ seed_vocab() {
   text='Hello world! <s> 123 \xe4\xbd\xa0\xe5\xa5\xbd\n'
   for m in "$mini"/*.gguf; do
     [ -f "$m" ] || continue
-    { printf '\xf3'; printf "\\x%02x" "$(printf "$text" | wc -c)" | xargs -0 printf; printf '\x00'
+    { printf '\xf3'; printf "\\$(printf '%03o' "$(printf "$text" | wc -c)")"; printf '\x00'
       printf "$text"; cat "$m"; } >"$dir/file-$(basename "$m")"
   done
   rm -rf "$mini"

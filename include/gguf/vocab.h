@@ -109,12 +109,14 @@ class vocab {
 
   /// llama_tokenize: with `parse_special`, control and user-defined token texts in the
   /// input become those tokens (user-defined ones always do); with `add_special`, BOS /
-  /// EOS / SEP are added as the model is configured. Errors: errc::unsupported for a
-  /// vocab without a tokenizer (tokenizer.ggml.model none/no_vocab/absent).
+  /// EOS / SEP are added as the model is configured. Every id returned is a token of the
+  /// vocabulary. Errors: errc::unsupported for a vocab without a tokenizer
+  /// (tokenizer.ggml.model none/no_vocab/absent); errc::invalid_vocab when the text needs
+  /// the unknown token (or a BOS/EOS/SEP id) that the vocabulary does not have.
   result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special = true,
                                         bool parse_special = true) const;
-  /// Same, appending to `out` (no error for a tokenizer-less vocab: appends nothing and
-  /// returns false).
+  /// Same, appending to `out`; returns false and leaves `out` as it was where tokenize()
+  /// returns an error.
   bool tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special = true,
                      bool parse_special = true) const;
 

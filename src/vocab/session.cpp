@@ -184,6 +184,7 @@ bool vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool
   const impl& v = *impl_;
   const auto& d = v.d;
   if (!v.model) return false;
+  const size_t start = out.size();
   std::vector<fragment> frags;
   partition(v, text, parse_special, frags);
   std::string buf;
@@ -242,14 +243,30 @@ bool vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool
     }
     case vocab_detail::vocab_type::none: return false;
   }
+  // A model falls back to the unknown token, or to BOS/EOS/SEP ids the file declares; in a
+  // vocabulary without them (no_token) that would hand out -1: refuse instead.
+  const size_t n = d.tokens.size();
+  for (size_t i = start; i < out.size(); ++i) {
+    if (out[i] < 0 || static_cast<size_t>(out[i]) >= n) {
+      out.resize(start);
+      return false;
+    }
+  }
   return true;
 }
 
 result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
   std::vector<int32_t> out;
-  if (!tokenize_into(text, out, add_special, parse_special))
-    return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +
-                                                        impl_->model_name + "')", "tokenizer.ggml.model");
+  if (!tokenize_into(text, out, add_special, parse_special)) {
+    if (!impl_->model || impl_->d.type == vocab_detail::vocab_type::none) {
+      return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +
+                                                          impl_->model_name + "')", "tokenizer.ggml.model");
+    }
+    return make_error(errc::invalid_vocab, no_offset,
+                      "the text needs a token this vocabulary does not have, and it has no unknown token "
+                      "(or a BOS/EOS/SEP id it adds is missing)",
+                      "tokenizer.ggml.unknown_token_id");
+  }
   return out;
 }
 
