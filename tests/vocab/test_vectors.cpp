@@ -19,9 +19,13 @@ std::string vocab_path(const std::string& name) {
 }
 
 std::string show(const std::vector<int32_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
+  std::string s(1, '[');
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s.push_back(',');
+    s.append(std::to_string(v[i]));
+  }
+  s.push_back(']');
+  return s;
 }
 
 class tokenizer_vectors : public ::testing::TestWithParam<std::string> {};
