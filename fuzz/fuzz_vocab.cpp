@@ -38,8 +38,8 @@ void exercise(const gguf::vocab& v, std::string_view text, bool add_special, boo
     return;
   }
   for (int32_t id : *ids) FUZZ_CHECK(id >= 0 && static_cast<uint32_t>(id) < n);
-  auto again = v.tokenize(text, add_special, parse_special);
-  FUZZ_CHECK(again.ok() && *again == *ids);
+  // tokenize_into must append exactly the ids tokenize gave: this also checks that
+  // tokenizing is deterministic (per-call caches and scratch buffers leave no trace).
   std::vector<int32_t> into{7};
   FUZZ_CHECK(v.tokenize_into(text, into, add_special, parse_special));
   FUZZ_CHECK(into.size() == ids->size() + 1 && std::equal(ids->begin(), ids->end(), into.begin() + 1));

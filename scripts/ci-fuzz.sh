@@ -5,6 +5,7 @@
 # input is printed in hex; add it under tests/hostile/regressions/ (see docs/security.md).
 #
 #   scripts/ci-fuzz.sh [SECONDS_PER_TARGET]        (default 60; run from the repo root)
+#   scripts/ci-fuzz.sh --ledger                    (executions so far, per target)
 #
 # Environment: GGUF_TEST_DATA (default ../shared/data), GGUF_FUZZ_BUILD (default
 # build-fuzz), GGUF_FUZZ_WORK (default $GGUF_FUZZ_BUILD/fuzz-work: corpora kept between
@@ -18,6 +19,15 @@ secs=${1:-60}
 data=${GGUF_TEST_DATA:-$root/../shared/data}
 build=${GGUF_FUZZ_BUILD:-$root/build-fuzz}
 work=${GGUF_FUZZ_WORK:-$build/fuzz-work}
+
+if [ "$secs" = "--ledger" ]; then
+  [ -f "$work/ledger.tsv" ] || { echo "ci-fuzz: no ledger at $work/ledger.tsv" >&2; exit 1; }
+  awk -F'\t' 'NR > 1 { n[$3] += $5; s[$3] += $4; r[$3]++; c[$3] = $6; f[$3] = $7; k[$3] = $8; if ($9 != 0) bad[$3]++ }
+    END { printf "%-16s %6s %9s %12s %6s %7s %7s %s\n", "target", "runs", "seconds", "executions", "cov", "ft", "corpus", "failed runs";
+          for (t in n) printf "%-16s %6d %9d %12d %6d %7d %7d %d\n", t, r[t], s[t], n[t], c[t], f[t], k[t], bad[t] }' \
+    "$work/ledger.tsv" | { read -r h; echo "$h"; sort; }
+  exit 0
+fi
 export CC=${CC:-clang-14} CXX=${CXX:-clang++-14}
 
 if ! command -v "$CXX" >/dev/null; then
@@ -114,6 +124,22 @@ seed_vocab() {
   rm -rf "$mini"
 }
 
+# The fuzzing record: one line per target run appended to $work/ledger.tsv (UTC time,
+# commit, target, seconds, executions, coverage, features, corpus size, exit code), so
+# executions add up over runs; `scripts/ci-fuzz.sh --ledger` prints the totals.
+ledger=$work/ledger.tsv
+record() {
+  local t=$1 rc=$2 execs cov ft corp
+  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$work/$t/log" | grep -oE '[0-9]+$' | tail -1)
+  cov=$(grep -oE 'cov: [0-9]+' "$work/$t/log" | tail -1 | grep -oE '[0-9]+')
+  ft=$(grep -oE 'ft: [0-9]+' "$work/$t/log" | tail -1 | grep -oE '[0-9]+')
+  corp=$(find "$work/$t/corpus" -type f | wc -l)
+  [ -f "$ledger" ] || printf 'utc\tcommit\ttarget\tseconds\texecutions\tcov\tft\tcorpus\texit\n' >"$ledger"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
+    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo -)" "$t" "$secs" \
+    "${execs:-0}" "${cov:-0}" "${ft:-0}" "$corp" "$rc" >>"$ledger"
+}
+
 export GGUF_TEST_DATA=$data
 mkdir -p "$work"
 for t in $targets; do
@@ -142,6 +168,7 @@ for t in $targets; do
     -artifact_prefix="$arts" "${opts[@]}" >"$work/$t/log" 2>&1
   rc=$?
   grep -E '^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|cov:' "$work/$t/log" | tail -2
+  record "$t" "$rc"
   if [ $rc -ne 0 ] || [ -n "$(ls -A "$arts")" ]; then
     status=1
     echo "ci-fuzz: $t FAILED (exit $rc); log tail:" >&2
