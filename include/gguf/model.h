@@ -56,18 +56,45 @@ struct hparams {
   uint32_t n_head(uint32_t il = 0) const noexcept { return at(n_head_arr, il); }
   uint32_t n_head_kv(uint32_t il = 0) const noexcept { return at(n_head_kv_arr, il); }
   uint32_t n_ff(uint32_t il = 0) const noexcept { return at(n_ff_arr, il); }
-  /// n_embd_head_k * n_head_kv(il): the width of a layer's K projection.
-  uint32_t n_embd_k_gqa(uint32_t il = 0) const noexcept { return n_embd_head_k * n_head_kv(il); }
-  uint32_t n_embd_v_gqa(uint32_t il = 0) const noexcept { return n_embd_head_v * n_head_kv(il); }
+  /// n_embd_head_k(il) * n_head_kv(il): the width of a layer's K projection.
+  uint32_t n_embd_k_gqa(uint32_t il = 0) const noexcept { return n_embd_head_k(il) * n_head_kv(il); }
+  uint32_t n_embd_v_gqa(uint32_t il = 0) const noexcept { return n_embd_head_v(il) * n_head_kv(il); }
 
-  uint32_t n_embd_head_k = 0;  ///< [arch].attention.key_length, default n_embd / n_head
-  uint32_t n_embd_head_v = 0;  ///< [arch].attention.value_length, default n_embd / n_head
-  uint32_t n_rot = 0;          ///< [arch].rope.dimension_count, default n_embd_head_k
+  /// Head sizes and rotary dimensions of full-attention layers (llama.cpp's *_full) and of
+  /// sliding-window layers (*_swa, which default to the full values). The per-layer
+  /// accessors below pick one by is_swa(il).
+  uint32_t n_embd_head_k_full = 0;  ///< [arch].attention.key_length, default n_embd / n_head
+  uint32_t n_embd_head_v_full = 0;  ///< [arch].attention.value_length, default n_embd / n_head
+  uint32_t n_rot_full = 0;          ///< [arch].rope.dimension_count, default n_embd_head_k_full
+  uint32_t n_embd_head_k_swa = 0;   ///< [arch].attention.key_length_swa, default n_embd_head_k_full
+  uint32_t n_embd_head_v_swa = 0;   ///< [arch].attention.value_length_swa, default n_embd_head_v_full
+  uint32_t n_rot_swa = 0;           ///< [arch].rope.dimension_count_swa, default n_rot_full
+  uint32_t n_embd_head_k(uint32_t il = 0) const noexcept { return is_swa(il) ? n_embd_head_k_swa : n_embd_head_k_full; }
+  uint32_t n_embd_head_v(uint32_t il = 0) const noexcept { return is_swa(il) ? n_embd_head_v_swa : n_embd_head_v_full; }
+  uint32_t n_rot(uint32_t il = 0) const noexcept { return is_swa(il) ? n_rot_swa : n_rot_full; }
+
+  /// Sliding-window layers: one flag per layer (n_layer entries; empty when the
+  /// architecture has no per-layer pattern, then no layer is a sliding-window one), from
+  /// [arch].attention.sliding_window_pattern (an array of bools, or one value for all
+  /// layers; llama.cpp's swa_layers).
+  std::vector<uint8_t> swa_layers;
+  bool is_swa(uint32_t il) const noexcept { return il < swa_layers.size() && swa_layers[il] != 0; }
+  /// If >= 0, only the first n_layer_kv_from_start layers have their own K/V (the others
+  /// reuse earlier layers' caches): n_layer - [arch].attention.shared_kv_layers (gemma4).
+  int32_t n_layer_kv_from_start = -1;
+  bool has_kv(uint32_t il) const noexcept {
+    return n_layer_kv_from_start < 0 || il < static_cast<uint32_t>(n_layer_kv_from_start);
+  }
+  /// [arch].embedding_length_per_layer_input: width of gemma4's per-layer token
+  /// embeddings (0: none).
+  uint32_t n_embd_per_layer = 0;
 
   float f_norm_eps = 0.0f;      ///< [arch].attention.layer_norm_epsilon
   float f_norm_rms_eps = 0.0f;  ///< [arch].attention.layer_norm_rms_epsilon
 
   float rope_freq_base_train = 10000.0f;  ///< [arch].rope.freq_base
+  /// [arch].rope.freq_base_swa (sliding-window layers), default rope_freq_base_train.
+  float rope_freq_base_train_swa = 10000.0f;
   /// 1 / [arch].rope.scaling.factor, or 1 / the old [arch].rope.scale_linear; 1 if absent or 0.
   float rope_freq_scale_train = 1.0f;
   rope_scaling_type rope_scaling_type_train = rope_scaling_type::linear;  ///< .rope.scaling.type

@@ -65,14 +65,18 @@ enum class dim : uint8_t {
   n_ctx_train,
   n_ff,
   n_ff_x2,        ///< 2 * n_ff (phi3's fused gate+up)
+  // per layer: n_embd_head_k(il) etc. differ on sliding-window layers (gemma4)
   q_dim,          ///< n_embd_head_k * n_head
   o_dim,          ///< n_embd_head_v * n_head
   k_gqa,          ///< n_embd_head_k * n_head_kv
   v_gqa,          ///< n_embd_head_v * n_head_kv
   qkv_dim,        ///< q_dim + k_gqa + v_gqa
-  head_k,         ///< n_embd_head_k
+  head_k,         ///< n_embd_head_k(il) (the sliding-window size on a sliding-window layer)
+  head_k_full_half,  ///< n_embd_head_k_full / 2 (gemma4's rope_freqs)
+  n_embd_per_layer,      ///< embedding_length_per_layer_input (gemma4)
+  n_embd_per_layer_all,  ///< n_embd_per_layer * n_layer
   n_head,
-  n_rot_half,     ///< n_rot / 2
+  n_rot_half,     ///< n_rot(il) / 2
   n_expert,
   n_ff_exp,       ///< n_ff_exp, or n_ff when 0 (llama's MoE)
   n_ff_exp_x2,    ///< 2 * n_ff_exp (fused gate+up experts)
@@ -141,6 +145,13 @@ enum class when : uint8_t {
   lerp_unfused,   ///< it does not: time_mix_lerp_w is then needed (llama.cpp asserts one exists)
   first_layer,    ///< N == 0 (rwkv7's time_mix_v1/v2 use the iclr rank in block 0)
   later_layer,    ///< N > 0
+  swa_layer,      ///< hparams.is_swa(N)
+  full_layer,     ///< !is_swa(N)
+  any_full_layer, ///< some layer is not a sliding-window one (gemma4's global rope_freqs)
+  kv_layer,       ///< hparams.has_kv(N): the layer has its own K/V
+  shared_kv_layer,  ///< !has_kv(N) (gemma4's shared-KV layers: attn_k / attn_k_norm optional)
+  per_layer_inp,  ///< embedding_length_per_layer_input > 0 (gemma4's per-layer embeddings)
+  gate_inp,       ///< the file has blk.N.ffn_gate_inp.weight (gemma4's expert layers)
 };
 
 /// Which blocks a per-layer tensor belongs to: "blk.N." for N < block_count, or t5's
@@ -171,6 +182,9 @@ struct arch_row {
   /// Fixes llama.cpp applies after the keys are read (e.g. a default for a zero value).
   void (*finish)(hparams&) = nullptr;
   bool check_n_rot = false;        ///< llama.cpp: n_rot must equal n_embd_head_k
+  /// Reads attention.sliding_window_pattern into swa_layers (llama.cpp get_key_or_arr:
+  /// required) and attention.shared_kv_layers (optional) into n_layer_kv_from_start (gemma4).
+  bool swa_layers_key = false;
   std::string_view key_infix{};    ///< "encoder." for whisper (whisper.encoder.block_count)
   std::span<const std::span<const tensor_spec>> tensors{};  ///< groups; empty: no table
   bool tensors_complete = false;   ///< unknown tensors are errors (llama.cpp refuses them)

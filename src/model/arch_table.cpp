@@ -71,9 +71,15 @@ constexpr key_spec k_gemma2[] = {u32_key("attention.sliding_window", &H::n_swa, 
                                  f32_key("attn_logit_softcapping", &H::f_attn_logit_softcapping, false),
                                  f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false)};
 constexpr key_spec k_gemma3[] = {u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req};
-constexpr key_spec k_gemma4[] = {u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req,
-                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false),
-                                 u32_key("expert_feed_forward_length", &H::n_ff_exp, false)};
+// gemma4 (llama.cpp llama_model_gemma4::load_arch_hparams); attention.sliding_window_pattern
+// and attention.shared_kv_layers are read through the row's swa_layers_key.
+constexpr key_spec k_gemma4[] = {f32_key("rope.freq_base_swa", &H::rope_freq_base_train_swa, false),
+                                 u32_key("expert_feed_forward_length", &H::n_ff_exp, false),
+                                 u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req,
+                                 u32_key("embedding_length_per_layer_input", &H::n_embd_per_layer, true),
+                                 u32_key("attention.key_length_swa", &H::n_embd_head_k_swa, true),
+                                 u32_key("attention.value_length_swa", &H::n_embd_head_v_swa, true),
+                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false)};
 constexpr key_spec k_bert[] = {ln_eps_req, bool_key("attention.causal", &H::causal_attn, true), pooling_opt};
 constexpr key_spec k_nomic_bert[] = {ln_eps_req, bool_key("attention.causal", &H::causal_attn, true),
                                      u32_key("pooling_type", &H::pooling_type, true),
@@ -130,6 +136,8 @@ constexpr tensor_list t_gemma2[] = {token_embd, output_norm_only, attn_norm, att
                                     ffn_norm,   ffn_gated,        ffn_post_norm};
 constexpr tensor_list t_gemma3[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qk_norm,
                                     attn_post_norm, ffn_norm, ffn_gated, ffn_post_norm};
+constexpr tensor_list t_gemma4[] = {gemma4_global, gemma4_block};
+constexpr tensor_list t_gptj[] = {gptj};
 constexpr tensor_list t_command_r[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o,
                                        attn_qk_norm_heads_opt, ffn_gated};
 constexpr tensor_list t_starcoder2[] = {token_embd,   output_tied,        output_norm_bias, attn_norm,
@@ -171,7 +179,7 @@ constexpr arch_row rows[] = {
     {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
     {.name = "mpt", .from_spec = true, .keys = k_mpt, .tensors = t_mpt},
     {.name = "gptneox", .from_spec = true, .keys = k_gptneox, .tensors = t_gptneox},
-    {.name = "gptj", .from_spec = true, .keys = k_ln},
+    {.name = "gptj", .from_spec = true, .keys = k_ln, .tensors = t_gptj},
     {.name = "gpt2", .from_spec = true, .keys = k_ln, .tensors = t_gpt2},
     {.name = "bloom", .from_spec = true, .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
     {.name = "falcon", .from_spec = true, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon},
@@ -190,7 +198,7 @@ constexpr arch_row rows[] = {
     {.name = "gemma", .keys = k_rms, .tensors = t_gemma},
     {.name = "gemma2", .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2},
     {.name = "gemma3", .keys = k_gemma3, .tensors = t_gemma3},
-    {.name = "gemma4", .keys = k_gemma4},
+    {.name = "gemma4", .keys = k_gemma4, .swa_layers_key = true, .tensors = t_gemma4},
     {.name = "starcoder2", .keys = k_ln, .tensors = t_starcoder2},
     {.name = "bert", .keys = k_bert, .tensors = t_bert},
     {.name = "nomic-bert", .keys = k_nomic_bert, .tensors = t_nomic_bert},

@@ -182,6 +182,53 @@ class key_reader {
     return true;
   }
 
+  /// get_key_or_arr of per-layer flags (llama.cpp swa_layers): a bool or integer scalar
+  /// sets every layer, an array of bools or integers gives one flag per layer and must
+  /// have n_layer elements. Returns whether the key is present.
+  result<bool> read_layer_flags(std::string_view suffix, uint32_t n_layer, bool required,
+                                std::vector<uint8_t>& out) const {
+    auto found = find(suffix, required);
+    if (!found) return found.error();
+    if (!*found) return false;
+    const value_ref& v = **found;
+    std::string k = key(suffix);
+    auto flag = [&](const value_ref& e) -> result<uint8_t> {
+      if (e.type() == value_type::boolean) return static_cast<uint8_t>(*e.get<bool>() ? 1 : 0);
+      if (is_integer_type(e.type())) {
+        auto n = e.to_int64();
+        auto u = e.to_uint64();
+        return static_cast<uint8_t>((n && *n != 0) || (u && *u != 0) ? 1 : 0);
+      }
+      return make_error(errc::invalid_model, v.offset(),
+                        "expected bool or an integer, got " + std::string(value_type_name(e.type())), k);
+    };
+    if (v.type() != value_type::array) {
+      auto b = flag(v);
+      if (!b) return b.error();
+      out.assign(n_layer, *b);
+      return true;
+    }
+    auto a = *v.array();
+    if (a.size() > max_layers) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "array of " + std::to_string(a.size()) + " elements, more than " + std::to_string(max_layers) + " layers", k);
+    }
+    if (a.size() != n_layer) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "wrong array length; expected " + std::to_string(n_layer) + " (block_count), got " +
+                            std::to_string(a.size()), k);
+    }
+    out.assign(a.size(), 0);
+    for (uint64_t i = 0; i < a.size(); ++i) {
+      auto e = a.at(i);
+      if (!e) return e.error();
+      auto b = flag(*e);
+      if (!b) return b.error();
+      out[i] = *b;
+    }
+    return true;
+  }
+
   const file& f() const { return f_; }
   bool vocab_only() const { return vocab_only_; }
 
@@ -268,6 +315,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   if (auto ok = r.read(u32_key("rope.scaling.original_context_length", &hparams::n_ctx_orig_yarn, false), hp); !ok)
     return ok.error();
   if (auto ok = r.read(f32_key("rope.freq_base", &hparams::rope_freq_base_train, false), hp); !ok) return ok.error();
+  hp.rope_freq_base_train_swa = hp.rope_freq_base_train;  // llama.cpp: SWA layers default to the same
 
   if (auto v = value_of("rope.scaling.type")) {
     auto s = v->get<std::string_view>();
@@ -306,18 +354,28 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
         }
       }
     }
-    hp.n_embd_head_k = hp.n_embd / hp.n_head();
-    hp.n_embd_head_v = hp.n_embd / hp.n_head();
-    if (auto ok = r.read(u32_key("attention.key_length", &hparams::n_embd_head_k, false), hp); !ok) return ok.error();
-    if (auto ok = r.read(u32_key("attention.value_length", &hparams::n_embd_head_v, false), hp); !ok)
+    hp.n_embd_head_k_full = hp.n_embd / hp.n_head();
+    hp.n_embd_head_v_full = hp.n_embd / hp.n_head();
+    if (auto ok = r.read(u32_key("attention.key_length", &hparams::n_embd_head_k_full, false), hp); !ok) return ok.error();
+    if (auto ok = r.read(u32_key("attention.value_length", &hparams::n_embd_head_v_full, false), hp); !ok)
       return ok.error();
-    hp.n_rot = hp.n_embd_head_k;
-    if (auto ok = r.read(u32_key("rope.dimension_count", &hparams::n_rot, false), hp); !ok) return ok.error();
-    if (row.check_n_rot && hp.n_rot != hp.n_embd_head_k) {
+    hp.n_rot_full = hp.n_embd_head_k_full;
+    if (auto ok = r.read(u32_key("rope.dimension_count", &hparams::n_rot_full, false), hp); !ok) return ok.error();
+    if (row.check_n_rot && hp.n_rot_full != hp.n_embd_head_k_full) {
       auto v = value_of("rope.dimension_count");
       return model_error(v ? &*v : nullptr, r.key("rope.dimension_count"),
-                         "invalid n_rot " + std::to_string(hp.n_rot) + ", expected " + std::to_string(hp.n_embd_head_k));
+                         "invalid n_rot " + std::to_string(hp.n_rot_full) + ", expected " + std::to_string(hp.n_embd_head_k_full));
     }
+  }
+
+  // Head sizes and rotary dimensions of sliding-window layers default to the full ones.
+  hp.n_embd_head_k_swa = hp.n_embd_head_k_full;
+  hp.n_embd_head_v_swa = hp.n_embd_head_v_full;
+  hp.n_rot_swa = hp.n_rot_full;
+  for (const key_spec& k : {u32_key("attention.key_length_swa", &hparams::n_embd_head_k_swa, false),
+                            u32_key("attention.value_length_swa", &hparams::n_embd_head_v_swa, false),
+                            u32_key("rope.dimension_count_swa", &hparams::n_rot_swa, false)}) {
+    if (auto ok = r.read(k, hp); !ok) return ok.error();
   }
 
   // n_vocab: [arch].vocab_size, else the number of tokens.
@@ -332,6 +390,26 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   // The architecture's own keys (named from "<arch>.", without the infix).
   key_reader ra(f, row.name, "", hp.vocab_only);
   if (row.defaults) row.defaults(hp);
+  if (row.swa_layers_key) {
+    // gemma4: which layers use the sliding window, and how many trailing layers share K/V.
+    auto pattern = ra.read_layer_flags("attention.sliding_window_pattern", hp.n_layer,
+                                       ra.required(u32_key("attention.sliding_window_pattern", nullptr, true), hp),
+                                       hp.swa_layers);
+    if (!pattern) return pattern.error();
+    uint32_t n_kv_shared = 0;
+    auto shared = ra.find("attention.shared_kv_layers", false);
+    if (!shared) return shared.error();
+    if (*shared) {
+      auto n = ra.as_u32(**shared, ra.key("attention.shared_kv_layers"));
+      if (!n) return n.error();
+      if (*n > hp.n_layer) {
+        return model_error(&**shared, ra.key("attention.shared_kv_layers"),
+                           "shared_kv_layers " + std::to_string(*n) + " above block_count " + std::to_string(hp.n_layer));
+      }
+      n_kv_shared = *n;
+    }
+    hp.n_layer_kv_from_start = static_cast<int32_t>(hp.n_layer - n_kv_shared);
+  }
   for (const key_spec& k : row.keys) {
     if (auto ok = ra.read(k, hp); !ok) return ok.error();
   }

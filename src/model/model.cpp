@@ -14,8 +14,8 @@ namespace detail {
 namespace {
 // llama.cpp llama_hparams::is_mla / n_embd_head_k_mla / n_embd_head_v_mla.
 bool is_mla(const hparams& hp) { return hp.n_embd_head_k_mla != 0 && hp.n_embd_head_v_mla != 0; }
-uint64_t head_k_mla(const hparams& hp) { return is_mla(hp) ? hp.n_embd_head_k_mla : hp.n_embd_head_k; }
-uint64_t head_v_mla(const hparams& hp) { return is_mla(hp) ? hp.n_embd_head_v_mla : hp.n_embd_head_v; }
+uint64_t head_k_mla(const hparams& hp) { return is_mla(hp) ? hp.n_embd_head_k_mla : hp.n_embd_head_k_full; }
+uint64_t head_v_mla(const hparams& hp) { return is_mla(hp) ? hp.n_embd_head_v_mla : hp.n_embd_head_v_full; }
 }  // namespace
 
 uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
@@ -29,16 +29,19 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::n_ctx_train: return hp.n_ctx_train;
     case dim::n_ff: return hp.n_ff(il);
     case dim::n_ff_x2: return 2ull * hp.n_ff(il);
-    case dim::q_dim: return uint64_t{hp.n_embd_head_k} * n_head;
-    case dim::o_dim: return uint64_t{hp.n_embd_head_v} * n_head;
-    case dim::k_gqa: return uint64_t{hp.n_embd_head_k} * hp.n_head_kv(il);
-    case dim::v_gqa: return uint64_t{hp.n_embd_head_v} * hp.n_head_kv(il);
+    case dim::q_dim: return uint64_t{hp.n_embd_head_k(il)} * n_head;
+    case dim::o_dim: return uint64_t{hp.n_embd_head_v(il)} * n_head;
+    case dim::k_gqa: return uint64_t{hp.n_embd_head_k(il)} * hp.n_head_kv(il);
+    case dim::v_gqa: return uint64_t{hp.n_embd_head_v(il)} * hp.n_head_kv(il);
     case dim::qkv_dim:
-      return uint64_t{hp.n_embd_head_k} * n_head + uint64_t{hp.n_embd_head_k} * hp.n_head_kv(il) +
-             uint64_t{hp.n_embd_head_v} * hp.n_head_kv(il);
-    case dim::head_k: return hp.n_embd_head_k;
+      return uint64_t{hp.n_embd_head_k(il)} * n_head + uint64_t{hp.n_embd_head_k(il)} * hp.n_head_kv(il) +
+             uint64_t{hp.n_embd_head_v(il)} * hp.n_head_kv(il);
+    case dim::head_k: return hp.n_embd_head_k(il);
+    case dim::head_k_full_half: return hp.n_embd_head_k_full / 2;
+    case dim::n_embd_per_layer: return hp.n_embd_per_layer;
+    case dim::n_embd_per_layer_all: return uint64_t{hp.n_embd_per_layer} * hp.n_layer;
     case dim::n_head: return n_head;
-    case dim::n_rot_half: return hp.n_rot / 2;
+    case dim::n_rot_half: return hp.n_rot(il) / 2;
     case dim::n_expert: return hp.n_expert;
     case dim::n_ff_exp: return hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff(il);
     case dim::n_ff_exp_x2: return 2ull * (hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff(il));
@@ -48,7 +51,7 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::ssm_d_state: return hp.ssm_d_state;
     case dim::ssm_dt_rank: return hp.ssm_dt_rank;
     case dim::ssm_x_dim: return uint64_t{hp.ssm_dt_rank} + 2ull * hp.ssm_d_state;
-    case dim::v_gqa_qkv: return hp.n_embd + 2ull * hp.n_embd_head_v * hp.n_head_kv(il);
+    case dim::v_gqa_qkv: return hp.n_embd + 2ull * hp.n_embd_head_v(il) * hp.n_head_kv(il);
     case dim::n_ff_exp_used:
       if (hp.n_ff_exp) return hp.n_ff_exp;
       return hp.n_expert_used ? hp.n_ff(il) / hp.n_expert_used : 0;
@@ -58,10 +61,10 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::q_dim_mla: return n_head * head_k_mla(hp);
     case dim::o_dim_mla: return n_head * head_v_mla(hp);
     case dim::head_v_mla: return head_v_mla(hp);
-    case dim::head_qk_nope: return head_k_mla(hp) > hp.n_rot ? head_k_mla(hp) - hp.n_rot : 0;
-    case dim::kv_a_dim: return uint64_t{hp.n_lora_kv} + hp.n_rot;
+    case dim::head_qk_nope: return head_k_mla(hp) > hp.n_rot_full ? head_k_mla(hp) - hp.n_rot_full : 0;
+    case dim::kv_a_dim: return uint64_t{hp.n_lora_kv} + hp.n_rot_full;
     case dim::kv_b_dim:
-      return n_head * ((head_k_mla(hp) > hp.n_rot ? head_k_mla(hp) - hp.n_rot : 0) + head_v_mla(hp));
+      return n_head * ((head_k_mla(hp) > hp.n_rot_full ? head_k_mla(hp) - hp.n_rot_full : 0) + head_v_mla(hp));
     case dim::n_ff_shexp_ds: return uint64_t{hp.n_ff_exp} * hp.n_expert_shared;
     case dim::n_rel_attn_bkts: return hp.n_rel_attn_bkts;
     case dim::ssm_n_group: return hp.ssm_n_group;
@@ -170,6 +173,18 @@ result<model> model::load(const file& f) {
         bool fused = f.find_tensor("blk." + std::to_string(il) + ".attn_qkv.weight") != nullptr;
         return fused == (c == when::qkv_fused);
       }
+      case when::swa_layer: return h.is_swa(il);
+      case when::full_layer: return !h.is_swa(il);
+      case when::any_full_layer: {
+        for (uint32_t l = 0; l < h.n_layer; ++l) {
+          if (!h.is_swa(l)) return true;
+        }
+        return false;
+      }
+      case when::kv_layer: return h.has_kv(il);
+      case when::shared_kv_layer: return !h.has_kv(il);
+      case when::per_layer_inp: return h.n_embd_per_layer > 0;
+      case when::gate_inp: return f.find_tensor("blk." + std::to_string(il) + ".ffn_gate_inp.weight") != nullptr;
       case when::moe_layer: return moe_layer;
       case when::dense_layer: return !moe_layer;
     }

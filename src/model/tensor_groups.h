@@ -367,4 +367,75 @@ inline constexpr tensor_spec nomic_bert_gate[] = {l("ffn_gate.weight", req, n_em
 inline constexpr tensor_spec bert_cls_opt[] = {g("cls.weight", opt, n_embd, n_embd), g("cls.bias", opt, n_embd),
                                                g("cls.output.weight", opt, n_embd, any), g("cls.output.bias", opt, any)};
 
+// ---- gemma4 (llama.cpp src/models/gemma4.cpp) --------------------------------------------
+
+/// Tied output, per-layer token embeddings (embedding_length_per_layer_input > 0), and one
+/// global rope_freqs for the full-attention layers (created in the first of them, then
+/// TENSOR_DUPLICATED; its size is half the full-attention head).
+inline constexpr tensor_spec gemma4_global[] = {
+    g("output.weight", opt, n_embd, n_vocab),
+    g("token_embd.weight", req, n_embd, n_vocab),
+    also(g("per_layer_token_embd.weight", req, n_embd_per_layer_all, n_vocab), when::per_layer_inp),
+    also(g("per_layer_model_proj.weight", req, n_embd, n_embd_per_layer_all), when::per_layer_inp),
+    also(g("per_layer_proj_norm.weight", req, n_embd_per_layer), when::per_layer_inp),
+    g("output_norm.weight", req, n_embd),
+    also(g("rope_freqs.weight", req, head_k_full_half), when::any_full_layer)};
+/// A block: head sizes per layer (sliding-window layers use key_length_swa); layers past
+/// n_layer - shared_kv_layers reuse earlier K/V, so their attn_k / attn_k_norm are optional
+/// and attn_v is always optional (K doubles as V). A layer with ffn_gate_inp is an expert
+/// layer: the dense FFN acts as its shared expert, next to the routed experts.
+inline constexpr tensor_spec gemma4_block[] = {
+    l("attn_norm.weight", req, n_embd),
+    l("attn_q.weight", req, n_embd, q_dim),
+    l("attn_k.weight", req, n_embd, k_gqa, one, when::kv_layer),
+    l("attn_k.weight", opt, n_embd, k_gqa, one, when::shared_kv_layer),
+    l("attn_v.weight", opt, n_embd, v_gqa),
+    l("attn_output.weight", req, q_dim, n_embd),
+    l("attn_q_norm.weight", req, head_k),
+    l("attn_k_norm.weight", req, head_k, one, one, when::kv_layer),
+    l("attn_k_norm.weight", opt, head_k, one, one, when::shared_kv_layer),
+    l("post_attention_norm.weight", req, n_embd),
+    l("layer_output_scale.weight", opt, one),
+    l("ffn_norm.weight", req, n_embd),
+    l("ffn_gate.weight", req, n_embd, n_ff),
+    l("ffn_up.weight", req, n_embd, n_ff),
+    l("ffn_down.weight", req, n_ff, n_embd),
+    l("post_ffw_norm.weight", req, n_embd),
+    l("ffn_gate_inp.weight", opt, n_embd, n_expert),
+    l("ffn_gate_inp.scale", req, n_embd, one, one, when::gate_inp),
+    l("pre_ffw_norm_2.weight", req, n_embd, one, one, when::gate_inp),
+    l("post_ffw_norm_1.weight", req, n_embd, one, one, when::gate_inp),
+    l("post_ffw_norm_2.weight", req, n_embd, one, one, when::gate_inp),
+    also(l("ffn_gate_up_exps.weight", req, n_embd, n_ff_exp_x2, n_expert, when::gate_inp), when::gate_up_fused),
+    also(l("ffn_gate_exps.weight", req, n_embd, n_ff_exp, n_expert, when::gate_inp), when::gate_up_split),
+    also(l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::gate_inp), when::gate_up_split),
+    l("ffn_down_exps.weight", req, n_ff_exp, n_embd, n_expert, when::gate_inp),
+    l("inp_gate.weight", req, n_embd, n_embd_per_layer, one, when::per_layer_inp),
+    l("proj.weight", req, n_embd_per_layer, n_embd, one, when::per_layer_inp),
+    l("post_norm.weight", req, n_embd, one, one, when::per_layer_inp)};
+
+// ---- gptj (GGUF specification architecture; llama.cpp has no loader) -------------------------
+
+/// Names: gguf-py's MODEL_TENSORS[GPTJ] (token_embd, output_norm, output, attn_norm,
+/// attn_q/k/v, attn_output, ffn_up, ffn_down); shapes: GPT-J's parallel block (ggml's
+/// gpt-j example): LayerNorms with bias, q/k/v/out projections [n_embd, n_embd] without
+/// bias, MLP fc_in [n_embd, n_ff] and fc_out [n_ff, n_embd] with biases, LM head with
+/// bias. Biases are optional: no loader requires them.
+inline constexpr tensor_spec gptj[] = {
+    g("token_embd.weight", req, n_embd, n_vocab),
+    g("output_norm.weight", req, n_embd),
+    g("output_norm.bias", opt, n_embd),
+    g("output.weight", req, n_embd, n_vocab),
+    g("output.bias", opt, n_vocab),
+    l("attn_norm.weight", req, n_embd),
+    l("attn_norm.bias", opt, n_embd),
+    l("attn_q.weight", req, n_embd, q_dim),
+    l("attn_k.weight", req, n_embd, k_gqa),
+    l("attn_v.weight", req, n_embd, v_gqa),
+    l("attn_output.weight", req, q_dim, n_embd),
+    l("ffn_up.weight", req, n_embd, n_ff),
+    l("ffn_up.bias", opt, n_ff),
+    l("ffn_down.weight", req, n_ff, n_embd),
+    l("ffn_down.bias", opt, n_embd)};
+
 }  // namespace gguf::detail::tensors

@@ -140,6 +140,14 @@ constexpr sv req_gptneox[] = {GGUF_CORE, "attention.layer_norm_epsilon", "use_pa
 constexpr sv req_mamba[] = {GGUF_CORE, "ssm.conv_kernel", "ssm.inner_size", "ssm.state_size",
                             "ssm.time_step_rank", "attention.layer_norm_rms_epsilon"};
 constexpr sv req_gemma3[] = {GGUF_CORE, "attention.sliding_window", "attention.layer_norm_rms_epsilon"};
+// gemma4: llama.cpp reads these with get_key / get_key_or_arr, required.
+constexpr sv req_gemma4[] = {GGUF_CORE,
+                             "attention.sliding_window_pattern",
+                             "attention.sliding_window",
+                             "attention.layer_norm_rms_epsilon",
+                             "embedding_length_per_layer_input",
+                             "attention.key_length_swa",
+                             "attention.value_length_swa"};
 constexpr sv req_bert[] = {GGUF_CORE, "attention.layer_norm_epsilon", "attention.causal"};
 constexpr sv req_nomic[] = {GGUF_CORE, "attention.layer_norm_epsilon", "attention.causal", "pooling_type"};
 constexpr sv req_t5[] = {GGUF_CORE, "attention.layer_norm_rms_epsilon", "attention.relative_buckets_count"};
@@ -185,6 +193,7 @@ constexpr arch_info arch_table[] = {
     {"gemma", req_rms, {}, false},
     {"gemma2", req_rms, {}, false},
     {"gemma3", req_gemma3, {}, false},
+    {"gemma4", req_gemma4, {}, false},
     {"starcoder2", req_eps, {}, false},
     {"bert", req_bert, {}, false},
     {"nomic-bert", req_nomic, {}, false},

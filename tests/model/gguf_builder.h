@@ -24,6 +24,13 @@ class gguf_builder {
       for (auto x : v) put(x);
     });
   }
+  gguf_builder& arr_bool(const std::string& key, const std::vector<bool>& v) {
+    return kv(key, 9, [&] {
+      put(uint32_t{7});
+      put(uint64_t(v.size()));
+      for (bool x : v) put(uint8_t(x));
+    });
+  }
   gguf_builder& arr_str(const std::string& key, const std::vector<std::string>& v) {
     return kv(key, 9, [&] {
       put(uint32_t{8});

@@ -61,9 +61,9 @@ const std::map<std::string, checker>& checkers() {
       {"feed_forward_length", per_layer(&hparams::n_ff)},
       {"attention.head_count", per_layer(&hparams::n_head)},
       {"attention.head_count_kv", per_layer(&hparams::n_head_kv)},
-      {"attention.key_length", u32_field(&hparams::n_embd_head_k)},
-      {"attention.value_length", u32_field(&hparams::n_embd_head_v)},
-      {"rope.dimension_count", u32_field(&hparams::n_rot)},
+      {"attention.key_length", u32_field(&hparams::n_embd_head_k_full)},
+      {"attention.value_length", u32_field(&hparams::n_embd_head_v_full)},
+      {"rope.dimension_count", u32_field(&hparams::n_rot_full)},
       {"attention.layer_norm_rms_epsilon", f32_field(&hparams::f_norm_rms_eps)},
       {"attention.layer_norm_epsilon", f32_field(&hparams::f_norm_eps)},
       {"rope.freq_base", f32_field(&hparams::rope_freq_base_train)},
@@ -87,17 +87,30 @@ const std::map<std::string, checker>& checkers() {
       {"use_parallel_residual", bool_field(&hparams::use_par_res)},
       {"attention.sliding_window", u32_field(&hparams::n_swa)},
       {"final_logit_softcapping", f32_field(&hparams::f_final_logit_softcapping)},
+      // gemma4's sliding-window variants and per-layer inputs
+      {"attention.key_length_swa", u32_field(&hparams::n_embd_head_k_swa)},
+      {"attention.value_length_swa", u32_field(&hparams::n_embd_head_v_swa)},
+      {"rope.dimension_count_swa", u32_field(&hparams::n_rot_swa)},
+      {"rope.freq_base_swa", f32_field(&hparams::rope_freq_base_train_swa)},
+      {"embedding_length_per_layer_input", u32_field(&hparams::n_embd_per_layer)},
+      {"attention.sliding_window_pattern",
+       [](const hparams& hp, const json& kv) {
+         ASSERT_EQ(hp.swa_layers.size(), hp.n_layer) << kv["key"];
+         for (uint32_t il = 0; il < hp.n_layer; ++il) {
+           if (auto e = element(kv, il, hp.n_layer)) { EXPECT_EQ(hp.is_swa(il), e->get<bool>()) << kv["key"] << " layer " << il; }
+         }
+       }},
+      {"attention.shared_kv_layers",
+       [](const hparams& hp, const json& kv) {
+         EXPECT_EQ(hp.n_layer_kv_from_start, static_cast<int64_t>(hp.n_layer) - kv["value"].get<int64_t>()) << kv["key"];
+       }},
   };
   return m;
 }
 
-// Keys of the data that are not hparams of our model (informational, or gemma4's
-// sliding-window variants that the registry does not model yet). Listed so that a new
-// unmapped key fails the test instead of passing silently.
-const std::set<std::string> not_hparams = {
-    "tensor_data_layout",         "rope.freq_base_swa",      "attention.key_length_swa",
-    "attention.value_length_swa", "attention.shared_kv_layers", "embedding_length_per_layer_input",
-    "attention.sliding_window_pattern", "rope.dimension_count_swa"};
+// Keys of the data that are not hparams of our model (informational). Listed so that a
+// new unmapped key fails the test instead of passing silently.
+const std::set<std::string> not_hparams = {"tensor_data_layout"};
 
 TEST(ModelHparamsData, EveryModelAndVocabAgreesWithItsKeys) {
   GGUF_REQUIRE_DATA();
@@ -147,8 +160,8 @@ TEST(ModelHparamsData, EveryModelAndVocabAgreesWithItsKeys) {
     if (!by_key.count(prefix + "rope.scaling.factor")) { EXPECT_EQ(hp.rope_freq_scale_train, 1.0f); }
     if (!by_key.count(prefix + "rope.scaling.original_context_length")) { EXPECT_EQ(hp.n_ctx_orig_yarn, hp.n_ctx_train); }
     if (hp.n_head() > 0 && !by_key.count(prefix + "attention.key_length")) {
-      EXPECT_EQ(hp.n_embd_head_k, hp.n_embd / hp.n_head());
-      if (!by_key.count(prefix + "rope.dimension_count")) { EXPECT_EQ(hp.n_rot, hp.n_embd_head_k); }
+      EXPECT_EQ(hp.n_embd_head_k_full, hp.n_embd / hp.n_head());
+      if (!by_key.count(prefix + "rope.dimension_count")) { EXPECT_EQ(hp.n_rot_full, hp.n_embd_head_k_full); }
     }
     if (!by_key.count(prefix + "vocab_size") && by_key.count("tokenizer.ggml.tokens")) {
       EXPECT_EQ(hp.n_vocab, by_key["tokenizer.ggml.tokens"]["length"].get<uint64_t>());

@@ -72,8 +72,8 @@ TEST(ModelHparams, TinyLlamaLoadsWithDefaults) {
   EXPECT_EQ(hp.n_ff(), 16u);
   EXPECT_EQ(hp.n_head(), 2u);
   EXPECT_EQ(hp.n_head_kv(), 2u);  // defaults to n_head
-  EXPECT_EQ(hp.n_embd_head_k, 4u);
-  EXPECT_EQ(hp.n_rot, 4u);  // defaults to n_embd / n_head
+  EXPECT_EQ(hp.n_embd_head_k_full, 4u);
+  EXPECT_EQ(hp.n_rot_full, 4u);  // defaults to n_embd / n_head
   EXPECT_EQ(hp.n_vocab, 4u);  // from tokenizer.ggml.tokens
   EXPECT_EQ(hp.rope_freq_base_train, 10000.0f);
   EXPECT_EQ(hp.rope_freq_scale_train, 1.0f);
@@ -245,7 +245,7 @@ TEST(ModelHparams, MambaSsmSizes) {
   EXPECT_EQ(hp.ssm_d_state, 2u);
   EXPECT_EQ(hp.ssm_dt_rank, 1u);
   EXPECT_EQ(hp.n_head(), 0u);
-  EXPECT_EQ(hp.n_rot, 0u);
+  EXPECT_EQ(hp.n_rot_full, 0u);
   EXPECT_TRUE(m->check().ok()) << m->check().error().message();
   expect_key_error(b.without("mamba.ssm.state_size"), "mamba.ssm.state_size", false);
 }

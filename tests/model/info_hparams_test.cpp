@@ -32,10 +32,13 @@ TEST(ModelInfoCli, HparamsOfEveryModelAndVocabFile) {
       {"context_length", "n_ctx_train"},  {"embedding_length", "n_embd"},      {"block_count", "n_layer"},
       {"rope.dimension_count", "n_rot"},  {"vocab_size", "n_vocab"},          {"expert_count", "n_expert"},
       {"expert_used_count", "n_expert_used"}, {"attention.key_length", "n_embd_head_k"},
-      {"attention.value_length", "n_embd_head_v"}};
+      {"attention.value_length", "n_embd_head_v"}, {"attention.key_length_swa", "n_embd_head_k_swa"},
+      {"attention.value_length_swa", "n_embd_head_v_swa"}, {"rope.dimension_count_swa", "n_rot_swa"},
+      {"attention.sliding_window", "n_swa"}};
   const std::map<std::string, std::string> floats = {{"attention.layer_norm_epsilon", "f_norm_eps"},
                                                      {"attention.layer_norm_rms_epsilon", "f_norm_rms_eps"},
-                                                     {"rope.freq_base", "rope_freq_base_train"}};
+                                                     {"rope.freq_base", "rope_freq_base_train"},
+                                                     {"rope.freq_base_swa", "rope_freq_base_train_swa"}};
   const std::map<std::string, std::string> per_layer = {{"attention.head_count", "n_head"},
                                                         {"attention.head_count_kv", "n_head_kv"},
                                                         {"feed_forward_length", "n_ff"}};

@@ -566,4 +566,222 @@ TEST(ModelTensorMapArch, Rwkv7MissingWrongShapeUnknown) {
                           {"blk.0.time_mix_gate.weight", "wrong number of tensors"}});
 }
 
+// ---- gemma4 ------------------------------------------------------------------------------
+// 4 layers, sliding window on layers 0 and 2 ([true, false, true, false]), the last layer
+// shares K/V (shared_kv_layers 1). n_embd 8, n_head 2, n_head_kv 1; full layers: head 8
+// (q 16, k 8), rope_freqs 4; sliding layers: head 4 (q 8, k 4). n_ff 16; 2 experts of 4 on
+// layers 1 (gate/up split) and 3 (fused); per-layer inputs of 2 (2 * 4 layers = 8).
+
+gguf_builder gemma4_keys() {
+  gguf_builder b;
+  b.str("general.architecture", "gemma4")
+      .u32("gemma4.context_length", 64)
+      .u32("gemma4.embedding_length", 8)
+      .u32("gemma4.block_count", 4)
+      .u32("gemma4.feed_forward_length", 16)
+      .u32("gemma4.attention.head_count", 2)
+      .u32("gemma4.attention.head_count_kv", 1)
+      .u32("gemma4.attention.key_length", 8)
+      .u32("gemma4.attention.value_length", 8)
+      .u32("gemma4.attention.key_length_swa", 4)
+      .u32("gemma4.attention.value_length_swa", 4)
+      .u32("gemma4.rope.dimension_count", 8)
+      .u32("gemma4.rope.dimension_count_swa", 4)
+      .f32("gemma4.rope.freq_base", 1e6f)
+      .f32("gemma4.rope.freq_base_swa", 1e4f)
+      .u32("gemma4.attention.sliding_window", 32)
+      .arr_bool("gemma4.attention.sliding_window_pattern", {true, false, true, false})
+      .u32("gemma4.attention.shared_kv_layers", 1)
+      .u32("gemma4.embedding_length_per_layer_input", 2)
+      .u32("gemma4.expert_count", 2)
+      .u32("gemma4.expert_used_count", 1)
+      .u32("gemma4.expert_feed_forward_length", 4)
+      .f32("gemma4.attention.layer_norm_rms_epsilon", 1e-6f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  return b;
+}
+
+shapes gemma4_tensors() {
+  shapes t = {{"token_embd.weight", {8, 3}},           {"output_norm.weight", {8}},
+              {"per_layer_token_embd.weight", {8, 3}}, {"per_layer_model_proj.weight", {8, 8}},
+              {"per_layer_proj_norm.weight", {2}},     {"rope_freqs.weight", {4}}};
+  for (int il = 0; il < 4; ++il) {
+    const bool swa = il % 2 == 0;
+    const uint64_t head = swa ? 4 : 8;
+    const std::string p = "blk." + std::to_string(il) + ".";
+    t[p + "attn_norm.weight"] = {8};
+    t[p + "attn_q.weight"] = {8, 2 * head};
+    if (il < 3) {  // layer 3 reuses layer 2's K/V
+      t[p + "attn_k.weight"] = {8, head};
+      t[p + "attn_k_norm.weight"] = {head};
+    }
+    t[p + "attn_output.weight"] = {2 * head, 8};
+    t[p + "attn_q_norm.weight"] = {head};
+    t[p + "post_attention_norm.weight"] = {8};
+    t[p + "layer_output_scale.weight"] = {1};
+    t[p + "ffn_norm.weight"] = {8};
+    t[p + "ffn_gate.weight"] = {8, 16};
+    t[p + "ffn_up.weight"] = {8, 16};
+    t[p + "ffn_down.weight"] = {16, 8};
+    t[p + "post_ffw_norm.weight"] = {8};
+    t[p + "inp_gate.weight"] = {8, 2};
+    t[p + "proj.weight"] = {2, 8};
+    t[p + "post_norm.weight"] = {8};
+  }
+  for (int il : {1, 3}) {
+    const std::string p = "blk." + std::to_string(il) + ".";
+    t[p + "ffn_gate_inp.weight"] = {8, 2};
+    t[p + "ffn_gate_inp.scale"] = {8};
+    t[p + "pre_ffw_norm_2.weight"] = {8};
+    t[p + "post_ffw_norm_1.weight"] = {8};
+    t[p + "post_ffw_norm_2.weight"] = {8};
+    t[p + "ffn_down_exps.weight"] = {4, 8, 2};
+  }
+  t["blk.1.ffn_gate_exps.weight"] = {8, 4, 2};
+  t["blk.1.ffn_up_exps.weight"] = {8, 4, 2};
+  t["blk.3.ffn_gate_up_exps.weight"] = {8, 8, 2};
+  return t;
+}
+
+TEST(ModelTensorMapArch, Gemma4SlidingWindowSharedKvAndExperts) {
+  auto b = gemma4_keys();
+  add(b, gemma4_tensors());
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  const auto& hp = m.hparams();
+  EXPECT_TRUE(hp.is_swa(0));
+  EXPECT_FALSE(hp.is_swa(1));
+  EXPECT_EQ(hp.n_layer_kv_from_start, 3);
+  EXPECT_TRUE(hp.has_kv(2));
+  EXPECT_FALSE(hp.has_kv(3));
+  EXPECT_EQ(hp.n_embd_head_k(0), 4u);
+  EXPECT_EQ(hp.n_embd_head_k(1), 8u);
+  EXPECT_EQ(hp.n_rot(0), 4u);
+  EXPECT_EQ(hp.n_rot(1), 8u);
+  EXPECT_EQ(hp.n_embd_k_gqa(0), 4u);
+  EXPECT_EQ(hp.n_embd_k_gqa(1), 8u);
+  EXPECT_EQ(hp.rope_freq_base_train, 1e6f);
+  EXPECT_EQ(hp.rope_freq_base_train_swa, 1e4f);
+  EXPECT_EQ(hp.n_embd_per_layer, 2u);
+  // Experts only where the file has a router; no routed experts on dense layers.
+  EXPECT_FALSE(has_tensor(m, "blk.0.ffn_down_exps.weight"));
+  EXPECT_TRUE(has_tensor(m, "blk.1.ffn_gate_exps.weight"));
+  EXPECT_FALSE(has_tensor(m, "blk.3.ffn_gate_exps.weight"));  // fused gate_up there
+}
+
+TEST(ModelTensorMapArch, Gemma4LayerShapesFollowThePattern) {
+  auto t = gemma4_tensors();
+  t["blk.0.attn_q.weight"] = {8, 16};  // a full-attention size on a sliding layer
+  t.erase("blk.1.attn_k.weight");      // layer 1 has its own K/V: required
+  t.erase("rope_freqs.weight");        // full-attention layers exist: required
+  t.erase("blk.1.pre_ffw_norm_2.weight");  // expert layer
+  t["blk.2.ffn_gate_exps.weight"] = {8, 4, 2};  // layer 2 has no router
+  auto b = gemma4_keys();
+  add(b, t);
+  auto m = load(b);
+  EXPECT_EQ(m.diagnostics().size(), 5u) << diag_text(m);
+  auto expect = [&](const std::string& tensor, const std::string& text, gguf::severity sev) {
+    const auto* d = find_diag(m, tensor);
+    ASSERT_NE(d, nullptr) << tensor << "\n" << diag_text(m);
+    EXPECT_EQ(d->severity, sev) << tensor;
+    EXPECT_NE(d->message.find(text), std::string::npos) << tensor << ": " << d->message;
+  };
+  expect("blk.0.attn_q.weight", "expected [8, 8], got [8, 16]", gguf::severity::error);
+  expect("blk.1.attn_k.weight", "missing required tensor, expected shape [8, 8]", gguf::severity::error);
+  expect("rope_freqs.weight", "missing required tensor, expected shape [4]", gguf::severity::error);
+  expect("blk.1.pre_ffw_norm_2.weight", "missing required tensor", gguf::severity::error);
+  // gemma4's table is not complete (newer loaders add MTP tensors): a warning.
+  expect("blk.2.ffn_gate_exps.weight", "not used by architecture 'gemma4'", gguf::severity::warning);
+}
+
+TEST(ModelTensorMapArch, Gemma4AllSlidingNeedsNoRopeFreqs) {
+  auto b = gemma4_keys();
+  b.without("gemma4.attention.sliding_window_pattern").boolean("gemma4.attention.sliding_window_pattern", true);
+  auto t = gemma4_tensors();
+  t.erase("rope_freqs.weight");
+  for (int il : {1, 3}) {  // now sliding layers: head 4
+    const std::string p = "blk." + std::to_string(il) + ".";
+    t[p + "attn_q.weight"] = {8, 8};
+    t[p + "attn_output.weight"] = {8, 8};
+    t[p + "attn_q_norm.weight"] = {4};
+  }
+  t["blk.1.attn_k.weight"] = {8, 4};
+  t["blk.1.attn_k_norm.weight"] = {4};
+  add(b, t);
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  EXPECT_FALSE(has_tensor(m, "rope_freqs.weight"));
+  EXPECT_EQ(m.hparams().swa_layers, (std::vector<uint8_t>{1, 1, 1, 1}));
+}
+
+TEST(ModelTensorMapArch, Gemma4KeyErrors) {
+  auto check = [](gguf_builder b, const std::string& key, const std::string& text) {
+    add(b, gemma4_tensors());
+    auto f = gguf::file::from_buffer(b.build());
+    ASSERT_TRUE(f.ok()) << f.error().message();
+    auto m = gguf::model::load(*f);
+    ASSERT_FALSE(m.ok()) << key;
+    EXPECT_EQ(m.error().code, gguf::errc::invalid_model);
+    EXPECT_EQ(m.error().subject, key);
+    EXPECT_NE(m.error().message().find(text), std::string::npos) << m.error().message();
+  };
+  check(gemma4_keys().without("gemma4.attention.sliding_window_pattern"), "gemma4.attention.sliding_window_pattern",
+        "missing required key");
+  check(gemma4_keys().without("gemma4.attention.sliding_window_pattern")
+            .arr_bool("gemma4.attention.sliding_window_pattern", {true, false}),
+        "gemma4.attention.sliding_window_pattern", "wrong array length; expected 4 (block_count), got 2");
+  check(gemma4_keys().without("gemma4.attention.sliding_window_pattern")
+            .str("gemma4.attention.sliding_window_pattern", "yes"),
+        "gemma4.attention.sliding_window_pattern", "expected bool or an integer");
+  check(gemma4_keys().without("gemma4.attention.shared_kv_layers").u32("gemma4.attention.shared_kv_layers", 5),
+        "gemma4.attention.shared_kv_layers", "shared_kv_layers 5 above block_count 4");
+  check(gemma4_keys().without("gemma4.embedding_length_per_layer_input"), "gemma4.embedding_length_per_layer_input",
+        "missing required key");
+  check(gemma4_keys().without("gemma4.attention.key_length_swa"), "gemma4.attention.key_length_swa",
+        "missing required key");
+}
+
+// ---- gptj (names from gguf-py, shapes from GPT-J; no llama.cpp loader) -------------------
+// n_embd 8, n_head 2, n_ff 32.
+
+TEST(ModelTensorMapArch, GptjBlock) {
+  gguf_builder b;
+  b.str("general.architecture", "gptj")
+      .u32("gptj.context_length", 64)
+      .u32("gptj.embedding_length", 8)
+      .u32("gptj.block_count", 1)
+      .u32("gptj.feed_forward_length", 32)
+      .u32("gptj.attention.head_count", 2)
+      .u32("gptj.rope.dimension_count", 2)
+      .f32("gptj.attention.layer_norm_epsilon", 1e-5f)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  shapes t = {{"token_embd.weight", {8, 3}},        {"output_norm.weight", {8}},
+              {"output_norm.bias", {8}},            {"output.weight", {8, 3}},
+              {"output.bias", {3}},                 {"blk.0.attn_norm.weight", {8}},
+              {"blk.0.attn_norm.bias", {8}},        {"blk.0.attn_q.weight", {8, 8}},
+              {"blk.0.attn_k.weight", {8, 8}},      {"blk.0.attn_v.weight", {8, 8}},
+              {"blk.0.attn_output.weight", {8, 8}}, {"blk.0.ffn_up.weight", {8, 32}},
+              {"blk.0.ffn_up.bias", {32}},          {"blk.0.ffn_down.weight", {32, 8}},
+              {"blk.0.ffn_down.bias", {8}}};
+  {
+    gguf_builder ok = b;
+    add(ok, t);
+    auto m = load(ok);
+    EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+    EXPECT_TRUE(m.arch().has_tensor_table);
+  }
+  t.erase("output.weight");            // GPT-J's LM head is not tied
+  t["blk.0.ffn_up.bias"] = {16};       // n_ff is 32
+  t["blk.0.ffn_norm.weight"] = {8};    // parallel block: no ffn_norm
+  add(b, t);
+  auto m = load(b);
+  EXPECT_EQ(m.diagnostics().size(), 3u) << diag_text(m);
+  ASSERT_NE(find_diag(m, "output.weight"), nullptr);
+  EXPECT_EQ(find_diag(m, "output.weight")->severity, gguf::severity::error);
+  ASSERT_NE(find_diag(m, "blk.0.ffn_up.bias"), nullptr);
+  EXPECT_NE(find_diag(m, "blk.0.ffn_up.bias")->message.find("expected [32], got [16]"), std::string::npos);
+  ASSERT_NE(find_diag(m, "blk.0.ffn_norm.weight"), nullptr);
+  EXPECT_EQ(find_diag(m, "blk.0.ffn_norm.weight")->severity, gguf::severity::warning);
+}
+
 }  // namespace

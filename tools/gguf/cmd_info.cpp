@@ -45,9 +45,9 @@ nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
   j["n_head"] = per_layer(hp.n_head_arr);
   j["n_head_kv"] = per_layer(hp.n_head_kv_arr);
   j["n_ff"] = per_layer(hp.n_ff_arr);
-  j["n_rot"] = hp.n_rot;
-  j["n_embd_head_k"] = hp.n_embd_head_k;
-  j["n_embd_head_v"] = hp.n_embd_head_v;
+  j["n_rot"] = hp.n_rot_full;
+  j["n_embd_head_k"] = hp.n_embd_head_k_full;
+  j["n_embd_head_v"] = hp.n_embd_head_v_full;
   j["n_vocab"] = hp.n_vocab;
   j["f_norm_eps"] = hp.f_norm_eps;
   j["f_norm_rms_eps"] = hp.f_norm_rms_eps;
@@ -56,6 +56,20 @@ nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
   j["rope_scaling_type"] = std::string(rope_scaling_type_name(hp.rope_scaling_type_train));
   j["n_expert"] = hp.n_expert;
   j["n_expert_used"] = hp.n_expert_used;
+  if (hp.n_swa) j["n_swa"] = hp.n_swa;
+  if (!hp.swa_layers.empty() || hp.n_embd_head_k_swa != hp.n_embd_head_k_full ||
+      hp.n_rot_swa != hp.n_rot_full) {
+    // Sliding-window layers (gemma4): their head sizes, rotary dims and rope base.
+    j["n_embd_head_k_swa"] = hp.n_embd_head_k_swa;
+    j["n_embd_head_v_swa"] = hp.n_embd_head_v_swa;
+    j["n_rot_swa"] = hp.n_rot_swa;
+    j["rope_freq_base_train_swa"] = hp.rope_freq_base_train_swa;
+    auto flags = nlohmann::ordered_json::array();
+    for (uint32_t il = 0; il < hp.swa_layers.size(); ++il) flags.push_back(hp.is_swa(il));
+    j["swa_layers"] = flags;
+  }
+  if (hp.n_layer_kv_from_start >= 0) j["n_layer_kv_from_start"] = hp.n_layer_kv_from_start;
+  if (hp.n_embd_per_layer) j["n_embd_per_layer"] = hp.n_embd_per_layer;
   if (hp.ssm_d_inner) {
     j["ssm_d_conv"] = hp.ssm_d_conv;
     j["ssm_d_inner"] = hp.ssm_d_inner;
