@@ -9,7 +9,8 @@
 // whole number of blocks is partial_block, a source of the wrong size invalid_argument.
 //
 // Mode 2 (a GGUF file): every tensor is dequantized whole, and get_rows of its first,
-// last and out-of-range rows agrees bit for bit with the whole-tensor result.
+// last (in each matrix of a 3-D / 4-D tensor) and out-of-range rows agrees bit for bit
+// with the whole-tensor result.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -81,15 +82,23 @@ void file_mode(const uint8_t* data, size_t size) {
       continue;
     }
     FUZZ_CHECK(whole->size() == t.nelements());
-    uint64_t ne0 = t.ne[0], ne1 = t.ne[1];
-    if (t.ne[2] * t.ne[3] != 1 || ne1 > INT32_MAX) continue;
-    std::vector<int32_t> ids{0, static_cast<int32_t>(ne1 - 1)};
+    uint64_t ne0 = t.ne[0], ne1 = t.ne[1], n_mats = t.ne[2] * t.ne[3];
+    if (ne1 > INT32_MAX || n_mats > 64) continue;
+    // Each matrix's first and last row (ggml ids [2, ne2, ne3]) equal the whole tensor's.
+    std::vector<int32_t> ids;
+    for (uint64_t m = 0; m < n_mats; ++m) {
+      ids.push_back(0);
+      ids.push_back(static_cast<int32_t>(ne1 - 1));
+    }
     std::vector<float> rows(ids.size() * ne0);
     auto r = gguf::get_rows(*f, t, ids, rows);
     FUZZ_CHECK(r.ok());
-    FUZZ_CHECK(same_bits(std::span<const float>(rows).first(ne0), std::span<const float>(*whole).first(ne0)));
-    FUZZ_CHECK(same_bits(std::span<const float>(rows).subspan(ne0),
-                         std::span<const float>(*whole).subspan((ne1 - 1) * ne0, ne0)));
+    for (uint64_t m = 0; m < n_mats; ++m) {
+      std::span<const float> got(rows.data() + 2 * m * ne0, 2 * ne0), all(*whole);
+      FUZZ_CHECK(same_bits(got.first(ne0), all.subspan(m * ne1 * ne0, ne0)));
+      FUZZ_CHECK(same_bits(got.subspan(ne0), all.subspan((m * ne1 + ne1 - 1) * ne0, ne0)));
+    }
+    if (n_mats != 1) continue;
     std::vector<int32_t> bad{static_cast<int32_t>(std::min<uint64_t>(ne1, INT32_MAX)), -1};
     for (int32_t b : bad) {
       std::vector<float> row(ne0);

@@ -62,13 +62,16 @@ result<void> dequantize_tensor(const file& f, const tensor_info& t, std::span<fl
 /// Same, into a new vector of t.nelements() floats.
 result<std::vector<float>> dequantize_tensor(const file& f, const tensor_info& t);
 
-/// Row lookup, like ggml_get_rows: for a tensor of shape [ne0, ne1] (n_dims <= 2, e.g.
+/// Row lookup, like ggml_get_rows: for a tensor of shape [ne0, ne1] (e.g.
 /// token_embd.weight [n_embd, n_vocab]), fills out[i * ne0 .. (i + 1) * ne0) with row
 /// ids[i], dequantized straight from the mapped file; only the rows asked for are read.
-/// `out.size()` must be ids.size() * ne0.
+/// A tensor of more dimensions is ne[2] * ne[3] matrices of [ne0, ne1] (e.g. experts
+/// [n_embd, n_ff, n_expert]); as ggml's ids tensor [n, ne2, ne3], `ids` then holds n ids
+/// for matrix 0, then n for matrix 1, ..., each a row of its own matrix, and `out` is
+/// [ne0, n, ne2, ne3]. `out.size()` must be ids.size() * ne0.
 /// Errors: out_of_range (an id outside 0 <= id < ne1; names the tensor and gives the
-/// position of the id), invalid_argument (out.size() mismatch, or ne[2] * ne[3] > 1),
-/// and those of dequantize_row.
+/// position of the id), invalid_argument (out.size() mismatch, or ids.size() not a
+/// multiple of ne[2] * ne[3]), and those of dequantize_row.
 result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32_t> ids, std::span<float> out);
 
 /// Which dequantization kernels this process runs: "avx2" (AVX2 + F16C found at run

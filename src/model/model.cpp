@@ -109,6 +109,58 @@ std::string shape_text(const std::array<uint64_t, 4>& ne, uint32_t n_dims) {
   return s + "]";
 }
 
+/// llama.cpp's generic pass after every architecture's load_arch_tensors: each block
+/// projection it loaded may come with an optional ".scale" (the weight's scale, e.g.
+/// NVFP4's second-level scale) and ".input_scale" tensor: [1] per tensor, [n_expert] for
+/// the routed experts; output.weight gets them only when it is stored as nvfp4.
+void add_scale_companions(const file& f, const hparams& h, std::vector<model_tensor>& tensors) {
+  struct projection {
+    std::string_view name;
+    bool per_expert;
+  };
+  static constexpr projection projections[] = {
+      {"attn_q", false},         {"attn_k", false},         {"attn_v", false},        {"attn_output", false},
+      {"attn_qkv", false},       {"attn_gate", false},      {"ffn_gate", false},      {"ffn_down", false},
+      {"ffn_up", false},         {"ffn_gate_shexp", false}, {"ffn_down_shexp", false}, {"ffn_up_shexp", false},
+      {"ffn_gate_exps", true},   {"ffn_down_exps", true},   {"ffn_up_exps", true},    {"ssm_in", false},
+      {"ssm_out", false},        {"ssm_alpha", false},      {"ssm_beta", false},      {"nextn.eh_proj", false},
+      {"nextn.shared_head_head", false}};
+  std::unordered_set<std::string> known;
+  for (const auto& t : tensors) known.insert(t.name);
+  auto add = [&](std::string name, int32_t layer, uint64_t n) {
+    if (!known.insert(name).second) return;  // the architecture's own table has it
+    model_tensor t;
+    t.name = std::move(name);
+    t.layer = layer;
+    t.n_dims = 1;
+    t.ne = {n, 1, 1, 1};
+    t.required = false;
+    tensors.push_back(std::move(t));
+  };
+  const size_t n_table = tensors.size();
+  for (size_t i = 0; i < n_table; ++i) {
+    const std::string tname = tensors[i].name;  // a copy: add() may reallocate `tensors`
+    const int32_t layer = tensors[i].layer;
+    std::string_view name = tname;
+    if (layer < 0 || !name.starts_with("blk.") || !name.ends_with(".weight") || !f.find_tensor(tname)) continue;
+    std::string_view rest = name.substr(4);
+    rest = rest.substr(rest.find('.') + 1);  // after "blk.N."
+    rest.remove_suffix(std::string_view(".weight").size());
+    for (const auto& p : projections) {
+      if (p.name != rest) continue;
+      std::string base(name.substr(0, name.size() - std::string_view(".weight").size()));
+      const uint64_t n = p.per_expert ? h.n_expert : 1;
+      add(base + ".scale", layer, n);
+      add(base + ".input_scale", layer, n);
+      break;
+    }
+  }
+  if (const tensor_info* out = f.find_tensor("output.weight"); out && out->type == ggml_type::nvfp4) {
+    add("output.scale", -1, 1);
+    add("output.input_scale", -1, 1);
+  }
+}
+
 }  // namespace
 
 std::span<const architecture> model_architectures() noexcept { return registry(); }
@@ -210,6 +262,7 @@ result<model> model::load(const file& f) {
       }
     }
   }
+  add_scale_companions(f, h, m.tensors_);
   std::unordered_set<std::string_view> used;
   for (auto& t : m.tensors_) {
     t.info = f.find_tensor(t.name);

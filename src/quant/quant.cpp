@@ -127,12 +127,16 @@ result<std::vector<float>> dequantize_tensor(const file& f, const tensor_info& t
 result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32_t> ids, std::span<float> out) {
   const uint64_t ne0 = t.ne[0];
   const uint64_t n_rows = t.ne[1];
-  if (t.ne[2] * t.ne[3] != 1) {
+  // ggml_get_rows(a, b): b holds ids.size() / (ne2 * ne3) ids for each of the ne2 * ne3
+  // matrices of a, matrix after matrix; row j of matrix m is row m * ne1 + j of the data.
+  const uint64_t n_mats = t.ne[2] * t.ne[3];  // dims are bounded by the reader: no overflow
+  if (n_mats == 0 || ids.size() % n_mats != 0) {
     return with_tensor(make_error(errc::invalid_argument, no_offset,
-                                  "get_rows needs a 2-D tensor, this one has " + std::to_string(t.n_dims) +
-                                      " dimensions"),
+                                  std::to_string(ids.size()) + " ids do not split evenly over the " +
+                                      std::to_string(n_mats) + " matrices (ne[2] * ne[3]) of the tensor"),
                        t);
   }
+  const uint64_t ids_per_mat = ids.size() / n_mats;
   uint64_t want = 0;
   if (!checked_mul(ids.size(), ne0, want) || out.size() != want) {
     return with_tensor(make_error(errc::invalid_argument, no_offset,
@@ -153,7 +157,8 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
     }
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    auto src = t.data.subspan(static_cast<size_t>(ids[i]) * *row_bytes, *row_bytes);
+    const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
+    auto src = t.data.subspan(static_cast<size_t>(row * *row_bytes), *row_bytes);
     auto r = dequantize_row(t.type, src, out.subspan(i * ne0, ne0), f.byte_order());
     if (!r) return with_tensor(r.error(), t);
   }

@@ -168,6 +168,33 @@ TEST(ModelTensorMapArch, Qwen2moeExpertSizesDefaultFromNff) {
   EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
 }
 
+// llama.cpp's generic pass: optional ".scale" / ".input_scale" companions of the loaded
+// projections ([1], [n_expert] for routed experts) are accepted in a complete table; a
+// companion of a projection the file lacks, or of the wrong size, is not.
+TEST(ModelTensorMapArch, ScaleCompanionsOfLoadedProjections) {
+  auto t = qwen2moe_tensors();
+  t["blk.0.attn_q.scale"] = {1};
+  t["blk.0.attn_q.input_scale"] = {1};
+  t["blk.0.ffn_down_exps.scale"] = {4};
+  t["blk.0.ffn_up_shexp.input_scale"] = {1};
+  {
+    auto b = qwen2moe_keys();
+    add(b, t);
+    auto m = load(b);
+    EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+    EXPECT_TRUE(has_tensor(m, "blk.0.ffn_gate_exps.input_scale"));  // offered, optional
+    EXPECT_FALSE(has_tensor(m, "blk.0.attn_qkv.scale"));            // attn_qkv is not loaded
+  }
+  t["blk.0.ffn_gate_exps.scale"] = {1};  // per expert: [4]
+  t["blk.0.attn_qkv.scale"] = {1};       // the file has split q/k/v
+  t["output.scale"] = {1};               // output.weight is f32, not nvfp4
+  auto b = qwen2moe_keys();
+  add(b, t);
+  expect_errors(load(b), {{"blk.0.ffn_gate_exps.scale", "expected [4], got [1]"},
+                          {"blk.0.attn_qkv.scale", "wrong number of tensors"},
+                          {"output.scale", "wrong number of tensors"}});
+}
+
 TEST(ModelTensorMapArch, Qwen2moeExpertLengthKeysAndMissingOutput) {
   auto t = qwen2moe_tensors();
   t.erase("output.weight");  // required for qwen2moe (not tied)

@@ -14,6 +14,7 @@
 
 #include "gguf/file.h"
 #include "gguf/quant.h"
+#include "gguf/writer.h"
 #include "test_support.h"
 
 namespace {
@@ -217,3 +218,47 @@ TEST(BigEndian, SwappedBlocksOfEachConvertibleType) {
 }
 
 }  // namespace
+
+// ggml_get_rows on a 3-D tensor (e.g. experts [ne0, ne1, n_expert]): ids come as ggml's
+// [n, ne2] ids tensor, n per matrix, each a row of its own matrix.
+TEST(GetRows, ThreeDimensionalTensorIdsPerMatrix) {
+  GGUF_REQUIRE_DATA();
+  // Real q8_0 blocks (from a real model) laid out as [32, 3, 2]: 6 rows of one block each.
+  auto src = open_or_throw(gguf::test::data_file("models/stories260K-Q8_0.gguf"));
+  const auto& emb = **src.get_tensor("token_embd.weight");  // [64, 512] q8_0: 2 blocks a row
+  ASSERT_EQ(emb.type, gguf::ggml_type::q8_0);
+  const size_t block = 34;  // q8_0: f16 scale + 32 int8
+  std::vector<std::byte> data(emb.data.begin(), emb.data.begin() + 6 * block);
+  gguf::writer w;
+  const std::vector<uint64_t> ne = {32, 3, 2};
+  ASSERT_TRUE(w.add_tensor("blk.0.ffn_down_exps.weight", gguf::ggml_type::q8_0, ne, data));
+  auto f = gguf::file::from_buffer(w.to_bytes());
+  ASSERT_TRUE(f) << f.error().message();
+  const auto& t = **f->get_tensor("blk.0.ffn_down_exps.weight");
+  auto all = gguf::dequantize_tensor(*f, t);
+  ASSERT_TRUE(all) << all.error().message();
+
+  const std::vector<int32_t> ids = {2, 0, 2, 1, 1, 0};  // matrix 0: 2 0 2; matrix 1: 1 1 0
+  std::vector<float> out(ids.size() * 32);
+  ASSERT_TRUE(gguf::get_rows(*f, t, ids, out));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const size_t row = (i / 3) * 3 + ids[i];
+    for (size_t k = 0; k < 32; ++k) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(out[i * 32 + k]), std::bit_cast<uint32_t>((*all)[row * 32 + k])) << i;
+    }
+  }
+  // Rows of matrix 1 differ from matrix 0's (the blocks are different real blocks).
+  EXPECT_NE(std::memcmp(out.data(), out.data() + 3 * 32, 32 * sizeof(float)), 0);
+
+  // The ids must split evenly over the 2 matrices; ids index rows within a matrix (0..2).
+  const std::vector<int32_t> odd = {0, 1, 2};
+  std::vector<float> out3(3 * 32);
+  auto r = gguf::get_rows(*f, t, odd, out3);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, gguf::errc::invalid_argument);
+  const std::vector<int32_t> beyond = {0, 3};
+  std::vector<float> out2(2 * 32);
+  r = gguf::get_rows(*f, t, beyond, out2);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, gguf::errc::out_of_range);
+}
