@@ -38,13 +38,18 @@ namespace detail {
 struct file_impl;
 }
 
+/// Hard ceiling on max_array_nesting: the reader, the nested-array accessors and every
+/// consumer (writer, validate, `gguf dump`) recurse once per level, so a depth set higher
+/// than this is treated as this (64 levels; real files nest 1 or 2).
+inline constexpr uint32_t max_array_nesting_ceiling = 64;
+
 /// Bounds a reader enforces beyond "fits in the file". Defaults accept every real model.
 struct reader_limits {
   uint64_t max_kv_count = 1u << 20;          ///< metadata key/value pairs
   uint64_t max_tensor_count = 1u << 22;      ///< tensor infos
   uint64_t max_string_length = 1ull << 30;   ///< bytes of one string value
   uint64_t max_array_length = 1ull << 32;    ///< elements of one array
-  uint32_t max_array_nesting = 8;            ///< arrays of arrays, depth
+  uint32_t max_array_nesting = 8;            ///< arrays of arrays, depth (at most max_array_nesting_ceiling)
   uint64_t max_metadata_bytes = 1ull << 34;  ///< header + metadata + tensor infos
 };
 

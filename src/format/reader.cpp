@@ -262,9 +262,9 @@ class parser {
       pos_ += bytes;
       return true;
     }
-    if (elem == value_type::array && depth + 1 >= lim_.max_array_nesting) {
-      return fail(errc::limit_exceeded, at,
-                  "arrays nested deeper than the limit " + std::to_string(lim_.max_array_nesting));
+    if (const uint32_t limit = std::min(lim_.max_array_nesting, max_array_nesting_ceiling);
+        elem == value_type::array && depth + 1 >= limit) {
+      return fail(errc::limit_exceeded, at, "arrays nested deeper than the limit " + std::to_string(limit));
     }
     uint64_t min_each = elem == value_type::string ? f_.len_width() : 4 + f_.len_width();
     uint64_t min_bytes = 0;

@@ -114,6 +114,25 @@ TEST(Malformed, LimitsAreEnforced) {
   EXPECT_EQ(open_err(n, lim).code, errc::limit_exceeded);
   EXPECT_TRUE(gguf::file::from_bytes(n.bytes).ok());
 
+  // However high the limit is set, nesting stops at the ceiling (the reader and every
+  // consumer recurse per level): 64 levels open, 65 do not.
+  auto nested = [](uint32_t depth) {
+    gguf_builder d;
+    d.header(3, 0, 1).key("a.deep", T_ARR);
+    for (uint32_t i = 1; i < depth; ++i) d.u32(T_ARR).u64(1);
+    d.u32(T_U8).u64(1).u8(7);
+    return d;
+  };
+  lim = {};
+  lim.max_array_nesting = UINT32_MAX;
+  auto ok = gguf::file::from_bytes(nested(gguf::max_array_nesting_ceiling).bytes, lim);
+  ASSERT_TRUE(ok.ok()) << ok.error().message();
+  EXPECT_EQ(ok->find("a.deep")->array()->nesting(), gguf::max_array_nesting_ceiling);
+  auto deep = open_err(nested(gguf::max_array_nesting_ceiling + 1), lim);
+  EXPECT_EQ(deep.code, errc::limit_exceeded);
+  EXPECT_NE(deep.message().find("limit 64"), std::string::npos) << deep.message();
+  EXPECT_EQ(open_err(nested(100000), lim).code, errc::limit_exceeded);
+
   gguf_builder t;
   t.header(3, 2, 0).tensor("a", {8}, G_F32, 0).tensor("b", {8}, G_F32, 32).pad().zeros(64);
   lim = {};
