@@ -33,6 +33,17 @@ GGUF_AVX2_TARGET inline void store_i8x32_times(float* y, __m256i q, __m256 d) {
 // product is commutative, the subtraction comes second as in the scalar code).
 GGUF_AVX2_TARGET inline __m256 i8x8_to_ps(__m128i q8) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q8)); }
 
+// 32 bytes of q (0..31 here, read as signed) -> 32 floats (float)q * d + m, as the
+// scalar q4_1 / q5_1 code: the product first, then the sum (never fused).
+GGUF_AVX2_TARGET inline void store_i8x32_times_plus(float* y, __m256i q, __m256 d, __m256 m) {
+  const __m128i lo = _mm256_castsi256_si128(q);
+  const __m128i hi = _mm256_extracti128_si256(q, 1);
+  const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+  for (int k = 0; k < 4; ++k) {
+    _mm256_storeu_ps(y + 8 * k, _mm256_add_ps(_mm256_mul_ps(i8x8_to_ps(parts[k]), d), m));
+  }
+}
+
 // 16 bytes of packed nibbles -> 32 bytes: the 16 low nibbles, then the 16 high ones
 // (the element order of every 32-element nibble block).
 GGUF_AVX2_TARGET inline __m256i unpack_nibbles(const uint8_t* qs) {
@@ -118,14 +129,7 @@ GGUF_AVX2_TARGET void dequant_q4_1_avx2(const uint8_t* src, float* y, size_t nb)
   const auto* x = blocks_at<block_q4_1>(src);
   for (size_t i = 0; i < nb; ++i, y += 32) {
     const __m256i q = unpack_nibbles(x[i].qs);
-    const __m256 d = _mm256_set1_ps(x[i].d.value());
-    const __m256 m = _mm256_set1_ps(x[i].m.value());
-    const __m128i lo = _mm256_castsi256_si128(q);
-    const __m128i hi = _mm256_extracti128_si256(q, 1);
-    const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-    for (int k = 0; k < 4; ++k) {
-      _mm256_storeu_ps(y + 8 * k, _mm256_add_ps(_mm256_mul_ps(i8x8_to_ps(parts[k]), d), m));
-    }
+    store_i8x32_times_plus(y, q, _mm256_set1_ps(x[i].d.value()), _mm256_set1_ps(x[i].m.value()));
   }
 }
 
@@ -244,14 +248,7 @@ GGUF_AVX2_TARGET void dequant_q5_1_avx2(const uint8_t* src, float* y, size_t nb)
   for (size_t i = 0; i < nb; ++i, y += 32) {
     const __m256i high = _mm256_and_si256(bits_to_bytes(le32(x[i].qh)), sixteen);
     const __m256i q = _mm256_or_si256(unpack_nibbles(x[i].qs), high);
-    const __m256 d = _mm256_set1_ps(x[i].d.value());
-    const __m256 m = _mm256_set1_ps(x[i].m.value());
-    const __m128i lo = _mm256_castsi256_si128(q);
-    const __m128i hi = _mm256_extracti128_si256(q, 1);
-    const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-    for (int k = 0; k < 4; ++k) {
-      _mm256_storeu_ps(y + 8 * k, _mm256_add_ps(_mm256_mul_ps(i8x8_to_ps(parts[k]), d), m));
-    }
+    store_i8x32_times_plus(y, q, _mm256_set1_ps(x[i].d.value()), _mm256_set1_ps(x[i].m.value()));
   }
 }
 
