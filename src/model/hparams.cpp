@@ -161,15 +161,8 @@ class key_reader {
       return make_error(errc::invalid_model, v.offset(),
                         "expected an array of integers, got one of " + std::string(value_type_name(a.element_type())), k);
     }
-    if (a.size() > max_layers) {
-      return make_error(errc::invalid_model, v.offset(),
-                        "array of " + std::to_string(a.size()) + " elements, more than " + std::to_string(max_layers) + " layers", k);
-    }
-    if (a.size() != n_layer && !(vocab_only_ && n_layer == 0)) {
-      return make_error(errc::invalid_model, v.offset(),
-                        "wrong array length; expected " + std::to_string(n_layer) + " (block_count), got " +
-                            std::to_string(a.size()), k);
-    }
+    // A vocab-only file may have no block_count: then any length is taken.
+    if (auto ok = check_layer_array(v, a.size(), n_layer, vocab_only_ && n_layer == 0, k); !ok) return ok.error();
     out.assign(a.size(), 0);
     for (uint64_t i = 0; i < a.size(); ++i) {
       auto e = a.at(i);
@@ -180,6 +173,22 @@ class key_reader {
     }
     if (out.empty()) out.assign(1, 0);
     return true;
+  }
+
+  /// A per-layer array has at most max_layers elements and, unless `any_length`, exactly
+  /// n_layer (llama.cpp get_key_or_arr: "wrong array length").
+  static result<void> check_layer_array(const value_ref& v, uint64_t size, uint32_t n_layer, bool any_length,
+                                        const std::string& k) {
+    if (size > max_layers) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "array of " + std::to_string(size) + " elements, more than " + std::to_string(max_layers) + " layers", k);
+    }
+    if (size != n_layer && !any_length) {
+      return make_error(errc::invalid_model, v.offset(),
+                        "wrong array length; expected " + std::to_string(n_layer) + " (block_count), got " +
+                            std::to_string(size), k);
+    }
+    return {};
   }
 
   /// get_key_or_arr of per-layer flags (llama.cpp swa_layers): a bool or integer scalar
@@ -209,15 +218,7 @@ class key_reader {
       return true;
     }
     auto a = *v.array();
-    if (a.size() > max_layers) {
-      return make_error(errc::invalid_model, v.offset(),
-                        "array of " + std::to_string(a.size()) + " elements, more than " + std::to_string(max_layers) + " layers", k);
-    }
-    if (a.size() != n_layer) {
-      return make_error(errc::invalid_model, v.offset(),
-                        "wrong array length; expected " + std::to_string(n_layer) + " (block_count), got " +
-                            std::to_string(a.size()), k);
-    }
+    if (auto ok = check_layer_array(v, a.size(), n_layer, false, k); !ok) return ok.error();
     out.assign(a.size(), 0);
     for (uint64_t i = 0; i < a.size(); ++i) {
       auto e = a.at(i);
