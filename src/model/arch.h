@@ -71,11 +71,13 @@ enum class dim : uint8_t {
   k_gqa,          ///< n_embd_head_k * n_head_kv
   v_gqa,          ///< n_embd_head_v * n_head_kv
   qkv_dim,        ///< q_dim + k_gqa + v_gqa
+  qkv_dim_v,      ///< q_dim + 2 * v_gqa (qwen3's create_tensor_qkv with n_embd_gqa for K and V)
   head_k,         ///< n_embd_head_k(il) (the sliding-window size on a sliding-window layer)
   head_k_full_half,  ///< n_embd_head_k_full / 2 (gemma4's rope_freqs)
   n_embd_per_layer,      ///< embedding_length_per_layer_input (gemma4)
   n_embd_per_layer_all,  ///< n_embd_per_layer * n_layer
   n_head,
+  n_head_kv,
   n_rot_half,     ///< n_rot(il) / 2
   n_expert,
   n_ff_exp,       ///< n_ff_exp, or n_ff when 0 (llama's MoE)

@@ -126,16 +126,25 @@ void baichuan_defaults(H& hp) {
 constexpr tensor_list t_llama[] = {token_embd,   output_tied, rope_freqs_opt,     attn_norm,
                                    attn_q_k_v_o, attn_qkvo_bias_opt, ffn_norm, ffn_gated,
                                    ffn_gated_bias_opt};
-// Newer llama.cpp creates q/k/v through create_tensor_qkv, whose biases are optional.
-constexpr tensor_list t_qwen2[] = {token_embd, output_tied, output_bias_opt, attn_norm, attn_q_k_v_o,
-                                   attn_qkvo_bias_opt, ffn_norm, ffn_gated};
-constexpr tensor_list t_qwen3[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qk_norm,
-                                   ffn_norm,   ffn_gated};
-constexpr tensor_list t_gemma[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o, ffn_norm, ffn_gated};
-constexpr tensor_list t_gemma2[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o, attn_post_norm,
-                                    ffn_norm,   ffn_gated,        ffn_post_norm};
+// refact.cpp: llama's tensors through create_tensor_qkv(n_embd, n_embd_head_k * n_head,
+// n_embd_k_gqa, n_embd_v_gqa) and optional attn_output.bias, without fused gate+up experts.
+constexpr tensor_list t_refact[] = {token_embd, output_tied, rope_freqs_opt, attn_norm, attn_q_k_v_o,
+                                    attn_qkvo_bias_opt, ffn_norm, ffn_refact, ffn_gated_bias_opt};
+// baichuan: untied output; newer llama.cpp may create q/k/v through create_tensor_qkv.
+constexpr tensor_list t_baichuan[] = {token_embd, output_untied, attn_norm, attn_qkv_embd, ffn_norm, ffn_swiglu};
+// qwen2.cpp: create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa) (biases optional; older
+// llama.cpp required them), attn_output [n_embd, n_embd] without bias, optional output.bias.
+constexpr tensor_list t_qwen2[] = {token_embd, output_tied, output_bias_opt, attn_norm, attn_qkv_embd,
+                                   ffn_norm,   ffn_swiglu};
+// qwen3.cpp: an optional reranker head (cls.output), per-head q/k norms.
+constexpr tensor_list t_qwen3[] = {token_embd, output_tied, cls_out_opt, attn_norm, attn_qkv_q_dim, attn_qk_norm,
+                                   ffn_norm,   ffn_swiglu};
+constexpr tensor_list t_gemma[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o, ffn_norm, ffn_swiglu};
+// gemma2.cpp: output is always token_embd (no output.weight), create_tensor_qkv.
+constexpr tensor_list t_gemma2[] = {token_embd, output_norm_only, attn_norm,  attn_q_k_v_o, attn_qkv_bias_opt,
+                                    attn_post_norm, ffn_norm,     ffn_swiglu, ffn_post_norm};
 constexpr tensor_list t_gemma3[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o, attn_qk_norm,
-                                    attn_post_norm, ffn_norm, ffn_gated, ffn_post_norm};
+                                    attn_post_norm, ffn_norm, ffn_swiglu, ffn_post_norm};
 constexpr tensor_list t_gemma4[] = {gemma4_global, gemma4_block};
 constexpr tensor_list t_gptj[] = {gptj};
 constexpr tensor_list t_command_r[] = {token_embd, output_norm_only, attn_norm, attn_q_k_v_o,
@@ -159,11 +168,13 @@ constexpr tensor_list t_mpt[] = {token_embd, pos_embd_opt, output_tied, output_n
                                  ffn_norm,   ffn_norm_bias_opt,  ffn_plain,  ffn_plain_bias_opt,
                                  attn_qk_layernorm_opt, ffn_act_opt};
 constexpr tensor_list t_mamba[] = {token_embd, output_tied, attn_norm, ssm};
-constexpr tensor_list t_bert[] = {token_embd,   token_types_opt, pos_embd, bert_cls_opt, embd_norm_ln,
-                                  attn_q_k_v_o_bert, bert_attn, bert_ffn};
-constexpr tensor_list t_nomic_bert[] = {token_embd, token_types_opt, embd_norm_ln, attn_q_k_v_o_bert,
+// bert.cpp: create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa); biases of the split
+// projections, attn_output.bias and the MLP biases optional (older llama.cpp required them).
+constexpr tensor_list t_bert[] = {token_embd,    token_types_opt, pos_embd, bert_cls_opt, embd_norm_ln,
+                                  attn_qkv_embd, bert_attn,       bert_ffn};
+constexpr tensor_list t_nomic_bert[] = {token_embd, token_types_opt, embd_norm_ln, attn_qkv_embd,
                                         bert_attn,  bert_ffn,        nomic_bert_gate};
-constexpr tensor_list t_nomic_bert_moe[] = {token_embd, token_types_opt, embd_norm_ln, attn_q_k_v_o_bert,
+constexpr tensor_list t_nomic_bert_moe[] = {token_embd, token_types_opt, embd_norm_ln, attn_qkv_embd,
                                             bert_attn,  bert_ffn};
 // phi3.cpp: tied output, create_tensor_qkv with TENSOR_NOT_REQUIRED, fused gate+up.
 constexpr tensor_list t_phi3[] = {token_embd,        output_tied, rope_factors_opt, attn_norm,
@@ -178,29 +189,29 @@ constexpr tensor_list t_rwkv6[] = {token_embd,  rwkv_embd_norm, output_untied, o
 constexpr arch_row rows[] = {
     {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
     {.name = "mpt", .from_spec = true, .keys = k_mpt, .tensors = t_mpt},
-    {.name = "gptneox", .from_spec = true, .keys = k_gptneox, .tensors = t_gptneox},
+    {.name = "gptneox", .from_spec = true, .keys = k_gptneox, .tensors = t_gptneox, .tensors_complete = true},
     {.name = "gptj", .from_spec = true, .keys = k_ln, .tensors = t_gptj},
     {.name = "gpt2", .from_spec = true, .keys = k_ln, .tensors = t_gpt2},
     {.name = "bloom", .from_spec = true, .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
-    {.name = "falcon", .from_spec = true, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon},
-    {.name = "mamba", .from_spec = true, .keys = k_mamba, .tensors = t_mamba},
+    {.name = "falcon", .from_spec = true, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon, .tensors_complete = true},
+    {.name = "mamba", .from_spec = true, .keys = k_mamba, .tensors = t_mamba, .tensors_complete = true},
     {.name = "rwkv", .from_spec = true},
     {.name = "whisper", .from_spec = true, .keys = k_whisper, .key_infix = "encoder."},
     {.name = "mamba2", .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
     {.name = "rwkv6", .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},
     {.name = "rwkv7", .keys = k_rwkv7, .tensors = t_rwkv7, .tensors_complete = true},
-    {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_llama},
-    {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_llama},
-    {.name = "qwen2", .keys = k_qwen, .tensors = t_qwen2},
+    {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_baichuan},
+    {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_refact, .tensors_complete = true},
+    {.name = "qwen2", .keys = k_qwen, .tensors = t_qwen2, .tensors_complete = true},
     {.name = "qwen2moe", .keys = k_qwen2moe, .tensors = t_qwen2moe, .tensors_complete = true},
-    {.name = "qwen3", .keys = k_qwen, .tensors = t_qwen3},
+    {.name = "qwen3", .keys = k_qwen, .tensors = t_qwen3, .tensors_complete = true},
     {.name = "phi3", .keys = k_phi3, .tensors = t_phi3, .tensors_complete = true},
     {.name = "gemma", .keys = k_rms, .tensors = t_gemma},
-    {.name = "gemma2", .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2},
+    {.name = "gemma2", .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2, .tensors_complete = true},
     {.name = "gemma3", .keys = k_gemma3, .tensors = t_gemma3},
     {.name = "gemma4", .keys = k_gemma4, .swa_layers_key = true, .tensors = t_gemma4},
     {.name = "starcoder2", .keys = k_ln, .tensors = t_starcoder2},
-    {.name = "bert", .keys = k_bert, .tensors = t_bert},
+    {.name = "bert", .keys = k_bert, .tensors = t_bert, .tensors_complete = true},
     {.name = "nomic-bert", .keys = k_nomic_bert, .tensors = t_nomic_bert},
     {.name = "nomic-bert-moe", .keys = k_nomic_bert, .tensors = t_nomic_bert_moe},
     {.name = "t5", .keys = k_t5, .defaults = t5_defaults, .tensors = t_t5, .tensors_complete = true},

@@ -36,11 +36,14 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
     case dim::qkv_dim:
       return uint64_t{hp.n_embd_head_k(il)} * n_head + uint64_t{hp.n_embd_head_k(il)} * hp.n_head_kv(il) +
              uint64_t{hp.n_embd_head_v(il)} * hp.n_head_kv(il);
+    case dim::qkv_dim_v:
+      return uint64_t{hp.n_embd_head_k(il)} * n_head + 2ull * hp.n_embd_head_v(il) * hp.n_head_kv(il);
     case dim::head_k: return hp.n_embd_head_k(il);
     case dim::head_k_full_half: return hp.n_embd_head_k_full / 2;
     case dim::n_embd_per_layer: return hp.n_embd_per_layer;
     case dim::n_embd_per_layer_all: return uint64_t{hp.n_embd_per_layer} * hp.n_layer;
     case dim::n_head: return n_head;
+    case dim::n_head_kv: return hp.n_head_kv(il);
     case dim::n_rot_half: return hp.n_rot(il) / 2;
     case dim::n_expert: return hp.n_expert;
     case dim::n_ff_exp: return hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff(il);

@@ -57,6 +57,9 @@ inline constexpr tensor_spec rope_freqs_opt[] = {g("rope_freqs.weight", opt, n_r
                                                  g("rope_factors_short.weight", opt, n_rot_half)};
 inline constexpr tensor_spec embd_norm_ln[] = {g("token_embd_norm.weight", req, n_embd),
                                                g("token_embd_norm.bias", req, n_embd)};
+/// The classifier head of rerankers (qwen3): [n_embd, n_cls_out], n_cls_out from the
+/// length of classifier.output_labels (not checked).
+inline constexpr tensor_spec cls_out_opt[] = {g("cls.output.weight", opt, n_embd, any)};
 inline constexpr tensor_spec token_types_opt[] = {g("token_types.weight", opt, n_embd, any)};
 
 // ---- attention ------------------------------------------------------------------------
@@ -76,26 +79,35 @@ inline constexpr tensor_spec attn_q_k_v_o[] = {
 inline constexpr tensor_spec attn_qkvo_bias_opt[] = {
     l("attn_q.bias", opt, q_dim, one, one, when::qkv_split), l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
     l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split), l("attn_output.bias", opt, n_embd)};
-/// bert.cpp: create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa), output separate.
-inline constexpr tensor_spec attn_q_k_v_o_bert[] = {
-    l("attn_qkv.weight", req, n_embd, qkv_dim, one, when::qkv_fused),
-    l("attn_qkv.bias", opt, qkv_dim, one, one, when::qkv_fused),
+/// create_tensor_qkv(n_embd, n_embd_head_k * n_head, n_embd_k_gqa, n_embd_v_gqa) without
+/// attn_output.bias (gemma2): the optional q/k/v biases of split projections.
+inline constexpr tensor_spec attn_qkv_bias_opt[] = {
+    l("attn_q.bias", opt, q_dim, one, one, when::qkv_split), l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split)};
+/// qwen3: create_tensor_qkv(n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa) (llama.cpp's
+/// n_embd_gqa is n_embd_v_gqa), attn_output [n_embd_head_k * n_head, n_embd].
+inline constexpr tensor_spec attn_qkv_q_dim[] = {
+    l("attn_qkv.weight", req, n_embd, qkv_dim_v, one, when::qkv_fused),
+    l("attn_qkv.bias", opt, qkv_dim_v, one, one, when::qkv_fused),
     l("attn_q.weight", req, n_embd, q_dim, one, when::qkv_split),
-    l("attn_k.weight", req, n_embd, k_gqa, one, when::qkv_split),
+    l("attn_k.weight", req, n_embd, v_gqa, one, when::qkv_split),
     l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
     l("attn_q.bias", opt, q_dim, one, one, when::qkv_split),
-    l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split)};
+    l("attn_k.bias", opt, v_gqa, one, one, when::qkv_split),
+    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split),
+    l("attn_output.weight", req, q_dim, n_embd)};
 inline constexpr tensor_spec attn_qk_norm[] = {l("attn_q_norm.weight", req, head_k),
                                                l("attn_k_norm.weight", req, head_k)};
+/// command-r: per-head q/k norms (llama.cpp creates them, required, when n_layer >= 64).
 inline constexpr tensor_spec attn_qk_norm_heads_opt[] = {l("attn_q_norm.weight", opt, head_k, n_head),
-                                                         l("attn_k_norm.weight", opt, head_k, n_head)};
-/// Fused QKV projection (gpt2, gptneox, bloom, falcon, mpt, ...).
-inline constexpr tensor_spec attn_fused[] = {l("attn_qkv.weight", req, n_embd, qkv_dim),
+                                                         l("attn_k_norm.weight", opt, head_k, n_head_kv)};
+/// Fused QKV projection (gpt2, gptneox, bloom, falcon, mpt): [n_embd, n_embd + 2 * n_embd_gqa]
+/// (llama.cpp's n_embd_gqa is n_embd_v_gqa).
+inline constexpr tensor_spec attn_fused[] = {l("attn_qkv.weight", req, n_embd, v_gqa_qkv),
                                              l("attn_output.weight", req, n_embd, n_embd)};
-inline constexpr tensor_spec attn_fused_bias[] = {l("attn_qkv.bias", req, qkv_dim),
+inline constexpr tensor_spec attn_fused_bias[] = {l("attn_qkv.bias", req, v_gqa_qkv),
                                                   l("attn_output.bias", req, n_embd)};
-inline constexpr tensor_spec attn_fused_bias_opt[] = {l("attn_qkv.bias", opt, qkv_dim),
+inline constexpr tensor_spec attn_fused_bias_opt[] = {l("attn_qkv.bias", opt, v_gqa_qkv),
                                                       l("attn_output.bias", opt, n_embd)};
 inline constexpr tensor_spec attn_norm_2_opt[] = {l("attn_norm_2.weight", opt, n_embd),
                                                   l("attn_norm_2.bias", opt, n_embd)};
@@ -120,6 +132,21 @@ inline constexpr tensor_spec ffn_gated[] = {
     l("ffn_gate_up_exps.weight", opt, n_embd, n_ff_exp_x2, n_expert, when::moe),
     l("ffn_down_exps.weight", req, n_ff_exp, n_embd, n_expert, when::moe),
     l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::moe)};
+/// SwiGLU MLP in every layer, no experts whatever expert_count says (qwen2, qwen3, gemma*).
+inline constexpr tensor_spec ffn_swiglu[] = {l("ffn_gate.weight", req, n_embd, n_ff),
+                                             l("ffn_down.weight", req, n_ff, n_embd),
+                                             l("ffn_up.weight", req, n_embd, n_ff)};
+/// refact (llama.cpp src/models/refact.cpp): llama's MLP or, with experts, gate_inp, an
+/// optional ffn_gate_exps and the down/up experts, n_ff wide; no fused gate+up experts
+/// (n_ff_shexp is never read for refact, so no shared experts).
+inline constexpr tensor_spec ffn_refact[] = {
+    l("ffn_gate.weight", req, n_embd, n_ff, one, when::dense),
+    l("ffn_down.weight", req, n_ff, n_embd, one, when::dense),
+    l("ffn_up.weight", req, n_embd, n_ff, one, when::dense),
+    l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::moe),
+    l("ffn_gate_exps.weight", opt, n_embd, n_ff, n_expert, when::moe),
+    l("ffn_down_exps.weight", req, n_ff, n_embd, n_expert, when::moe),
+    l("ffn_up_exps.weight", req, n_embd, n_ff, n_expert, when::moe)};
 inline constexpr tensor_spec ffn_gated_bias_opt[] = {
     l("ffn_gate.bias", opt, n_ff, one, one, when::dense),
     l("ffn_down.bias", opt, n_embd, one, one, when::dense),
@@ -351,8 +378,9 @@ inline constexpr tensor_spec rwkv7_block[] = {
 
 /// llama.cpp src/models/bert.cpp (bert, nomic-bert, nomic-bert-moe): attention through
 /// create_tensor_qkv, MoE layers every moe_every_n_layers.
+/// attn_output.weight comes with attn_qkv_embd.
 inline constexpr tensor_spec bert_attn[] = {
-    l("attn_output.weight", req, n_embd, n_embd), l("attn_output.bias", opt, n_embd),
+    l("attn_output.bias", opt, n_embd),
     l("attn_output_norm.weight", req, n_embd),    l("attn_output_norm.bias", req, n_embd),
     l("layer_output_norm.weight", req, n_embd),   l("layer_output_norm.bias", req, n_embd)};
 inline constexpr tensor_spec bert_ffn[] = {

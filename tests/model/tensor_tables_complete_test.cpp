@@ -1,0 +1,354 @@
+// Complete tensor tables of qwen2, qwen3, gemma2, refact, gptneox, falcon, mamba and bert:
+// a handcrafted file with every tensor llama.cpp's loader creates for one block (shapes
+// worked out by hand from its load_arch_tensors / load_tensors case for the small hparams
+// below) loads with no diagnostics, and one tensor more is an error, as llama.cpp refuses
+// such a file ("wrong number of tensors"). Then the discrepancies the tables had before.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gguf/model.h"
+#include "gguf_builder.h"
+
+namespace {
+
+using gguf::test::gguf_builder;
+using shapes = std::map<std::string, std::vector<uint64_t>>;
+
+// Common hparams: n_embd 8, n_head 2, n_head_kv 1 (head 4, n_embd_gqa 4), n_ff 16, 3 tokens,
+// n_ctx_train 64, 1 block.
+gguf_builder keys(const std::string& arch, const std::function<void(gguf_builder&)>& extra) {
+  gguf_builder b;
+  b.str("general.architecture", arch)
+      .u32(arch + ".context_length", 64)
+      .u32(arch + ".embedding_length", 8)
+      .u32(arch + ".block_count", 1)
+      .u32(arch + ".feed_forward_length", 16)
+      .u32(arch + ".attention.head_count", 2)
+      .u32(arch + ".attention.head_count_kv", 1)
+      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  extra(b);
+  return b;
+}
+
+void rms(gguf_builder& b, const std::string& arch) { b.f32(arch + ".attention.layer_norm_rms_epsilon", 1e-6f); }
+void ln(gguf_builder& b, const std::string& arch) { b.f32(arch + ".attention.layer_norm_epsilon", 1e-5f); }
+
+struct arch_case {
+  std::string arch;
+  std::function<void(gguf_builder&)> extra;
+  shapes tensors;
+};
+
+gguf::model load(const gguf_builder& b) {
+  auto f = gguf::file::from_buffer(b.build());
+  EXPECT_TRUE(f.ok()) << f.error().message();
+  auto m = gguf::model::load(*f);
+  EXPECT_TRUE(m.ok()) << m.error().message();
+  return std::move(m).value();
+}
+
+gguf::model load(const arch_case& c, const shapes& t) {
+  auto b = keys(c.arch, c.extra);
+  for (const auto& [name, ne] : t) b.tensor(name, ne);
+  return load(b);
+}
+
+std::string diag_text(const gguf::model& m) {
+  std::string s;
+  for (const auto& d : m.diagnostics()) s += d.tensor + ": " + d.message + "\n";
+  return s;
+}
+
+/// Expects exactly the diagnostics `want` (tensor -> substring of the message), all errors.
+void expect_errors(const gguf::model& m, const std::map<std::string, std::string>& want) {
+  EXPECT_EQ(m.diagnostics().size(), want.size()) << diag_text(m);
+  for (const auto& [tensor, text] : want) {
+    bool found = false;
+    for (const auto& d : m.diagnostics()) {
+      if (d.tensor != tensor) continue;
+      found = true;
+      EXPECT_EQ(d.severity, gguf::severity::error) << tensor;
+      EXPECT_NE(d.message.find(text), std::string::npos) << tensor << ": " << d.message;
+    }
+    EXPECT_TRUE(found) << tensor << "\n" << diag_text(m);
+  }
+  EXPECT_FALSE(m.check().ok());
+}
+
+// A llama-style block: split q/k/v of n_embd 8 (q 8, k/v 4), SwiGLU MLP of 16.
+shapes swiglu_block() {
+  return {{"blk.0.attn_norm.weight", {8}},     {"blk.0.attn_q.weight", {8, 8}},     {"blk.0.attn_k.weight", {8, 4}},
+          {"blk.0.attn_v.weight", {8, 4}},     {"blk.0.attn_output.weight", {8, 8}}, {"blk.0.ffn_norm.weight", {8}},
+          {"blk.0.ffn_gate.weight", {8, 16}}, {"blk.0.ffn_down.weight", {16, 8}},   {"blk.0.ffn_up.weight", {8, 16}}};
+}
+
+shapes merged(shapes a, const shapes& b) {
+  a.insert(b.begin(), b.end());
+  return a;
+}
+
+std::vector<arch_case> complete_cases() {
+  std::vector<arch_case> v;
+  // qwen2.cpp: tied output with an optional bias, q/k/v biases.
+  v.push_back({"qwen2", [](gguf_builder& b) { rms(b, "qwen2"); },
+               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
+                                       {"output_norm.weight", {8}},
+                                       {"output.weight", {8, 3}},
+                                       {"output.bias", {3}},
+                                       {"blk.0.attn_q.bias", {8}},
+                                       {"blk.0.attn_k.bias", {4}},
+                                       {"blk.0.attn_v.bias", {4}}})});
+  // qwen3.cpp: tied output, reranker head [n_embd, n_cls_out], per-head q/k norms.
+  v.push_back({"qwen3", [](gguf_builder& b) { rms(b, "qwen3"); },
+               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
+                                       {"output_norm.weight", {8}},
+                                       {"cls.output.weight", {8, 1}},
+                                       {"blk.0.attn_q_norm.weight", {4}},
+                                       {"blk.0.attn_k_norm.weight", {4}}})});
+  // gemma2.cpp: output is token_embd; post-attention and post-FFN norms.
+  v.push_back({"gemma2", [](gguf_builder& b) { rms(b, "gemma2"); },
+               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
+                                       {"output_norm.weight", {8}},
+                                       {"blk.0.post_attention_norm.weight", {8}},
+                                       {"blk.0.post_ffw_norm.weight", {8}}})});
+  // refact.cpp: llama's tensors, optional rope_freqs [n_rot / 2] and biases.
+  v.push_back({"refact", [](gguf_builder& b) { rms(b, "refact"); },
+               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
+                                       {"output_norm.weight", {8}},
+                                       {"output.weight", {8, 3}},
+                                       {"rope_freqs.weight", {2}},
+                                       {"blk.0.attn_output.bias", {8}},
+                                       {"blk.0.ffn_up.bias", {16}}})});
+  // gptneox: untied output, LayerNorms with biases, fused QKV [n_embd, n_embd + 2 * 4].
+  v.push_back({"gptneox",
+               [](gguf_builder& b) {
+                 ln(b, "gptneox");
+                 b.boolean("gptneox.use_parallel_residual", true);
+               },
+               {{"token_embd.weight", {8, 3}},
+                {"output_norm.weight", {8}},
+                {"output_norm.bias", {8}},
+                {"output.weight", {8, 3}},
+                {"blk.0.attn_norm.weight", {8}},
+                {"blk.0.attn_norm.bias", {8}},
+                {"blk.0.attn_qkv.weight", {8, 16}},
+                {"blk.0.attn_qkv.bias", {16}},
+                {"blk.0.attn_output.weight", {8, 8}},
+                {"blk.0.attn_output.bias", {8}},
+                {"blk.0.ffn_norm.weight", {8}},
+                {"blk.0.ffn_norm.bias", {8}},
+                {"blk.0.ffn_down.weight", {16, 8}},
+                {"blk.0.ffn_down.bias", {8}},
+                {"blk.0.ffn_up.weight", {8, 16}},
+                {"blk.0.ffn_up.bias", {16}}}});
+  // falcon: tied output, falcon-40B's optional attn_norm_2, fused QKV without bias, no ffn_norm.
+  v.push_back({"falcon", [](gguf_builder& b) { ln(b, "falcon"); },
+               {{"token_embd.weight", {8, 3}},
+                {"output_norm.weight", {8}},
+                {"output_norm.bias", {8}},
+                {"blk.0.attn_norm.weight", {8}},
+                {"blk.0.attn_norm.bias", {8}},
+                {"blk.0.attn_norm_2.weight", {8}},
+                {"blk.0.attn_norm_2.bias", {8}},
+                {"blk.0.attn_qkv.weight", {8, 16}},
+                {"blk.0.attn_output.weight", {8, 8}},
+                {"blk.0.ffn_down.weight", {16, 8}},
+                {"blk.0.ffn_up.weight", {8, 16}}}});
+  // mamba: d_inner 16 (= 2 * n_embd), d_state 4, dt_rank 2, d_conv 4.
+  v.push_back({"mamba",
+               [](gguf_builder& b) {
+                 rms(b, "mamba");
+                 b.u32("mamba.ssm.conv_kernel", 4)
+                     .u32("mamba.ssm.inner_size", 16)
+                     .u32("mamba.ssm.state_size", 4)
+                     .u32("mamba.ssm.time_step_rank", 2);
+               },
+               {{"token_embd.weight", {8, 3}},
+                {"output_norm.weight", {8}},
+                {"output.weight", {8, 3}},
+                {"blk.0.attn_norm.weight", {8}},
+                {"blk.0.ssm_in.weight", {8, 32}},
+                {"blk.0.ssm_conv1d.weight", {4, 16}},
+                {"blk.0.ssm_conv1d.bias", {16}},
+                {"blk.0.ssm_x.weight", {16, 10}},  // dt_rank + 2 * d_state
+                {"blk.0.ssm_dt.weight", {2, 16}},
+                {"blk.0.ssm_dt.bias", {16}},
+                {"blk.0.ssm_a", {4, 16}},
+                {"blk.0.ssm_d", {16}},
+                {"blk.0.ssm_out.weight", {16, 8}}}});
+  // bert.cpp: token types, positions, classifier heads, fused QKV, output LayerNorms.
+  v.push_back({"bert",
+               [](gguf_builder& b) {
+                 ln(b, "bert");
+                 b.boolean("bert.attention.causal", false);
+               },
+               {{"token_embd.weight", {8, 3}},
+                {"token_types.weight", {8, 2}},
+                {"position_embd.weight", {8, 64}},
+                {"cls.weight", {8, 8}},
+                {"cls.bias", {8}},
+                {"cls.output.weight", {8, 1}},
+                {"cls.output.bias", {1}},
+                {"token_embd_norm.weight", {8}},
+                {"token_embd_norm.bias", {8}},
+                {"blk.0.attn_qkv.weight", {8, 16}},
+                {"blk.0.attn_qkv.bias", {16}},
+                {"blk.0.attn_output.weight", {8, 8}},
+                {"blk.0.attn_output.bias", {8}},
+                {"blk.0.attn_output_norm.weight", {8}},
+                {"blk.0.attn_output_norm.bias", {8}},
+                {"blk.0.ffn_up.weight", {8, 16}},
+                {"blk.0.ffn_up.bias", {16}},
+                {"blk.0.ffn_down.weight", {16, 8}},
+                {"blk.0.ffn_down.bias", {8}},
+                {"blk.0.layer_output_norm.weight", {8}},
+                {"blk.0.layer_output_norm.bias", {8}}}});
+  return v;
+}
+
+TEST(ModelTensorTablesComplete, EveryLoaderTensorLoadsWithoutDiagnostics) {
+  for (const auto& c : complete_cases()) {
+    SCOPED_TRACE(c.arch);
+    auto m = load(c, c.tensors);
+    EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+    EXPECT_TRUE(m.check().ok());
+  }
+}
+
+TEST(ModelTensorTablesComplete, OneUnknownTensorIsAnError) {
+  for (const auto& c : complete_cases()) {
+    SCOPED_TRACE(c.arch);
+    auto t = c.tensors;
+    t["blk.0.extra.weight"] = {8};
+    expect_errors(load(c, t), {{"blk.0.extra.weight", "wrong number of tensors"}});
+  }
+}
+
+const arch_case& find_case(const std::vector<arch_case>& v, const std::string& arch) {
+  for (const auto& c : v) {
+    if (c.arch == arch) return c;
+  }
+  throw std::runtime_error("no case " + arch);
+}
+
+// ---- what the tables said before ------------------------------------------------------
+
+TEST(ModelTensorTablesComplete, TensorsLlamaCppNeverCreates) {
+  const auto cases = complete_cases();
+  // qwen2.cpp has no attn_output.bias; gemma2.cpp no output.weight (always token_embd);
+  // qwen2, qwen3 and gemma2 have no expert tensors whatever expert_count says.
+  auto qwen2 = find_case(cases, "qwen2");
+  auto t = qwen2.tensors;
+  t["blk.0.attn_output.bias"] = {8};
+  expect_errors(load(qwen2, t), {{"blk.0.attn_output.bias", "wrong number of tensors"}});
+
+  auto gemma2 = find_case(cases, "gemma2");
+  t = gemma2.tensors;
+  t["output.weight"] = {8, 3};
+  expect_errors(load(gemma2, t), {{"output.weight", "wrong number of tensors"}});
+
+  auto qwen3 = find_case(cases, "qwen3");
+  qwen3.extra = [](gguf_builder& b) {
+    rms(b, "qwen3");
+    b.u32("qwen3.expert_count", 4).u32("qwen3.expert_used_count", 2);
+  };
+  auto m = load(qwen3, qwen3.tensors);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+
+  // refact.cpp creates no fused gate+up experts.
+  auto refact = find_case(cases, "refact");
+  refact.extra = [](gguf_builder& b) {
+    rms(b, "refact");
+    b.u32("refact.expert_count", 2).u32("refact.expert_used_count", 1);
+  };
+  t = refact.tensors;
+  for (auto n : {"blk.0.ffn_gate.weight", "blk.0.ffn_down.weight", "blk.0.ffn_up.weight", "blk.0.ffn_up.bias"}) t.erase(n);
+  t["blk.0.ffn_gate_inp.weight"] = {8, 2};
+  t["blk.0.ffn_down_exps.weight"] = {16, 8, 2};
+  t["blk.0.ffn_up_exps.weight"] = {8, 16, 2};
+  m = load(refact, t);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  t["blk.0.ffn_gate_up_exps.weight"] = {8, 32, 2};
+  expect_errors(load(refact, t), {{"blk.0.ffn_gate_up_exps.weight", "wrong number of tensors"}});
+}
+
+TEST(ModelTensorTablesComplete, CreateTensorQkvAlternatives) {
+  const auto cases = complete_cases();
+  // qwen3: a fused attn_qkv [n_embd, n_embd_head_k * n_head + 2 * n_embd_gqa] instead of q/k/v.
+  auto qwen3 = find_case(cases, "qwen3");
+  auto t = qwen3.tensors;
+  for (auto n : {"blk.0.attn_q.weight", "blk.0.attn_k.weight", "blk.0.attn_v.weight"}) t.erase(n);
+  t["blk.0.attn_qkv.weight"] = {8, 16};
+  t["blk.0.attn_qkv.bias"] = {16};
+  auto m = load(qwen3, t);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+
+  // gemma2: optional biases of the split projections, none on attn_output.
+  auto gemma2 = find_case(cases, "gemma2");
+  t = gemma2.tensors;
+  t["blk.0.attn_q.bias"] = {8};
+  t["blk.0.attn_k.bias"] = {4};
+  t["blk.0.attn_v.bias"] = {4};
+  m = load(gemma2, t);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  t["blk.0.attn_output.bias"] = {8};
+  expect_errors(load(gemma2, t), {{"blk.0.attn_output.bias", "wrong number of tensors"}});
+
+  // bert: split q/k/v (q [n_embd, n_embd], k/v [n_embd, n_embd_gqa]) with their biases.
+  auto bert = find_case(cases, "bert");
+  t = bert.tensors;
+  t.erase("blk.0.attn_qkv.weight");
+  t.erase("blk.0.attn_qkv.bias");
+  t["blk.0.attn_q.weight"] = {8, 8};
+  t["blk.0.attn_k.weight"] = {8, 4};
+  t["blk.0.attn_v.weight"] = {8, 4};
+  t["blk.0.attn_q.bias"] = {8};
+  t["blk.0.attn_k.bias"] = {4};
+  t["blk.0.attn_v.bias"] = {4};
+  m = load(bert, t);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+}
+
+TEST(ModelTensorTablesComplete, FusedQkvIsNembdPlusTwoGqa) {
+  // llama.cpp sizes a fused QKV [n_embd, n_embd + 2 * n_embd_v_gqa], whatever key_length says:
+  // key_length 2 and value_length 6 give [8, 8 + 2 * 6].
+  auto falcon = find_case(complete_cases(), "falcon");
+  falcon.extra = [](gguf_builder& b) {
+    ln(b, "falcon");
+    b.u32("falcon.attention.key_length", 2).u32("falcon.attention.value_length", 6);
+  };
+  auto t = falcon.tensors;
+  t["blk.0.attn_qkv.weight"] = {8, 20};
+  auto m = load(falcon, t);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+}
+
+TEST(ModelTensorTablesComplete, CommandRKeyNormHasKvHeads) {
+  // command-r: attn_k_norm is [n_embd_head_k, n_head_kv] (not complete: unknown tensors warn).
+  auto b = keys("command-r", [](gguf_builder& k) {
+    ln(k, "command-r");
+    k.f32("command-r.logit_scale", 0.0625f);
+  });
+  shapes t = swiglu_block();
+  t.erase("blk.0.ffn_norm.weight");
+  t["token_embd.weight"] = {8, 3};
+  t["output_norm.weight"] = {8};
+  t["blk.0.attn_q_norm.weight"] = {4, 2};
+  t["blk.0.attn_k_norm.weight"] = {4, 1};
+  for (const auto& [name, ne] : t) b.tensor(name, ne);
+  auto m = load(b);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+}
+
+TEST(ModelTensorTablesComplete, BaichuanOutputIsRequired) {
+  auto b = keys("baichuan", [](gguf_builder& k) { rms(k, "baichuan"); });
+  shapes t = merged(swiglu_block(), {{"token_embd.weight", {8, 3}}, {"output_norm.weight", {8}}});
+  for (const auto& [name, ne] : t) b.tensor(name, ne);
+  expect_errors(load(b), {{"output.weight", "missing required tensor"}});
+}
+
+}  // namespace
