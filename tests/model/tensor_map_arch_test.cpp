@@ -9,56 +9,11 @@
 #include <vector>
 
 #include "gguf/model.h"
-#include "gguf_builder.h"
+#include "tensor_map_support.h"
 
 namespace {
 
-using gguf::test::gguf_builder;
-using shapes = std::map<std::string, std::vector<uint64_t>>;
-
-void add(gguf_builder& b, const shapes& t) {
-  for (const auto& [name, ne] : t) b.tensor(name, ne);
-}
-
-gguf::model load(const gguf_builder& b) {
-  auto f = gguf::file::from_buffer(b.build());
-  EXPECT_TRUE(f.ok()) << f.error().message();
-  auto m = gguf::model::load(*f);
-  EXPECT_TRUE(m.ok()) << m.error().message();
-  return std::move(m).value();
-}
-
-std::string diag_text(const gguf::model& m) {
-  std::string s;
-  for (const auto& d : m.diagnostics()) s += d.tensor + ": " + d.message + "\n";
-  return s;
-}
-
-const gguf::model_diagnostic* find_diag(const gguf::model& m, const std::string& tensor) {
-  for (const auto& d : m.diagnostics()) {
-    if (d.tensor == tensor) return &d;
-  }
-  return nullptr;
-}
-
-/// Expects exactly the diagnostics `want` (tensor -> substring of the message), all errors.
-void expect_errors(const gguf::model& m, const std::map<std::string, std::string>& want) {
-  EXPECT_EQ(m.diagnostics().size(), want.size()) << diag_text(m);
-  for (const auto& [tensor, text] : want) {
-    const auto* d = find_diag(m, tensor);
-    ASSERT_NE(d, nullptr) << tensor << "\n" << diag_text(m);
-    EXPECT_EQ(d->severity, gguf::severity::error) << tensor;
-    EXPECT_NE(d->message.find(text), std::string::npos) << tensor << ": " << d->message;
-  }
-  EXPECT_FALSE(m.check().ok());
-}
-
-bool has_tensor(const gguf::model& m, const std::string& name) {
-  for (const auto& t : m.tensors()) {
-    if (t.name == name) return true;
-  }
-  return false;
-}
+using namespace gguf::test;
 
 // ---- phi3 --------------------------------------------------------------------------------
 // n_embd 8, n_head 2, n_head_kv 1 (head 4, n_embd_gqa 4), n_ff 16, n_rot 4.

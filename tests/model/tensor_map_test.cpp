@@ -4,11 +4,11 @@
 #include <set>
 
 #include "gguf/model.h"
-#include "gguf_builder.h"
+#include "tensor_map_support.h"
 
 namespace {
 
-using gguf::test::gguf_builder;
+using namespace gguf::test;
 
 gguf_builder llama_keys(uint32_t n_expert = 0) {
   gguf_builder b;
@@ -30,21 +30,6 @@ gguf_builder llama_keys(uint32_t n_expert = 0) {
       .tensor("blk.0.attn_output.weight", {8, 8})
       .tensor("blk.0.ffn_norm.weight", {8});
   return b;
-}
-
-gguf::model load(const gguf_builder& b) {
-  auto f = gguf::file::from_buffer(b.build());
-  EXPECT_TRUE(f.ok()) << f.error().message();
-  auto m = gguf::model::load(*f);
-  EXPECT_TRUE(m.ok()) << m.error().message();
-  return std::move(m).value();
-}
-
-const gguf::model_diagnostic* find_diag(const gguf::model& m, const std::string& tensor) {
-  for (const auto& d : m.diagnostics()) {
-    if (d.tensor == tensor) return &d;
-  }
-  return nullptr;
 }
 
 TEST(ModelTensorMap, DenseLlamaMatchesWithGqaShapes) {

@@ -11,12 +11,11 @@
 #include <vector>
 
 #include "gguf/model.h"
-#include "gguf_builder.h"
+#include "tensor_map_support.h"
 
 namespace {
 
-using gguf::test::gguf_builder;
-using shapes = std::map<std::string, std::vector<uint64_t>>;
+using namespace gguf::test;
 
 // Common hparams: n_embd 8, n_head 2, n_head_kv 1 (head 4, n_embd_gqa 4), n_ff 16, 3 tokens,
 // n_ctx_train 64, 1 block.
@@ -43,40 +42,10 @@ struct arch_case {
   shapes tensors;
 };
 
-gguf::model load(const gguf_builder& b) {
-  auto f = gguf::file::from_buffer(b.build());
-  EXPECT_TRUE(f.ok()) << f.error().message();
-  auto m = gguf::model::load(*f);
-  EXPECT_TRUE(m.ok()) << m.error().message();
-  return std::move(m).value();
-}
-
 gguf::model load(const arch_case& c, const shapes& t) {
   auto b = keys(c.arch, c.extra);
   for (const auto& [name, ne] : t) b.tensor(name, ne);
   return load(b);
-}
-
-std::string diag_text(const gguf::model& m) {
-  std::string s;
-  for (const auto& d : m.diagnostics()) s += d.tensor + ": " + d.message + "\n";
-  return s;
-}
-
-/// Expects exactly the diagnostics `want` (tensor -> substring of the message), all errors.
-void expect_errors(const gguf::model& m, const std::map<std::string, std::string>& want) {
-  EXPECT_EQ(m.diagnostics().size(), want.size()) << diag_text(m);
-  for (const auto& [tensor, text] : want) {
-    bool found = false;
-    for (const auto& d : m.diagnostics()) {
-      if (d.tensor != tensor) continue;
-      found = true;
-      EXPECT_EQ(d.severity, gguf::severity::error) << tensor;
-      EXPECT_NE(d.message.find(text), std::string::npos) << tensor << ": " << d.message;
-    }
-    EXPECT_TRUE(found) << tensor << "\n" << diag_text(m);
-  }
-  EXPECT_FALSE(m.check().ok());
 }
 
 // A llama-style block: split q/k/v of n_embd 8 (q 8, k/v 4), SwiGLU MLP of 16.
