@@ -147,6 +147,9 @@ struct hparams {
   uint32_t dec_n_layer = 0;      ///< [arch].decoder_block_count (t5), default n_layer
   int32_t dec_start_token_id = -1;  ///< [arch].decoder_start_token_id (t5)
 
+  /// rwkv.architecture_version (spec only: the RWKV version; the spec allows only 4).
+  uint32_t architecture_version = 0;
+
   // Whisper (spec only; not a llama.cpp architecture): encoder fields are n_ctx_train,
   // n_embd, n_layer, n_head (from whisper.encoder.*); the decoder's are these.
   uint32_t n_mels = 0;        ///< whisper.encoder.mels_count

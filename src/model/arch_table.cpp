@@ -61,6 +61,8 @@ constexpr key_spec k_rwkv7[] = {f32_key("attention.layer_norm_epsilon", &H::f_no
                                 u32_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix, true),
                                 u32_key("attention.gate_lora_rank", &H::n_lora_gate, false),
                                 u32_key("token_shift_count", &H::token_shift_count, false)};
+// The spec's RWKV section: "The only allowed value currently is 4" (checked in finish).
+constexpr key_spec k_rwkv[] = {u32_key("architecture_version", &H::architecture_version, true)};
 constexpr key_spec k_whisper[] = {u32_key("encoder.mels_count", &H::n_mels, true),
                                   u32_key("decoder.context_length", &H::dec_n_ctx, true),
                                   u32_key("decoder.embedding_length", &H::dec_n_embd, true),
@@ -195,7 +197,7 @@ constexpr arch_row rows[] = {
     {.name = "bloom", .from_spec = true, .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
     {.name = "falcon", .from_spec = true, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon, .tensors_complete = true},
     {.name = "mamba", .from_spec = true, .keys = k_mamba, .tensors = t_mamba, .tensors_complete = true},
-    {.name = "rwkv", .from_spec = true},
+    {.name = "rwkv", .from_spec = true, .keys = k_rwkv},
     {.name = "whisper", .from_spec = true, .keys = k_whisper, .key_infix = "encoder."},
     {.name = "mamba2", .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
     {.name = "rwkv6", .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},

@@ -422,6 +422,12 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
     }
   }
 
+  // rwkv (spec): "architecture_version ... The only allowed value currently is 4."
+  if (auto v = f.find(ra.key("architecture_version")); v && row.name == "rwkv" && hp.architecture_version != 4) {
+    return model_error(&*v, ra.key("architecture_version"),
+                       "RWKV version " + std::to_string(hp.architecture_version) + "; the spec allows only 4");
+  }
+
   // t5's decoder_block_count: the same bounds as block_count.
   if (hp.dec_n_layer > max_layers) {
     auto v = f.find(ra.key("decoder_block_count"));

@@ -213,6 +213,33 @@ TEST(ModelHparams, WhisperReadsEncoderAndDecoderKeys) {
   expect_key_error(b.without("whisper.encoder.mels_count"), "whisper.encoder.mels_count", false);
 }
 
+TEST(ModelHparams, RwkvArchitectureVersion) {
+  // The spec's RWKV keys: architecture_version (only 4 allowed) and the LLM counts.
+  gguf_builder b;
+  b.str("general.architecture", "rwkv")
+      .u32("rwkv.architecture_version", 4)
+      .u64("rwkv.context_length", 1024)
+      .u64("rwkv.block_count", 2)
+      .u64("rwkv.embedding_length", 8)
+      .u64("rwkv.feed_forward_length", 32)
+      .tensor("blk.1.ln1.weight", {8});
+  auto m = load(b);
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  EXPECT_EQ(m->hparams().architecture_version, 4u);
+  EXPECT_EQ(m->hparams().n_layer, 2u);
+  EXPECT_EQ(m->hparams().n_ff(), 32u);
+  EXPECT_TRUE(m->tensors().empty());  // no standardized tensor names for rwkv
+  expect_key_error(b.without("rwkv.architecture_version"), "rwkv.architecture_version", false);
+  auto five = b.without("rwkv.architecture_version").u32("rwkv.architecture_version", 5);
+  auto f = gguf::file::from_buffer(five.build());
+  ASSERT_TRUE(f.ok());
+  auto bad = gguf::model::load(*f);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, gguf::errc::invalid_model);
+  EXPECT_EQ(bad.error().subject, "rwkv.architecture_version");
+  EXPECT_NE(bad.error().message().find("only 4"), std::string::npos) << bad.error().message();
+}
+
 TEST(ModelHparams, MambaSsmSizes) {
   gguf_builder b;
   b.str("general.architecture", "mamba")

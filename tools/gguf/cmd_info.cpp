@@ -70,6 +70,7 @@ nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
   }
   if (hp.n_layer_kv_from_start >= 0) j["n_layer_kv_from_start"] = hp.n_layer_kv_from_start;
   if (hp.n_embd_per_layer) j["n_embd_per_layer"] = hp.n_embd_per_layer;
+  if (hp.architecture_version) j["architecture_version"] = hp.architecture_version;
   if (hp.ssm_d_inner) {
     j["ssm_d_conv"] = hp.ssm_d_conv;
     j["ssm_d_inner"] = hp.ssm_d_inner;
