@@ -10,7 +10,7 @@
 //
 // Mode 2 (a GGUF file): every tensor is dequantized whole, and get_rows of its first,
 // last (in each matrix of a 3-D / 4-D tensor) and out-of-range rows agrees bit for bit
-// with the whole-tensor result.
+// with the whole-tensor result. Then the model layer on the same file (model_mode).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
+#include "gguf/model.h"
 #include "gguf/quant.h"
 
 namespace {
@@ -71,6 +72,36 @@ void blocks_mode(const uint8_t* data, size_t size) {
   }
 }
 
+// The model layer on the same file: architecture, hparams and tensor map never fail
+// other than invalid_model / unsupported; every table tensor found has the file's info;
+// token embeddings of the first and last token equal those rows of the whole tensor.
+void model_mode(const gguf::file& f) {
+  auto m = gguf::model::load(f);
+  if (!m) {
+    FUZZ_CHECK(m.error().code == errc::invalid_model || m.error().code == errc::unsupported);
+    return;
+  }
+  for (const auto& t : m->tensors()) {
+    if (t.info) FUZZ_CHECK(f.find_tensor(t.name) == t.info);
+  }
+  for (const auto& d : m->diagnostics()) FUZZ_CHECK(!d.tensor.empty() && !d.message.empty());
+  (void)m->check();
+  FUZZ_CHECK(m->n_params() >= (m->token_embd().ok() ? (*m->token_embd())->nelements() : 0));
+  auto te = m->token_embd();
+  if (!te) return;
+  const gguf::tensor_info& t = **te;
+  if (t.nelements() > (1u << 22) || t.ne[1] == 0 || t.ne[1] > INT32_MAX) return;
+  const int32_t ids[] = {0, static_cast<int32_t>(t.ne[1] - 1)};
+  std::vector<float> rows(2 * t.ne[0]);
+  auto r = m->get_token_embeddings(ids, rows);
+  auto whole = gguf::dequantize_tensor(f, t);
+  FUZZ_CHECK(r.ok() == whole.ok());
+  if (!r) return;
+  std::span<const float> all(*whole);
+  FUZZ_CHECK(same_bits(std::span<const float>(rows).first(t.ne[0]), all.first(t.ne[0])));
+  FUZZ_CHECK(same_bits(std::span<const float>(rows).subspan(t.ne[0]), all.subspan((t.ne[1] - 1) * t.ne[0], t.ne[0])));
+}
+
 void file_mode(const uint8_t* data, size_t size) {
   auto f = gguf::file::from_bytes(std::span(reinterpret_cast<const std::byte*>(data), size));
   if (!f) return;
@@ -106,6 +137,7 @@ void file_mode(const uint8_t* data, size_t size) {
       if (b < 0 || static_cast<uint64_t>(b) >= ne1) FUZZ_CHECK(!rb.ok() && rb.error().code == errc::out_of_range);
     }
   }
+  model_mode(*f);
 }
 
 }  // namespace
