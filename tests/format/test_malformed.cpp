@@ -125,7 +125,8 @@ TEST(Malformed, LimitsAreEnforced) {
   };
   lim = {};
   lim.max_array_nesting = UINT32_MAX;
-  auto ok = gguf::file::from_bytes(nested(gguf::max_array_nesting_ceiling).bytes, lim);
+  const auto at_ceiling = nested(gguf::max_array_nesting_ceiling);  // from_bytes borrows the bytes
+  auto ok = gguf::file::from_bytes(at_ceiling.bytes, lim);
   ASSERT_TRUE(ok.ok()) << ok.error().message();
   EXPECT_EQ(ok->find("a.deep")->array()->nesting(), gguf::max_array_nesting_ceiling);
   auto deep = open_err(nested(gguf::max_array_nesting_ceiling + 1), lim);
