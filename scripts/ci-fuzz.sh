@@ -7,6 +7,8 @@
 #   scripts/ci-fuzz.sh [SECONDS_PER_TARGET]        (default 60; run from the repo root)
 #   scripts/ci-fuzz.sh --ledger                    (executions so far, per target)
 #
+# SIGINT to a running fuzzer ends the run early: its executions are recorded and the
+# script stops (exit 0 unless something was found).
 # Environment: GGUF_TEST_DATA (default ../shared/data), GGUF_FUZZ_BUILD (default
 # build-fuzz), GGUF_FUZZ_WORK (default $GGUF_FUZZ_BUILD/fuzz-work: corpora kept between
 # runs), GGUF_FUZZ_TARGETS (space-separated subset), CC/CXX (default clang-14/clang++-14).
@@ -22,7 +24,7 @@ work=${GGUF_FUZZ_WORK:-$build/fuzz-work}
 
 if [ "$secs" = "--ledger" ]; then
   [ -f "$work/ledger.tsv" ] || { echo "ci-fuzz: no ledger at $work/ledger.tsv" >&2; exit 1; }
-  awk -F'\t' 'NR > 1 { n[$3] += $5; s[$3] += $4; r[$3]++; c[$3] = $6; f[$3] = $7; k[$3] = $8; if ($9 != 0) bad[$3]++ }
+  awk -F'\t' 'NR > 1 { n[$3] += $5; s[$3] += $4; r[$3]++; c[$3] = $6; f[$3] = $7; k[$3] = $8; if ($9 != 0 && $9 != 72) bad[$3]++ }
     END { printf "%-16s %6s %9s %12s %6s %7s %7s %s\n", "target", "runs", "seconds", "executions", "cov", "ft", "corpus", "failed runs";
           for (t in n) printf "%-16s %6d %9d %12d %6d %7d %7d %d\n", t, r[t], s[t], n[t], c[t], f[t], k[t], bad[t] }' \
     "$work/ledger.tsv" | { read -r h; echo "$h"; sort; }
@@ -125,7 +127,7 @@ seed_vocab() {
 }
 
 # The fuzzing record: one line per target run appended to $work/ledger.tsv (UTC time,
-# commit, target, seconds, executions, coverage, features, corpus size, exit code), so
+# commit, target, seconds it ran, executions, coverage, features, corpus size, exit code), so
 # executions add up over runs; `scripts/ci-fuzz.sh --ledger` prints the totals.
 ledger=$work/ledger.tsv
 record() {
@@ -136,7 +138,7 @@ record() {
   corp=$(find "$work/$t/corpus" -type f | wc -l)
   [ -f "$ledger" ] || printf 'utc\tcommit\ttarget\tseconds\texecutions\tcov\tft\tcorpus\texit\n' >"$ledger"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
-    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo -)" "$t" "$secs" \
+    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo -)" "$t" "$run_secs" \
     "${execs:-0}" "${cov:-0}" "${ft:-0}" "$corp" "$rc" >>"$ledger"
 }
 
@@ -163,12 +165,20 @@ for t in $targets; do
   opts=()
   [ -f "fuzz/$t.options" ] && read -r -a opts <"fuzz/$t.options"
   echo "ci-fuzz: $t for ${secs}s"
+  run_start=$(date +%s)
   nice -n 19 "$bin" "$corpus" "$seeds" -dict=fuzz/gguf.dict -max_total_time="$secs" \
     -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$arts" "${opts[@]}" >"$work/$t/log" 2>&1
   rc=$?
+  run_secs=$(( $(date +%s) - run_start ))
   grep -E '^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|cov:' "$work/$t/log" | tail -2
   record "$t" "$rc"
+  # Interrupted (SIGINT: libFuzzer's exit 72, e.g. to end a long run early) without a
+  # finding: the executions so far are recorded; no further targets are run.
+  if [ $rc -eq 72 ] && [ -z "$(ls -A "$arts")" ]; then
+    echo "ci-fuzz: $t interrupted; stopping"
+    break
+  fi
   if [ $rc -ne 0 ] || [ -n "$(ls -A "$arts")" ]; then
     status=1
     echo "ci-fuzz: $t FAILED (exit $rc); log tail:" >&2
