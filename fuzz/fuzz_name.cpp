@@ -20,6 +20,7 @@ void check(const gguf::name_check& c) {
     FUZZ_CHECK(c.problems.empty());
     FUZZ_CHECK(!c.parts->base_name.empty());
     FUZZ_CHECK((c.parts->shard == 0) == (c.parts->shard_count == 0));
+    FUZZ_CHECK(c.parts->sharded == (c.parts->shard_count != 0));
     FUZZ_CHECK(c.parts->shard <= c.parts->shard_count);
   } else {
     FUZZ_CHECK(!c.problems.empty());

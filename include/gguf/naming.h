@@ -30,8 +30,9 @@ struct name_parts {
   bool version_given = false;
   std::string encoding;    ///< e.g. "Q4_K_M", "F16", "KQ2"
   std::string type;        ///< "LoRA", "vocab", or empty (a model file)
+  bool sharded = false;    ///< the name has a Shard component (<ShardNum>-of-<ShardTotal>)
   uint32_t shard = 0;      ///< ShardNum, 0 if the file is not sharded
-  uint32_t shard_count = 0;  ///< ShardTotal
+  uint32_t shard_count = 0;  ///< ShardTotal, 0 if the file is not sharded
 };
 
 /// The result of checking a name against the convention.

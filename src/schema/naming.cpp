@@ -128,6 +128,7 @@ bool match_tail(const std::vector<sv>& t, size_t k, bool strict, name_parts& p) 
       if (!shard && j != n) continue;
       p.encoding = enc ? std::string(t[k]) : std::string();
       p.type = typ ? std::string(t[i]) : std::string();
+      p.sharded = shard;
       p.shard = shard ? to_u32(t[j]) : 0;
       p.shard_count = shard ? to_u32(t[j + 2]) : 0;
       return true;
@@ -242,7 +243,8 @@ name_check parse_name(std::string_view filename) {
       r.problems.push_back("components out of order: expected <BaseName>-<SizeLabel>[-<FineTune>]-<Version>"
                            "[-<Encoding>][-<Type>][-<Shard>].gguf");
   }
-  if (r.parts && r.parts->shard_count) {
+  if (r.parts && r.parts->sharded) {
+    if (r.parts->shard_count == 0) r.problems.push_back("ShardTotal is at least 00001, not 00000");
     if (r.parts->shard == 0) r.problems.push_back("ShardNum starts at 00001, not 00000");
     if (r.parts->shard > r.parts->shard_count) r.problems.push_back("ShardNum is greater than ShardTotal");
   }

@@ -100,6 +100,22 @@ TEST(Naming, ShardRules) {
   EXPECT_NE(zero.problems[0].find("00001"), std::string::npos);
   auto over = parse_name("Grok-100B-v1.0-Q4_0-00010-of-00009.gguf");
   EXPECT_FALSE(over.conforms);
+  // Found by fuzz_name: a ShardTotal of 00000 passed as "not sharded" although the name
+  // has a Shard component (tests/hostile/regressions/fuzz_name-shard-total-zero).
+  auto none = parse_name("Grok-0B-v1.0-Q4_-00003-of-00000.gguf");
+  EXPECT_FALSE(none.conforms);
+  ASSERT_TRUE(none.parts);
+  EXPECT_TRUE(none.parts->sharded);
+  EXPECT_EQ(none.parts->shard, 3u);
+  EXPECT_EQ(none.parts->shard_count, 0u);
+  ASSERT_FALSE(none.problems.empty());
+  EXPECT_NE(none.problems[0].find("ShardTotal is at least 00001"), std::string::npos) << none.problems[0];
+  auto zeros = parse_name("Grok-100B-v1.0-Q4_0-00000-of-00000.gguf");
+  EXPECT_FALSE(zeros.conforms);
+  EXPECT_TRUE(zeros.parts && zeros.parts->sharded);
+  auto plain = parse_name("Grok-100B-v1.0-Q4_0.gguf");
+  EXPECT_TRUE(plain.conforms);
+  EXPECT_FALSE(plain.parts->sharded);
   auto short_digits = parse_name("Grok-100B-v1.0-Q4_0-3-of-9.gguf");
   EXPECT_FALSE(short_digits.conforms);
   ASSERT_TRUE(short_digits.parts);

@@ -28,7 +28,7 @@ nlohmann::ordered_json parts_json(const name_parts& p) {
   j["version_given"] = p.version_given;
   j["encoding"] = opt(p.encoding);
   j["type"] = opt(p.type);
-  if (p.shard_count) {
+  if (p.sharded) {
     j["shard"] = p.shard;
     j["shard_count"] = p.shard_count;
   } else {
@@ -103,7 +103,7 @@ int run(int argc, char** argv) {
       line("Version", p.version + (p.version_given ? "" : " (default)"));
       line("Encoding", p.encoding);
       line("Type", p.type);
-      if (p.shard_count) std::printf("  %-11s %u of %u\n", "Shard", p.shard, p.shard_count);
+      if (p.sharded) std::printf("  %-11s %u of %u\n", "Shard", p.shard, p.shard_count);
     }
   }
   if (json) {
