@@ -204,9 +204,8 @@ class key_reader {
     auto flag = [&](const value_ref& e) -> result<uint8_t> {
       if (e.type() == value_type::boolean) return static_cast<uint8_t>(*e.get<bool>() ? 1 : 0);
       if (is_integer_type(e.type())) {
-        auto n = e.to_int64();
-        auto u = e.to_uint64();
-        return static_cast<uint8_t>((n && *n != 0) || (u && *u != 0) ? 1 : 0);
+        auto u = e.to_uint64();  // no value: a negative integer, so not zero
+        return static_cast<uint8_t>(!u || *u != 0 ? 1 : 0);
       }
       return make_error(errc::invalid_model, v.offset(),
                         "expected bool or an integer, got " + std::string(value_type_name(e.type())), k);
