@@ -5,7 +5,7 @@
 // identical so that category, case and whitespace decisions match llama.cpp exactly.
 // Regenerate by transcribing that file again; do not edit by hand.
 
-#include "vocab/unicode_data.h"
+#include "vocab/unicode.h"
 
 namespace gguf::vocab_detail::unicode_data {
 

@@ -4,7 +4,7 @@
 // Follows llama.cpp's llm_tokenizer_wpm_session (src/llama-vocab.cpp):
 //  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; word boundaries
 //    become single spaces), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
-//    it by llama.cpp's "NFD" (first code point of its decomposition, unicode_norm.h);
+//    it by llama.cpp's "NFD" (first code point of its decomposition, unicode.h);
 //    White_Space ends the current word; NUL, U+FFFD and \p{C} are dropped; with
 //    strip_accents \p{M} is dropped; \p{P}, ASCII \p{S} and CJK ideographs become
 //    one-character words; everything else is appended to the word, lowercased (simple
@@ -17,7 +17,7 @@
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
-#include "vocab/unicode_norm.h"
+#include "vocab/unicode.h"
 
 namespace gguf::vocab_detail {
 
@@ -74,15 +74,13 @@ class wpm_model final : public tokenizer_model {
         mapped = static_cast<uint8_t>(ascii_out_[b]);
         ++pos;
       } else {
-        uint32_t cpt = 0xFFFD;
-        const size_t n = unicode::decode_utf8(text, pos, cpt);
-        pos += n == 0 ? 1 : n;
-        if (n == 0) cpt = 0xFFFD;
+        uint32_t cpt;
+        pos += utf8_decode_lenient(text, pos, cpt);
         k = classify(cpt, mapped);
       }
       switch (k) {
         case cpt_class::append:
-          unicode::append_utf8(word, mapped);
+          append_utf8(word, mapped);
           break;
         case cpt_class::drop:
           break;
@@ -91,7 +89,7 @@ class wpm_model final : public tokenizer_model {
           break;
         case cpt_class::single:
           flush();
-          unicode::append_utf8(word, mapped);
+          append_utf8(word, mapped);
           flush();
           break;
       }
@@ -120,15 +118,15 @@ class wpm_model final : public tokenizer_model {
   // What the preprocessor does with one input code point; `out` receives the code
   // point to emit (after NFD and lowercasing).
   cpt_class classify(uint32_t cpt, uint32_t& out) const noexcept {
-    if (strip_accents_) cpt = unicode::nfd_first(cpt);
-    const uint16_t f = unicode::flags(cpt);
-    if (f & unicode::whitespace) return cpt_class::space;
-    if (cpt == 0 || cpt == 0xFFFD || (f & unicode::control)) return cpt_class::drop;
-    if (strip_accents_ && (f & unicode::accent_mark)) return cpt_class::drop;
+    if (strip_accents_) cpt = to_nfd(cpt);
+    const cpt_flags f = flags_of(cpt);
+    if (f.is_whitespace()) return cpt_class::space;
+    if (cpt == 0 || cpt == 0xFFFD || f.is_control()) return cpt_class::drop;
+    if (strip_accents_ && f.is_accent_mark()) return cpt_class::drop;
     // Beyond U+10FFFF llama.cpp fails to encode the code point (and throws); we drop it.
     if (cpt > 0x10FFFF) return cpt_class::drop;
-    out = lowercase_ ? unicode::to_lower(cpt) : cpt;
-    if ((f & unicode::punctuation) || (cpt < 0x7F && (f & unicode::symbol)) || is_chinese_char(cpt))
+    out = lowercase_ ? to_lower(cpt) : cpt;
+    if (f.is_punctuation() || (cpt < 0x7F && f.is_symbol()) || is_chinese_char(cpt))
       return cpt_class::single;
     return cpt_class::append;
   }
