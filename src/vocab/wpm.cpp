@@ -2,8 +2,8 @@
 // longest-match word pieces.
 //
 // Follows llama.cpp's llm_tokenizer_wpm_session (src/llama-vocab.cpp):
-//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; word boundaries
-//    become single spaces), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
+//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; its output is
+//    the words, each as U+2581 + word + ' '), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
 //    it by llama.cpp's "NFD" (first code point of its decomposition, unicode.h);
 //    White_Space ends the current word; NUL, U+FFFD and \p{C} are dropped; with
 //    strip_accents \p{M} is dropped; \p{P}, ASCII \p{S} and CJK ideographs become
@@ -54,16 +54,19 @@ class wpm_model final : public tokenizer_model {
     }
   }
 
-  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
+  // Normalizer: the normalized words of the fragment, each as U+2581 + word + ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
     buf.clear();
-    buf.reserve(text.size() + 8);
-    std::string& word = buf;
-    size_t word_start = 0;
-    auto flush = [&] {
-      if (word.size() > word_start) word.push_back(' ');
-      word_start = word.size();
+    buf.reserve(text.size() + text.size() / 2 + 8);
+    bool in_word = false;
+    const auto start = [&] {
+      if (!in_word) buf.append(word_prefix);
+      in_word = true;
+    };
+    const auto flush = [&] {
+      if (in_word) buf.push_back(' ');
+      in_word = false;
     };
     for (size_t pos = 0; pos < text.size();) {
       const auto b = static_cast<uint8_t>(text[pos]);
@@ -80,7 +83,8 @@ class wpm_model final : public tokenizer_model {
       }
       switch (k) {
         case cpt_class::append:
-          append_utf8(word, mapped);
+          start();
+          append_utf8(buf, mapped);
           break;
         case cpt_class::drop:
           break;
@@ -89,7 +93,8 @@ class wpm_model final : public tokenizer_model {
           break;
         case cpt_class::single:
           flush();
-          append_utf8(word, mapped);
+          start();
+          append_utf8(buf, mapped);
           flush();
           break;
       }
@@ -100,16 +105,10 @@ class wpm_model final : public tokenizer_model {
 
   // Model: every space-terminated word of the normalized text, cut into word pieces.
   void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override {
-    std::string word(word_prefix);
-    const size_t prefix = word.size();
     for (size_t pos = 0; pos < normalized.size();) {
       size_t end = normalized.find(' ', pos);
       if (end == std::string_view::npos) end = normalized.size();
-      if (end > pos) {
-        word.resize(prefix);
-        word.append(normalized.substr(pos, end - pos));
-        emit_word(word, out);
-      }
+      if (end > pos) emit_word(normalized.substr(pos, end - pos), out);
       pos = end + 1;
     }
   }
