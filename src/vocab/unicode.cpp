@@ -74,23 +74,8 @@ void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out) {
 }
 
 void append_utf8(std::string& out, uint32_t cpt) {
-  if (cpt <= 0x7F) {
-    out.push_back(char(cpt));
-  } else if (cpt <= 0x7FF) {
-    out.push_back(char(0xC0 | ((cpt >> 6) & 0x1F)));
-    out.push_back(char(0x80 | (cpt & 0x3F)));
-  } else if (cpt <= 0xFFFF) {
-    out.push_back(char(0xE0 | ((cpt >> 12) & 0x0F)));
-    out.push_back(char(0x80 | ((cpt >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cpt & 0x3F)));
-  } else if (cpt <= 0x10FFFF) {
-    out.push_back(char(0xF0 | ((cpt >> 18) & 0x07)));
-    out.push_back(char(0x80 | ((cpt >> 12) & 0x3F)));
-    out.push_back(char(0x80 | ((cpt >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cpt & 0x3F)));
-  } else {
-    out.append("\xEF\xBF\xBD");
-  }
+  char u[4];
+  out.append(u, utf8_encode(cpt, u));
 }
 
 uint32_t to_lower(uint32_t cpt) noexcept {

@@ -14,6 +14,7 @@
 //    into the longest tokens from the left; if some position matches no token, the whole
 //    word becomes the unknown token.
 #include <array>
+#include <cstring>
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
@@ -57,16 +58,32 @@ class wpm_model final : public tokenizer_model {
   // Normalizer: the normalized words of the fragment, each as U+2581 + word + ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
-    buf.clear();
-    buf.reserve(text.size() + text.size() / 2 + 8);
+    // Each input byte yields at most 5 output bytes (an ASCII one-character word:
+    // U+2581, the byte, ' '; a 2-byte code point at most U+2581, 4 bytes, ' ').
+    buf.resize(text.size() * 5 + 8);
+    char* const base = buf.data();
+    char* o = base;
     bool in_word = false;
     const auto start = [&] {
-      if (!in_word) buf.append(word_prefix);
-      in_word = true;
+      if (!in_word) {
+        std::memcpy(o, word_prefix.data(), word_prefix.size());
+        o += word_prefix.size();
+        in_word = true;
+      }
     };
     const auto flush = [&] {
-      if (in_word) buf.push_back(' ');
+      if (in_word) *o++ = ' ';
       in_word = false;
+    };
+    const auto put = [&](uint32_t c) {
+      if (c < 0x80) {
+        *o++ = static_cast<char>(c);
+      } else {
+        char u[4];
+        const size_t n = utf8_encode(c, u);
+        std::memcpy(o, u, n);
+        o += n;
+      }
     };
     for (size_t pos = 0; pos < text.size();) {
       const auto b = static_cast<uint8_t>(text[pos]);
@@ -84,7 +101,7 @@ class wpm_model final : public tokenizer_model {
       switch (k) {
         case cpt_class::append:
           start();
-          append_utf8(buf, mapped);
+          put(mapped);
           break;
         case cpt_class::drop:
           break;
@@ -94,12 +111,13 @@ class wpm_model final : public tokenizer_model {
         case cpt_class::single:
           flush();
           start();
-          append_utf8(buf, mapped);
+          put(mapped);
           flush();
           break;
       }
     }
     flush();
+    buf.resize(static_cast<size_t>(o - base));
     return buf;
   }
 
