@@ -60,7 +60,9 @@ class wpm_model final : public tokenizer_model {
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
     // Each input byte yields at most 5 output bytes (an ASCII one-character word:
     // U+2581, the byte, ' '; a 2-byte code point at most U+2581, 4 bytes, ' ').
-    buf.resize(text.size() * 5 + 8);
+    // buf keeps its size between calls (only the returned view is the output), so it is
+    // zero-filled only when it grows.
+    if (buf.size() < text.size() * 5 + 8) buf.resize(text.size() * 5 + 8);
     char* const base = buf.data();
     char* o = base;
     bool in_word = false;
@@ -117,8 +119,7 @@ class wpm_model final : public tokenizer_model {
       }
     }
     flush();
-    buf.resize(static_cast<size_t>(o - base));
-    return buf;
+    return std::string_view(base, static_cast<size_t>(o - base));
   }
 
   // Model: every space-terminated word of the normalized text, cut into word pieces.
