@@ -39,6 +39,10 @@ enum class token_type : int32_t { undefined = 0, normal = 1, unknown = 2, contro
 /// "no token" for special ids that are not set (llama.cpp's LLAMA_TOKEN_NULL).
 inline constexpr int32_t token_null = -1;
 
+/// Every tokenizer.ggml.pre value llama.cpp accepts (its pre-tokenizer presets), in the
+/// order of llama.cpp's table; used to check `gguf edit --pre-tokenizer`.
+std::vector<std::string_view> known_pre_tokenizers();
+
 class vocab {
  public:
   /// Reads the tokenizer keys of `f` and builds the tokenizer. Errors:
