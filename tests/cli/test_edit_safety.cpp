@@ -22,6 +22,7 @@
 #include "gguf/edit.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "journal_builder.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -350,4 +351,26 @@ TEST(EditFindings, ValidateListsUnreadableFilesAndReadsStdin) {
   r = run_cli({"validate", "--stdin"}, good);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("<stdin>: valid"), std::string::npos) << r.out;
+}
+
+// The journal of an interrupted in-place edit is finished by the next command that
+// opens the file (here `gguf info`), before it reads it.
+TEST(CliEditCommand, NextOpenFinishesAnInterruptedInPlaceEdit) {
+  GGUF_REQUIRE_DATA();
+  auto dir = dir_for("journal");
+  auto done = copy_into(dir, "models/stories260K.gguf", "done.gguf");
+  ASSERT_EQ(run_cli({"set", done.string(), "general.name", "journaled", "--in-place=always"}).exit_code, 0);
+  auto done_bytes = gguf::test::read_bytes(done);
+  auto room = gguf::file::open(done)->data_offset();
+  std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + static_cast<long>(room));
+  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto torn = gguf::test::read_bytes(p);
+  std::memset(torn.data() + 100, 0xAB, 200);  // killed while the region was written
+  gguf::test::write_bytes(p, torn);
+  gguf::test::write_bytes(gguf::journal_path(p), gguf::test::make_journal(p, 0, region));
+  auto r = run_cli({"info", p.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("finished an interrupted in-place edit"), std::string::npos) << r.err;
+  EXPECT_EQ(gguf::test::read_bytes(p), done_bytes);
+  EXPECT_FALSE(fs::exists(gguf::journal_path(p)));
 }

@@ -229,6 +229,9 @@ int run_edit_cmd(int argc, char** argv) {
   if (auto rc = parse_values(app, argc, argv)) return *rc;
   a.have_chat_template = app.count("--chat-template") > 0;
 
+  if (!a.flags.dry_run) {
+    if (auto r = finish_interrupted_edit(a.path); !r) return report(a.path, r.error());
+  }
   auto f = file::open(a.path);
   if (!f) return report(a.path, f.error());
   std::vector<edit_op> ops;
@@ -250,6 +253,9 @@ int run_set(int argc, char** argv) {
   add_edit_flags(app, flags, true);
   if (auto rc = parse_values(app, argc, argv)) return *rc;
 
+  if (!flags.dry_run) {
+    if (auto r = finish_interrupted_edit(path); !r) return report(path, r.error());
+  }
   auto f = file::open(path);
   if (!f) return report(path, f.error());
   value_type type{};

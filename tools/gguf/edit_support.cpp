@@ -78,6 +78,11 @@ std::string diagnostic_line(const diagnostic& d) {
   return s + ": " + d.message;
 }
 
+bool fs_exists(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::symlink_status(p, ec));
+}
+
 }  // namespace
 
 std::vector<std::string> values_may_start_with_dash(const CLI::App& app, int argc, char** argv) {
@@ -196,6 +201,14 @@ result<value> json_to_value(const nlohmann::json& j, std::optional<value_shape> 
   else if (k.integer) s.inner = k.wide ? value_type::int64 : value_type::int32;
   else if (!k.str) return bad("an empty array has no element type: give one as KEY:TYPE=[]");
   return convert(j, s);
+}
+
+result<void> finish_interrupted_edit(const std::string& path) {
+  if (path.empty() || path == "-" || path.find("://") != std::string::npos || !fs_exists(journal_path(path))) return {};
+  auto r = recover_edit(path);
+  if (!r) return r.error();
+  if (*r == recovery::finished) std::cerr << "gguf: " << path << ": finished an interrupted in-place edit from its journal\n";
+  return {};
 }
 
 int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edit_flags& flags,

@@ -49,6 +49,11 @@ value_shape shape_of(const value_ref& v);
 /// bool; arrays from their elements). Errors: invalid_argument naming the problem.
 result<value> json_to_value(const nlohmann::json& j, std::optional<value_shape> shape);
 
+/// Before a command reads a local FILE: finishes an in-place edit that was interrupted
+/// (a journal beside it), saying so on stderr. Errors: io_error when a journal is there
+/// and cannot be applied (the file may be half-edited: it is not read).
+result<void> finish_interrupted_edit(const std::string& path);
+
 /// Runs gguf::edit on FILE with `ops`, refusing new validation errors unless --force,
 /// printing what was done (stdout) and warnings (stderr). Returns the exit code.
 int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edit_flags& flags,
