@@ -199,13 +199,15 @@ result<void> journaled_write(const fs::path& target, int fd, const struct stat& 
     if (auto r = out->write(j.encode()); !r) return r;
     if (auto r = out->commit(); !r) return r;
   }
-  if (!pwrite_all(fd, j.payload.data(), j.payload.size(), offset) || ::fsync(fd) != 0) {
+  // fdatasync: the region's bytes are what must be durable (the size does not change).
+  if (!pwrite_all(fd, j.payload.data(), j.payload.size(), offset) || ::fdatasync(fd) != 0) {
     // The journal stays: the next recover_edit finishes the edit.
     return sys_error("cannot write " + target.string() + " in place (the journal " + jpath.string() +
                      " finishes the edit on the next edit or recovery)");
   }
+  // No folder fsync: a journal that reappears after a crash is applied again, which
+  // rewrites the same bytes (the edit is idempotent).
   ::unlink(jpath.c_str());
-  fsync_folder(jpath);
   return {};
 }
 
