@@ -1,0 +1,31 @@
+// Internals shared by estimate.cpp and estimate_compute.cpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gguf/estimate.h"
+
+namespace gguf::detail {
+
+enum class memory_kind : uint8_t { none, kv, recurrent };
+
+/// The cache llama.cpp's create_memory builds for a model, and its per-layer facts.
+struct arch_memory {
+  memory_kind kind = memory_kind::kv;
+  uint32_t n_layer = 0;
+  std::vector<uint8_t> swa;  ///< per layer: a sliding-window layer (llama.cpp is_swa)
+  uint32_t n_swa = 0;        ///< the window
+  bool iswa = false;         ///< two caches (llama_kv_cache_iswa)
+  bool mla = false;          ///< K only (multi-head latent attention)
+};
+
+arch_memory memory_of(const model& m);
+/// llama_vocab::n_tokens.
+uint32_t n_vocab_of(const model& m);
+/// The compute buffer (bytes) of the worst-case graph llama.cpp reserves; `e` holds the
+/// resolved context sizes and the cache.
+uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_params& p,
+                          const estimate_result& e);
+
+}  // namespace gguf::detail
