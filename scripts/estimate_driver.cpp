@@ -2,9 +2,9 @@
 // parameters, as one JSON object on stdout. Built and run by scripts/record-estimate.sh
 // against a reference llama.cpp (libllama + its headers); not part of the project build.
 //
-// Usage: estimate_driver MODEL N_CTX N_BATCH N_UBATCH N_SEQ KV_UNIFIED TYPE_K TYPE_V FA EMBD
-//   TYPE_K/TYPE_V are ggml type names; FA is -1 (auto), 0 (off) or 1 (on); KV_UNIFIED and
-//   EMBD are 0 or 1.
+// Usage: estimate_driver MODEL N_CTX N_BATCH N_UBATCH N_SEQ KV_UNIFIED TYPE_K TYPE_V FA EMBD SWA_FULL
+//   TYPE_K/TYPE_V are ggml type names; FA is -1 (auto), 0 (off) or 1 (on); KV_UNIFIED, EMBD and
+//   SWA_FULL are 0 or 1.
 //
 // Records: llama_model_size and llama_model_n_params; llama_get_memory_breakdown per buffer
 // type; every buffer the library allocates through ggml_backend_buft_alloc_buffer while the
@@ -78,7 +78,10 @@ void log_cb(ggml_log_level level, const char* text, void*) {
   while ((nl = g_pending.find('\n')) != std::string::npos) {
     std::string line = g_pending.substr(0, nl);
     g_pending.erase(0, nl + 1);
-    if (g_recording && wanted(line)) g_log_lines.push_back(line);
+    if (g_recording && wanted(line)) {
+      g_log_lines.push_back(line);
+      std::fprintf(stderr, "estimate_driver: log %s\n", line.c_str());
+    }
   }
 }
 
@@ -100,14 +103,16 @@ extern "C" ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buf
   ggml_backend_buffer_t b = real(buft, size);
   if (g_recording) {
     g_allocs.push_back({ggml_backend_buft_name(buft), size, b ? ggml_backend_buffer_get_size(b) : 0});
+    // also at once on stderr: a later abort in llama.cpp still leaves the record
+    std::fprintf(stderr, "estimate_driver: alloc %s %zu\n", ggml_backend_buft_name(buft), size);
   }
   return b;
 }
 
 int main(int argc, char** argv) {
-  if (argc != 11) {
+  if (argc != 12) {
     std::fprintf(stderr,
-                 "usage: %s MODEL N_CTX N_BATCH N_UBATCH N_SEQ KV_UNIFIED TYPE_K TYPE_V FA EMBD\n",
+                 "usage: %s MODEL N_CTX N_BATCH N_UBATCH N_SEQ KV_UNIFIED TYPE_K TYPE_V FA EMBD SWA_FULL\n",
                  argv[0]);
     return 2;
   }
@@ -138,6 +143,7 @@ int main(int argc, char** argv) {
   cp.type_v = type_from_name(argv[8]);
   cp.flash_attn_type = static_cast<llama_flash_attn_type>(std::atoi(argv[9]));
   cp.embeddings = std::atoi(argv[10]) != 0;
+  cp.swa_full = std::atoi(argv[11]) != 0;
   cp.n_threads = 1;
   cp.n_threads_batch = 1;
 

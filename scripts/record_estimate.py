@@ -5,7 +5,7 @@ settings (run by scripts/record-estimate.sh, which builds the driver).
 Usage: record_estimate.py DRIVER OUT.json DATA_DIR FIXTURE_DIR
 
 For every model (DATA_DIR/models/*.gguf and FIXTURE_DIR/*.gguf) and every setting of GRID,
-runs `DRIVER MODEL n_ctx n_batch n_ubatch n_seq_max kv_unified type_k type_v fa embd` in its
+runs `DRIVER MODEL n_ctx n_batch n_ubatch n_seq_max kv_unified type_k type_v fa embd swa_full` in its
 own process (an abort in llama.cpp is then recorded, not fatal) and keeps: the model's
 size (llama_model_size), the context's n_ctx / n_ctx_seq / n_batch / n_ubatch, the
 output buffer (the first buffer the context allocates), the KV / recurrent-state buffers
@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 BASE = dict(n_ctx=0, n_batch=2048, n_ubatch=512, n_seq_max=1, kv_unified=False,
-            type_k="f16", type_v="f16", flash_attn="auto", embeddings=False)
+            type_k="f16", type_v="f16", flash_attn="auto", embeddings=False, swa_full=True)
 
 
 def s(**kw):
@@ -54,6 +54,9 @@ GRID = [
     s(n_ctx=1000, n_batch=128, n_ubatch=64), s(n_ctx=1000, n_batch=100),
     s(n_ctx=1000, n_ubatch=2048, n_batch=4096), s(n_ctx=1000, n_ubatch=1),
     s(n_ctx=1000, embeddings=True),
+    s(swa_full=False), s(n_ctx=1000, swa_full=False), s(n_ctx=8192, swa_full=False),
+    s(n_ctx=1000, n_ubatch=64, n_batch=128, swa_full=False),
+    s(n_ctx=1000, n_seq_max=3, swa_full=False), s(n_ctx=1000, n_seq_max=3, kv_unified=True, swa_full=False),
 ]
 
 FA = {"auto": "-1", "off": "0", "on": "1"}
@@ -64,11 +67,19 @@ KEEP = re.compile(r"buffer size|cells|K \(|R \(|does not divide|requires|failed|
 def run(driver, model, p):
     args = [driver, model, str(p["n_ctx"]), str(p["n_batch"]), str(p["n_ubatch"]),
             str(p["n_seq_max"]), "1" if p["kv_unified"] else "0", p["type_k"], p["type_v"],
-            FA[p["flash_attn"]], "1" if p["embeddings"] else "0"]
+            FA[p["flash_attn"]], "1" if p["embeddings"] else "0", "1" if p["swa_full"] else "0"]
     r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
+        # llama.cpp aborted (GGML_ASSERT): keep what it had allocated and logged by then
+        allocs = [int(l.split()[3]) for l in r.stderr.splitlines()
+                  if l.startswith("estimate_driver: alloc ")]
+        log = [l[len("estimate_driver: log "):].strip() for l in r.stderr.splitlines()
+               if l.startswith("estimate_driver: log ") and KEEP.search(l)]
+        n_mem = sum(1 for l in log if "KV buffer size" in l or "RS buffer size" in l)
         return {"aborted": True, "exit": r.returncode,
-                "stderr_tail": [l for l in r.stderr.splitlines() if l.strip()][-3:]}
+                "assert": [l for l in r.stderr.splitlines() if "GGML_ASSERT" in l or "error" in l][-1:],
+                "output_bytes": allocs[0] if allocs else None,
+                "memory_buffers": allocs[1:1 + n_mem], "log": log}
     d = json.loads(r.stdout.strip().splitlines()[-1])
     if d.get("load_failed"):
         return {"load_failed": True}

@@ -43,7 +43,9 @@ struct estimate_params {
   ggml_type type_k = ggml_type::f16;  ///< K cache type (f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)
   ggml_type type_v = ggml_type::f16;  ///< V cache type (quantized needs flash attention)
   flash_attn_type flash_attn = flash_attn_type::automatic;
-  bool swa_full = false;      ///< full-size sliding-window cache
+  /// Full-size sliding-window cache (llama_context_default_params: true; llama.cpp's
+  /// command-line tools default to false, as `gguf estimate` without --swa-full).
+  bool swa_full = true;
   bool embeddings = false;    ///< also extract embeddings (adds n_embd floats per output)
   /// Layers offloaded to one GPU (llama_model_params.n_gpu_layers): the last
   /// n_gpu_layers repeating layers, and the output layer when n_gpu_layers > n_layer;

@@ -1,6 +1,11 @@
 // The compute buffer: a model of the peak of ggml's graph allocator over the worst-case
 // graph llama_context::sched_reserve reserves (n_tokens = min(n_ctx, n_ubatch) tokens,
-// n_seq_max sequences, one output per token, the whole cache in view).
+// n_seq_max sequences, one output per token, every cache cell in view). Two moments bound
+// it: inside a layer (the KQ mask over the cache, with flash attention off the KQ matrix
+// [n_kv, n_tokens, n_head] in f32, the attention or FFN intermediates) and at the output
+// (the logits [n_vocab, n_tokens] in f32 beside the final norm). The per-token constants
+// were fitted to llama.cpp v0.5.0 on llama-architecture models (docs/estimate.md lists the
+// measured error per architecture).
 #include <algorithm>
 
 #include "estimate_impl.h"
@@ -9,13 +14,39 @@ namespace gguf::detail {
 
 uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_params& p,
                           const estimate_result& e) {
+  (void)p;
   const auto& hp = m.hparams();
   const uint64_t n_tokens = std::min<uint64_t>(e.n_ctx, e.n_ubatch);
-  const uint64_t n_outputs = std::min<uint64_t>(n_tokens, e.n_batch);
   const uint64_t n_vocab = n_vocab_of(m);
-  (void)a;
-  (void)p;
-  return n_vocab * n_outputs * 4 + uint64_t{hp.n_embd} * n_tokens * 4;
+  const uint64_t n_embd = hp.n_embd;
+  uint64_t n_ff = 0, n_head = 0;
+  for (uint32_t il = 0; il < hp.n_layer; ++il) {
+    n_ff = std::max<uint64_t>(n_ff, hp.n_ff(il));
+    n_head = std::max<uint64_t>(n_head, hp.n_head(il));
+  }
+  // cells in view per stream: the full cache, plus the sliding-window cache's own mask
+  uint64_t n_kv = 0, n_kv_swa = 0;
+  for (const auto& l : e.layers) {
+    if (l.kind == "attention") n_kv = std::max<uint64_t>(n_kv, l.cells);
+    if (l.kind == "swa") n_kv_swa = std::max<uint64_t>(n_kv_swa, l.cells);
+  }
+  const uint64_t fa = e.flash_attn ? 1 : 0;
+  // the output: logits and, beside them, the last hidden states
+  const uint64_t out_peak = n_tokens * (4 * n_vocab + (fa ? 8 : 12) * n_embd + 4);
+  // inside a layer
+  uint64_t layer_peak = 0;
+  if (a.kind == memory_kind::kv) {
+    const uint64_t masks = n_kv + n_kv_swa;
+    if (fa) {
+      layer_peak = n_tokens * (2 * masks + 4 * (3 * n_ff + 4 * n_embd) + 28);
+    } else {
+      const uint64_t kv_max = std::max(n_kv, n_kv_swa);
+      layer_peak = n_tokens * (4 * n_head * kv_max + 4 * masks + 24 * n_embd + 20);
+    }
+  } else {
+    layer_peak = n_tokens * (4 * (3 * n_ff + 4 * n_embd) + 28);
+  }
+  return std::max(out_peak, layer_peak);
 }
 
 }  // namespace gguf::detail

@@ -1,6 +1,7 @@
 // gguf estimate FILE [--ctx-size N[,N...]] ...: the memory llama.cpp allocates for a model and
 // context settings (weights, KV cache, output and compute buffers), from the metadata alone.
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -85,6 +86,7 @@ int run(int argc, char** argv) {
   std::string path, ctk = "f16", ctv = "f16", fa = "auto";
   std::vector<uint32_t> ctx_sizes;
   estimate_params p;
+  p.swa_full = false;  // as llama.cpp's command-line tools
   bool json = false;
   app.add_option("FILE", path, "GGUF file")->required();
   app.add_option("-c,--ctx-size", ctx_sizes, "context size(s), comma-separated (default: n_ctx_train)")
@@ -134,6 +136,8 @@ int run(int argc, char** argv) {
     results.push_back(gguf::estimate(*m, params.back()));
   }
 
+  const bool any_refused =
+      std::any_of(results.begin(), results.end(), [](const auto& e) { return !e.refused.empty(); });
   if (json) {
     if (results.size() == 1) {
       print_json(to_json(results[0], params[0]));
@@ -142,7 +146,7 @@ int run(int argc, char** argv) {
       for (size_t i = 0; i < results.size(); ++i) arr.push_back(to_json(results[i], params[i]));
       print_json(arr);
     }
-    return exit_ok;
+    return any_refused ? exit_invalid : exit_ok;
   }
 
   const auto& hp = m->hparams();
@@ -151,12 +155,10 @@ int run(int argc, char** argv) {
               results[0].vocab_only ? "none (vocab-only file)" : mib(results[0].weights_bytes).c_str());
   std::printf("%7s %9s %4s %6s %6s %3s %12s %12s %12s %12s %12s\n", "n_ctx", "n_ctx_seq", "seqs", "K", "V",
               "fa", "weights", "KV cache", "output", "compute", "total");
-  bool any_refused = false;
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& e = results[i];
     const auto& q = params[i];
     if (!e.refused.empty()) {
-      any_refused = true;
       std::printf("%7u  refused: %s\n", q.n_ctx ? q.n_ctx : hp.n_ctx_train, e.refused.c_str());
       continue;
     }
