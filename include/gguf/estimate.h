@@ -47,9 +47,10 @@ struct estimate_params {
   /// command-line tools default to false, as `gguf estimate` without --swa-full).
   bool swa_full = true;
   bool embeddings = false;    ///< also extract embeddings (adds n_embd floats per output)
-  /// Layers offloaded to one GPU (llama_model_params.n_gpu_layers): the last
-  /// n_gpu_layers repeating layers, and the output layer when n_gpu_layers > n_layer;
-  /// negative = all. 0 = CPU only.
+  /// Layers offloaded to one GPU (llama_model_params.n_gpu_layers), counted as llama.cpp's
+  /// load_tensors does with the output layer as layer n_layer: layers il >= n_layer + 1 -
+  /// n_gpu_layers (1 offloads the output layer only; n_layer + 1 or negative, everything but
+  /// the token embeddings). 0 = CPU only.
   int32_t n_gpu_layers = 0;
   bool offload_kqv = true;    ///< KV cache of offloaded layers on the GPU
 };
