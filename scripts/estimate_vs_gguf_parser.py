@@ -33,12 +33,28 @@ def pad(x, n):
     return (x + n - 1) // n * n
 
 
+ENCODERS = ("bert", "nomic-bert", "nomic-bert-moe")
+
+
 def parser_go(info, p):
     hp = info["hparams"]
     fa = p["flash_attn"] != "off"
     align = 256 if fa else 32
-    n_ctx = pad(p["n_ctx"] or hp["n_ctx_train"], align)
+    n_ctx = p["n_ctx"] or hp["n_ctx_train"]
+    if info["architecture"] in ENCODERS:
+        # not causal: no KV cache; context, batch and ubatch set to min(n_ctx_train, n_ctx)
+        n_ctx = pad(min(n_ctx, hp["n_ctx_train"]), align)
+        return 0, hp["n_embd"] * n_ctx * 4
+    n_ctx = pad(n_ctx, align)
     n_tokens = min(n_ctx, p["n_ubatch"])
+    n_seq = p["n_seq_max"]
+    if "ssm_d_inner" in hp or info["architecture"].startswith("rwkv"):
+        # recurrent: r and s states of n_seq rows per layer, f32
+        if info["architecture"].startswith("rwkv"):
+            return None, (hp["n_embd"] + info["n_vocab"]) * n_tokens * 4
+        r = (hp["ssm_d_conv"] - 1) * hp["ssm_d_inner"]  # its group count term is omitted here
+        s = hp["ssm_d_state"] * hp["ssm_d_inner"]
+        return hp["n_layer"] * (r + s) * n_seq * 4, (hp["n_embd"] + info["n_vocab"]) * n_tokens * 4
     type_v = p["type_v"]
     if type_v not in ("f32", "f16", "bf16") and not fa:
         type_v = "f16"
