@@ -260,11 +260,14 @@ estimate_result estimate(const model& m, const estimate_params& p) {
   // The memory module.
   uint64_t kv_gpu = 0, kv_cpu = 0;
   auto add_tensor = [&](estimate_layer& l, uint64_t bytes, bool is_k) {
-    (is_k ? l.k_bytes : l.v_bytes) += bytes;
-    (is_k ? e.k_bytes : e.v_bytes) += bytes;
-    const uint64_t padded = pad(bytes, buffer_alignment);
-    e.kv_bytes += padded;
-    ((l.gpu && p.offload_kqv) ? kv_gpu : kv_cpu) += padded;
+    auto& lb = is_k ? l.k_bytes : l.v_bytes;
+    auto& eb = is_k ? e.k_bytes : e.v_bytes;
+    lb = sat_add(lb, bytes);
+    eb = sat_add(eb, bytes);
+    const uint64_t padded = bytes > UINT64_MAX - buffer_alignment ? UINT64_MAX : pad(bytes, buffer_alignment);
+    e.kv_bytes = sat_add(e.kv_bytes, padded);
+    auto& dev = (l.gpu && p.offload_kqv) ? kv_gpu : kv_cpu;
+    dev = sat_add(dev, padded);
   };
   if (a.kind == memory_kind::none) {
     e.memory = "none";
@@ -274,18 +277,18 @@ estimate_result estimate(const model& m, const estimate_params& p) {
     e.memory = "recurrent";
     uint64_t n_embd_r = 0, n_embd_s = 0;
     if (hp.wkv_head_size != 0) {
-      n_embd_r = uint64_t{hp.token_shift_count} * hp.n_embd;
-      n_embd_s = uint64_t{hp.n_embd} * hp.wkv_head_size;
+      n_embd_r = sat_mul(hp.token_shift_count, hp.n_embd);
+      n_embd_s = sat_mul(hp.n_embd, hp.wkv_head_size);
     } else {
-      n_embd_r = uint64_t{hp.ssm_d_conv > 0 ? hp.ssm_d_conv - 1 : 0} *
-                 (uint64_t{hp.ssm_d_inner} + 2ull * hp.ssm_n_group * hp.ssm_d_state);
-      n_embd_s = uint64_t{hp.ssm_d_state} * hp.ssm_d_inner;
+      n_embd_r = sat_mul(hp.ssm_d_conv > 0 ? hp.ssm_d_conv - 1 : 0,
+                         sat_add(hp.ssm_d_inner, sat_mul(2, hp.ssm_n_group, hp.ssm_d_state)));
+      n_embd_s = sat_mul(hp.ssm_d_state, hp.ssm_d_inner);
     }
     for (auto& l : e.layers) {
       l.kind = "recurrent";
       l.cells = n_seq;
-      add_tensor(l, n_embd_r * n_seq * 4, true);
-      add_tensor(l, n_embd_s * n_seq * 4, false);
+      add_tensor(l, sat_mul(n_embd_r, n_seq, 4), true);
+      add_tensor(l, sat_mul(n_embd_s, n_seq, 4), false);
     }
   } else {
     e.memory = a.iswa ? "kv_iswa" : "kv";
@@ -303,7 +306,7 @@ estimate_result estimate(const model& m, const estimate_params& p) {
     // row is padded to the widest one.
     uint64_t v_gqa_max = 0;
     for (uint32_t il = 0; il < n_layer; ++il) {
-      v_gqa_max = std::max<uint64_t>(v_gqa_max, uint64_t{head_v(hp, a, il)} * hp.n_head_kv(il));
+      v_gqa_max = std::max<uint64_t>(v_gqa_max, sat_mul(head_v(hp, a, il), hp.n_head_kv(il)));
     }
     for (uint32_t il = 0; il < n_layer; ++il) {
       auto& l = e.layers[il];
@@ -313,8 +316,8 @@ estimate_result estimate(const model& m, const estimate_params& p) {
       }
       l.kind = a.swa[il] ? "swa" : "attention";
       l.cells = static_cast<uint32_t>(a.swa[il] ? size_swa : n_ctx_seq);
-      const uint64_t k_gqa = uint64_t{head_k(hp, a, il)} * hp.n_head_kv(il);
-      const uint64_t v_gqa = fa ? uint64_t{head_v(hp, a, il)} * hp.n_head_kv(il) : v_gqa_max;
+      const uint64_t k_gqa = sat_mul(head_k(hp, a, il), hp.n_head_kv(il));
+      const uint64_t v_gqa = fa ? sat_mul(head_v(hp, a, il), hp.n_head_kv(il)) : v_gqa_max;
       uint64_t k_row = 0, v_row = 0;
       if (!row_bytes(p.type_k, k_gqa, k_row) || (!a.mla && !row_bytes(p.type_v, v_gqa, v_row))) {
         // ggml_new_tensor_3d with a row that is not a whole number of blocks: GGML_ASSERT
@@ -326,8 +329,8 @@ estimate_result estimate(const model& m, const estimate_params& p) {
         e.output_bytes = 0;
         return e;
       }
-      add_tensor(l, k_row * l.cells * e.n_stream, true);
-      if (!a.mla) add_tensor(l, v_row * l.cells * e.n_stream, false);
+      add_tensor(l, sat_mul(k_row, l.cells, e.n_stream), true);
+      if (!a.mla) add_tensor(l, sat_mul(v_row, l.cells, e.n_stream), false);
     }
   }
 
@@ -342,9 +345,9 @@ estimate_result estimate(const model& m, const estimate_params& p) {
     cpu.compute_bytes = e.compute_bytes;
   }
   for (auto& d : e.devices) {
-    d.total_bytes = d.weights_bytes + d.kv_bytes + d.output_bytes + d.compute_bytes;
+    d.total_bytes = sat_add(sat_add(d.weights_bytes, d.kv_bytes), sat_add(d.output_bytes, d.compute_bytes));
   }
-  e.total_bytes = e.weights_bytes + e.kv_bytes + e.output_bytes + e.compute_bytes;
+  e.total_bytes = sat_add(sat_add(e.weights_bytes, e.kv_bytes), sat_add(e.output_bytes, e.compute_bytes));
   return e;
 }
 

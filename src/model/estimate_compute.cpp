@@ -31,33 +31,37 @@ uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_p
     if (l.kind == "swa") n_kv_swa = std::max<uint64_t>(n_kv_swa, l.cells);
   }
   uint64_t k_gqa = 0;
-  for (uint32_t il = 0; il < hp.n_layer; ++il) k_gqa = std::max<uint64_t>(k_gqa, hp.n_embd_k_gqa(il));
+  for (uint32_t il = 0; il < hp.n_layer; ++il) {
+    k_gqa = std::max<uint64_t>(k_gqa, sat_mul(hp.n_embd_head_k(il), hp.n_head_kv(il)));
+  }
   if (a.kind == memory_kind::none) n_kv = n_tokens;  // an encoder attends over the batch itself
   const uint64_t fa = e.flash_attn ? 1 : 0;
   // the output: logits (none for an encoder: its output is the pooled embeddings) and,
   // beside them, the last hidden states
   const uint64_t n_logits = a.kind == memory_kind::none ? 0 : n_vocab;
-  const uint64_t out_peak = n_tokens * (4 * n_logits + (fa ? 8 : 12) * n_embd + 4);
+  const uint64_t out_peak = sat_mul(n_tokens, sat_add(sat_mul(4, n_logits), sat_mul(fa ? 8 : 12, n_embd) + 4));
   // inside a layer: the mask(s) (f16 with flash attention, f32 without), with flash
   // attention off the KQ matrix, and the layer's intermediates
   // a gated FFN (gate, up and their product: 15 bytes per ff row and token) or not (7)
   // (RWKV's channel mix counts as gated)
   const bool gated = m.gguf_file().find_tensor("blk.0.ffn_gate.weight") != nullptr || hp.wkv_head_size != 0;
-  const uint64_t ffn = (gated ? 15 : 7) * n_ff;
+  const uint64_t ffn = sat_mul(gated ? 15 : 7, n_ff);
+  const uint64_t embd = sat_add(sat_mul(8, n_embd), 28);
   uint64_t layer_peak = 0;
   if (a.kind != memory_kind::recurrent) {
     const uint64_t masks = n_kv + n_kv_swa;
     if (fa) {
-      layer_peak = n_tokens * (2 * masks + ffn + 8 * n_embd + 28);
+      layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(2, masks), ffn), embd));
     } else {
       const uint64_t kv_max = std::max(n_kv, n_kv_swa);
-      layer_peak = n_tokens * (4 * n_head * kv_max + 4 * masks + 20 * n_embd + 8 * k_gqa + 20);
+      layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(4, n_head, kv_max), sat_mul(4, masks)),
+                                             sat_add(sat_mul(20, n_embd), sat_mul(8, k_gqa) + 20)));
     }
   } else {
     // Mamba: the selective scan's intermediates, about 26 bytes per inner channel and token;
     // and one layer's states
-    layer_peak = n_tokens * (ffn + 8 * n_embd + 26ull * hp.ssm_d_inner + 28) +
-                 (e.k_bytes + e.v_bytes) / std::max(1u, hp.n_layer);
+    layer_peak = sat_add(sat_mul(n_tokens, sat_add(sat_add(ffn, embd), sat_mul(26, hp.ssm_d_inner))),
+                         sat_add(e.k_bytes, e.v_bytes) / std::max(1u, hp.n_layer));
   }
   return std::max(out_peak, layer_peak);
 }

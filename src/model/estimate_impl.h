@@ -20,6 +20,21 @@ struct arch_memory {
   bool mla = false;          ///< K only (multi-head latent attention)
 };
 
+/// Saturating arithmetic: sizes computed from a hostile file's hparams stay meaningful
+/// (UINT64_MAX) instead of wrapping.
+inline uint64_t sat_mul(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+inline uint64_t sat_add(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+template <class... T>
+uint64_t sat_mul(uint64_t a, uint64_t b, T... rest) {
+  return sat_mul(sat_mul(a, b), rest...);
+}
+
 arch_memory memory_of(const model& m);
 /// llama_vocab::n_tokens.
 uint32_t n_vocab_of(const model& m);
