@@ -30,9 +30,10 @@ uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_p
     if (l.kind == "attention") n_kv = std::max<uint64_t>(n_kv, l.cells);
     if (l.kind == "swa") n_kv_swa = std::max<uint64_t>(n_kv_swa, l.cells);
   }
-  uint64_t k_gqa = 0;
+  uint64_t k_gqa = 0, q_dim = 0;
   for (uint32_t il = 0; il < hp.n_layer; ++il) {
     k_gqa = std::max<uint64_t>(k_gqa, sat_mul(hp.n_embd_head_k(il), hp.n_head_kv(il)));
+    q_dim = std::max<uint64_t>(q_dim, sat_mul(hp.n_embd_head_k(il), hp.n_head(il)));
   }
   if (a.kind == memory_kind::none) n_kv = n_tokens;  // an encoder attends over the batch itself
   const uint64_t fa = e.flash_attn ? 1 : 0;
@@ -54,8 +55,10 @@ uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_p
       layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(2, masks), ffn), embd));
     } else {
       const uint64_t kv_max = std::max(n_kv, n_kv_swa);
-      layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(4, n_head, kv_max), sat_mul(4, masks)),
-                                             sat_add(sat_mul(20, n_embd), sat_mul(8, k_gqa) + 20)));
+      // beside KQ: the residual, four Q-sized tensors (Q, rotated Q, KQV, merged heads)
+      // and two K-sized ones (K, rotated K), in f32
+      const uint64_t rest = sat_add(sat_add(sat_mul(4, n_embd), sat_mul(16, q_dim)), sat_mul(8, k_gqa) + 20);
+      layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(4, n_head, kv_max), sat_mul(4, masks)), rest));
     }
   } else {
     // Mamba: the selective scan's intermediates, about 26 bytes per inner channel and token;
