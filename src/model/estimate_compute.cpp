@@ -52,7 +52,9 @@ uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_p
   if (a.kind != memory_kind::recurrent) {
     const uint64_t masks = n_kv + n_kv_swa;
     if (fa) {
-      layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(2, masks), ffn), embd));
+      // the FFN, or the attention: the residual, two Q-sized and two K-sized f32 tensors
+      const uint64_t attn = sat_add(sat_add(sat_mul(4, n_embd), sat_mul(8, q_dim)), sat_mul(8, k_gqa) + 28);
+      layer_peak = sat_mul(n_tokens, sat_add(sat_mul(2, masks), std::max(sat_add(ffn, embd), attn)));
     } else {
       const uint64_t kv_max = std::max(n_kv, n_kv_swa);
       // beside KQ: the residual, four Q-sized tensors (Q, rotated Q, KQV, merged heads)
@@ -60,10 +62,15 @@ uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_p
       const uint64_t rest = sat_add(sat_add(sat_mul(4, n_embd), sat_mul(16, q_dim)), sat_mul(8, k_gqa) + 20);
       layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(4, n_head, kv_max), sat_mul(4, masks)), rest));
     }
+  } else if (hp.wkv_head_size != 0) {
+    // RWKV: time mix and channel mix intermediates, and every layer's states
+    layer_peak = sat_add(sat_mul(n_tokens, sat_add(ffn, sat_add(sat_mul(12, n_embd), 28))),
+                         sat_add(e.k_bytes, e.v_bytes));
   } else {
-    // Mamba: the selective scan's intermediates, about 26 bytes per inner channel and token;
-    // and one layer's states
-    layer_peak = sat_add(sat_mul(n_tokens, sat_add(sat_add(ffn, embd), sat_mul(26, hp.ssm_d_inner))),
+    // Mamba: the selective scan's intermediates, 26 bytes per inner channel and token and 12
+    // per B / C channel (Mamba-2's groups), and one layer's states
+    const uint64_t bc = sat_mul(24, hp.ssm_n_group, hp.ssm_d_state);
+    layer_peak = sat_add(sat_mul(n_tokens, sat_add(sat_add(sat_mul(26, hp.ssm_d_inner), bc), 8)),
                          sat_add(e.k_bytes, e.v_bytes) / std::max(1u, hp.n_layer));
   }
   return std::max(out_peak, layer_peak);
