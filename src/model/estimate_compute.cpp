@@ -51,15 +51,28 @@ uint64_t compute_estimate(const model& m, const arch_memory& a, const estimate_p
   uint64_t layer_peak = 0;
   if (a.kind != memory_kind::recurrent) {
     const uint64_t masks = n_kv + n_kv_swa;
+    // MLA's absorbed attention (deepseek2.cpp): Q [n_head * key_length_mla], Q absorbed into
+    // the latent space [n_head * kv_lora_rank], rotated Q_pe, their concatenation, and the
+    // compressed KV with its rotated part, beside the residual, in f32
+    uint64_t mla_attn = 0;
+    if (a.mla) {
+      const uint64_t kv_lora = hp.n_lora_kv, rope = hp.n_rot_full, h = n_head;
+      const uint64_t lr = kv_lora + rope;
+      const uint64_t floats = sat_add(sat_add(n_embd, sat_mul(h, hp.n_embd_head_k_mla)),
+                                      sat_add(sat_mul(h, 2, lr), sat_mul(3, lr)));
+      mla_attn = sat_add(sat_mul(4, floats), 28);
+    }
     if (fa) {
       // the FFN, or the attention: the residual, two Q-sized and two K-sized f32 tensors
-      const uint64_t attn = sat_add(sat_add(sat_mul(4, n_embd), sat_mul(8, q_dim)), sat_mul(8, k_gqa) + 28);
+      const uint64_t attn = a.mla ? mla_attn
+                                  : sat_add(sat_add(sat_mul(4, n_embd), sat_mul(8, q_dim)), sat_mul(8, k_gqa) + 28);
       layer_peak = sat_mul(n_tokens, sat_add(sat_mul(2, masks), std::max(sat_add(ffn, embd), attn)));
     } else {
       const uint64_t kv_max = std::max(n_kv, n_kv_swa);
       // beside KQ: the residual, four Q-sized tensors (Q, rotated Q, KQV, merged heads)
       // and two K-sized ones (K, rotated K), in f32
-      const uint64_t rest = sat_add(sat_add(sat_mul(4, n_embd), sat_mul(16, q_dim)), sat_mul(8, k_gqa) + 20);
+      const uint64_t rest =
+          a.mla ? mla_attn : sat_add(sat_add(sat_mul(4, n_embd), sat_mul(16, q_dim)), sat_mul(8, k_gqa) + 20);
       layer_peak = sat_mul(n_tokens, sat_add(sat_add(sat_mul(4, n_head, kv_max), sat_mul(4, masks)), rest));
     }
   } else if (hp.wkv_head_size != 0) {

@@ -28,7 +28,7 @@ double compute_tolerance(const std::string& file) {
       {"fixtures/gemma2-swa.gguf", 0.05},        {"fixtures/gemma3-swa.gguf", 0.05},
       {"fixtures/gemma4-swa-shared.gguf", 0.10}, {"fixtures/mamba.gguf", 0.06},
       {"fixtures/mamba2.gguf", 0.06},            {"fixtures/rwkv7.gguf", 0.04},
-      {"fixtures/deepseek2-mla.gguf", 0.25}};
+      {"fixtures/deepseek2-mla.gguf", 0.06}};
   auto it = fixtures.find(file);
   return it == fixtures.end() ? 0.10 : it->second;
 }
