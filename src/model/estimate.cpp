@@ -254,8 +254,10 @@ estimate_result estimate(const model& m, const estimate_params& p) {
   e.n_stream = p.kv_unified ? 1 : n_seq;
 
   // The output buffer (output_reserve(n_seq_max)): logits, and embeddings if asked, per sequence.
+  // (t5: llama.cpp always keeps both logits and embeddings)
   const uint64_t n_vocab = n_vocab_of(m);
-  e.output_bytes = (n_vocab + (p.embeddings ? hp.n_embd : 0)) * n_seq * sizeof(float);
+  const bool has_embd = p.embeddings || arch_name(m) == "t5";
+  e.output_bytes = (n_vocab + (has_embd ? hp.n_embd : 0)) * n_seq * sizeof(float);
 
   // The memory module.
   uint64_t kv_gpu = 0, kv_cpu = 0;
