@@ -36,7 +36,18 @@ def pad(x, n):
 ENCODERS = ("bert", "nomic-bert", "nomic-bert-moe")
 
 
-def parser_go(info, p):
+KVS = {}
+
+
+def key(gguf, path, name, default):
+    if path not in KVS:
+        r = subprocess.run([gguf, "dump", "--json", "--no-tensors", path], capture_output=True, text=True)
+        KVS[path] = {kv["key"]: kv.get("value") for kv in json.loads(r.stdout)["kv"]}
+    v = KVS[path].get(name)
+    return v if isinstance(v, int) else default
+
+
+def parser_go(info, p, gguf, path):
     hp = info["hparams"]
     fa = p["flash_attn"] != "off"
     align = 256 if fa else 32
@@ -50,16 +61,25 @@ def parser_go(info, p):
     n_seq = p["n_seq_max"]
     if "ssm_d_inner" in hp or info["architecture"].startswith("rwkv"):
         # recurrent: r and s states of n_seq rows per layer, f32
-        if info["architecture"].startswith("rwkv"):
-            return None, (hp["n_embd"] + info["n_vocab"]) * n_tokens * 4
-        r = (hp["ssm_d_conv"] - 1) * hp["ssm_d_inner"]  # its group count term is omitted here
-        s = hp["ssm_d_state"] * hp["ssm_d_inner"]
+        arch = info["architecture"]
+        if arch.startswith("rwkv"):
+            r = key(gguf, path, arch + ".token_shift_count", 2) * hp["n_embd"]
+            s = key(gguf, path, arch + ".wkv.head_size", 0) * hp["n_embd"]
+        else:
+            groups = key(gguf, path, arch + ".ssm.group_count", 0)
+            r = (hp["ssm_d_conv"] - 1) * (hp["ssm_d_inner"] + 2 * groups * hp["ssm_d_state"])
+            s = hp["ssm_d_state"] * hp["ssm_d_inner"]
         return hp["n_layer"] * (r + s) * n_seq * 4, (hp["n_embd"] + info["n_vocab"]) * n_tokens * 4
     type_v = p["type_v"]
     if type_v not in ("f32", "f16", "bf16") and not fa:
         type_v = "f16"
     n_head_kv = hp["n_head_kv"] if isinstance(hp["n_head_kv"], int) else max(hp["n_head_kv"])
     akl, avl = hp["n_embd_head_k"], hp["n_embd_head_v"]
+    arch = info["architecture"]
+    kmla = key(gguf, path, arch + ".attention.key_length_mla", 0)
+    vmla = key(gguf, path, arch + ".attention.value_length_mla", 0)
+    if kmla and vmla:
+        akl, avl = kmla, vmla
     kv = hp["n_layer"] * (row_size(p["type_k"], akl * n_head_kv * n_ctx) +
                           row_size(type_v, avl * n_head_kv * n_ctx))
     out = (hp["n_embd"] + info["n_vocab"]) * n_tokens * 4
@@ -107,7 +127,7 @@ def main():
         if p["embeddings"]:
             args.append("--embeddings")
         ours = json.loads(subprocess.run(args, capture_output=True, text=True).stdout)
-        pkv, pout = parser_go(infos[path], p)
+        pkv, pout = parser_go(infos[path], p, gguf, path)
         kv = sum(l["memory_buffers"])
         err = (ours["compute_bytes"] - l["compute_bytes"]) / l["compute_bytes"] * 100
         print("| %s | %d | %d%s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f | %s | %s (%+.1f%%) |" % (
