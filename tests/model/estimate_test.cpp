@@ -96,7 +96,9 @@ TEST_F(EstimateReference, MatchesLlamaCpp) {
     const model* m = load(c["file"]);
     if (l.value("load_failed", false)) {
       // llama.cpp cannot load the file: no estimate either
-      if (m) EXPECT_FALSE(estimate(*m, params_of(c["params"])).refused.empty());
+      if (m) {
+        EXPECT_FALSE(estimate(*m, params_of(c["params"])).refused.empty());
+      }
       continue;
     }
     ASSERT_NE(m, nullptr);
