@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -381,4 +382,24 @@ TEST(CliEditCommand, NextOpenFinishesAnInterruptedInPlaceEdit) {
   EXPECT_NE(r.err.find("finished an interrupted in-place edit"), std::string::npos) << r.err;
   EXPECT_EQ(gguf::test::read_bytes(p), done_bytes);
   EXPECT_FALSE(fs::exists(gguf::journal_path(p)));
+}
+
+// Deliver 4: a progress bar with bytes/s on a terminal for writes over 256 MiB; none when
+// stderr is not a terminal or with --quiet.
+TEST(CliEditCommand, ProgressBarOnlyOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) to give gguf a terminal";
+  auto dir = dir_for("progress");
+  auto p = dir / "big.gguf";
+  make_big_model(p, 65ull << 20);  // 260 MiB
+  auto out = dir / "tty.txt";
+  std::string cmd = "script -qec \"'" + std::string(GGUF_CLI_PATH) + "' set '" + p.string() +
+                    "' general.name 'a name that does not fit' --in-place=never\" /dev/null > '" + out.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(out, std::ios::binary);
+  std::string tty((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(tty.find("MiB/s"), std::string::npos) << tty;
+  EXPECT_NE(tty.find("(100%)"), std::string::npos) << tty;
+  auto r = run_cli({"set", p.string(), "general.name", "another name that does not fit", "--in-place=never"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("MiB/s"), std::string::npos) << r.err;
 }
