@@ -97,9 +97,9 @@ struct edit_report {
 /// Applies `ops` to the GGUF file at `path` (see the header comment).
 /// Errors: every reader error of the input; key_not_found (remove of an absent key);
 /// invalid_key / key_too_long / invalid_alignment (set); unsupported (in_place_mode::always
-/// and it does not fit, or the input is opened elsewhere for editing); io_error (the
-/// file cannot be written: see safe_output's refusals; journal problems); whatever
-/// `opts.check` returns. On any error the file is unchanged.
+/// and it does not fit); io_error (the file cannot be written: see safe_output's
+/// refusals; journal problems; another process is editing it — editors hold an flock on
+/// the file); whatever `opts.check` returns. On any error the file is unchanged.
 result<edit_report> edit(const std::filesystem::path& path, std::span<const edit_op> ops, const edit_options& opts = {});
 
 /// Result of recover_edit.

@@ -268,7 +268,7 @@ result<edit_report> edit(const fs::path& path, std::span<const edit_op> ops, con
   fd_guard lock{::open(input.c_str(), O_RDONLY | O_CLOEXEC)};
   if (lock.fd < 0) return sys_error("cannot open " + input.string());
   if (over_input && !opts.dry_run && ::flock(lock.fd, LOCK_EX | LOCK_NB) != 0) {
-    return make_error(errc::unsupported, no_offset, "the file is being edited by another process");
+    return make_error(errc::io_error, no_offset, "the file is being edited by another process (try again when it is done)");
   }
 
   auto f = file::open(input);

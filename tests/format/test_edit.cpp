@@ -2,6 +2,8 @@
 // bytes and inode untouched), streamed otherwise, the journal and its recovery.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <cstring>
@@ -280,4 +282,20 @@ TEST(Edit, AJournalIsFinishedDiscardedOrLeftAlone) {
   auto f = gguf::file::open(path);
   EXPECT_EQ(*f->get_string("general.name"), "from the journal");
   EXPECT_EQ(*f->get_string("general.author"), "a");
+}
+
+TEST(Edit, ASecondEditorOfTheSameFileIsRefused) {
+  GGUF_REQUIRE_DATA();
+  auto path = copy_of("models/stories260K.gguf", "locked.gguf");
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as an editor in another process holds it
+  auto before = gguf::test::read_bytes(path);
+  auto r = gguf::edit(path, rename_to("n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, gguf::errc::io_error);
+  EXPECT_NE(r.error().message().find("being edited by another process"), std::string::npos);
+  EXPECT_EQ(gguf::test::read_bytes(path), before);
+  ::close(fd);
+  EXPECT_TRUE(gguf::edit(path, rename_to("n")).ok());
 }
