@@ -11,10 +11,11 @@ $HOME/.cache/gguf-ref); the tables are read from DIR/ggml/src/ggml-common.h. --c
 compares with FILE instead of writing (exit 1 if it differs); the test suite runs it on
 the committed file.
 """
-import argparse
 import os
 import re
 import sys
+
+import gen_common
 
 # name -> (C type, values per line, format); in the order of the generated file
 TABLES = [
@@ -72,28 +73,5 @@ def generate(src):
     return HEADER + "\n".join(blocks) + "\n}  // namespace gguf::detail::quant_tables\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ref = os.environ.get("GGUF_REF_DIR", os.path.join(os.path.expanduser("~"), ".cache", "gguf-ref"))
-    ap.add_argument("--ref", default=os.path.join(ref, "llsrc"), help="llama.cpp source tree")
-    ap.add_argument("-o", "--output", help="write here (default: stdout)")
-    ap.add_argument("--check", help="compare with this file instead of writing")
-    a = ap.parse_args()
-    path = os.path.join(a.ref, "ggml", "src", "ggml-common.h")
-    if not os.path.exists(path):
-        print(f"gen_quant_tables: {path} not found (set GGUF_REF_DIR or --ref)", file=sys.stderr)
-        return 77  # reference absent
-    text = generate(open(path, encoding="utf-8").read())
-    if a.check:
-        same = open(a.check, encoding="utf-8").read() == text
-        print(("same as " if same else "DIFFERS from ") + a.check)
-        return 0 if same else 1
-    if a.output:
-        open(a.output, "w", encoding="utf-8").write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gen_common.run(__doc__, os.path.join("ggml", "src", "ggml-common.h"), generate))
