@@ -26,23 +26,13 @@ namespace gguf::hostile {
 
 namespace {
 
-bool is_integer(value_type t) {
-  switch (t) {
-    case value_type::uint8: case value_type::int8: case value_type::uint16: case value_type::int16:
-    case value_type::uint32: case value_type::int32: case value_type::uint64: case value_type::int64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void add_value_fields(std::vector<field>& out, const value_ref& v, const std::string& key, uint32_t lw,
                       int depth) {
   if (v.type() == value_type::string) {
     out.push_back({v.offset(), lw, field_kind::length, "string length of " + key});
     return;
   }
-  if (is_integer(v.type()) && value_type_size(v.type()) >= 4) {
+  if (is_integer_type(v.type()) && value_type_size(v.type()) >= 4) {
     out.push_back({v.offset(), static_cast<uint32_t>(value_type_size(v.type())), field_kind::scalar, "value of " + key});
     return;
   }
