@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <span>
 
+#include "gguf/file.h"
 #include "gguf/format.h"
+#include "gguf/output.h"
 
 namespace gguf {
 
@@ -45,5 +47,15 @@ const swap_layout* ggml_swap_layout(ggml_type type) noexcept;
 /// swapping is its own inverse). `data.size()` must be a multiple of the type's
 /// type_size. Errors: invalid_ggml_type, invalid_argument (not whole blocks).
 result<void> swap_blocks(ggml_type type, std::span<std::byte> data);
+
+/// Appends `f` with every number in the other byte order to `out` (the caller commits):
+/// the header, every key/value (lengths, type ids, numbers, array elements) and tensor
+/// info, and each tensor's blocks by their layout. The layout is kept: same offsets,
+/// padding and bytes between tensors, so converting twice gives the original bytes.
+/// Follows gguf-py's gguf_convert_endian.py (which swaps the file in place) for the types
+/// it handles, and extends it to every type. Memory: the metadata plus a 4 MiB buffer;
+/// tensor bytes are read with pread from the file (or from the mapping for a file
+/// without a path). Errors: io_error.
+result<void> write_byte_swapped(const file& f, safe_output& out);
 
 }  // namespace gguf
