@@ -172,6 +172,44 @@ hash_result hash_tensors(const gguf::file& f, const hash_request& req) {
     else res.model[j.algo] = h.hex_digest();
   };
 
+  // xxHash runs at memory speed: a second pass costs more than a second thread saves,
+  // so without SHA per-tensor work the one-pass walk is used whatever --threads says.
+  const bool cpu_bound = req.per_tensor && (req.algo[static_cast<int>(hash_algo::sha1)] ||
+                                            req.algo[static_cast<int>(hash_algo::sha256)]);
+  if (req.threads <= 1 || !cpu_bound) {
+    // One pass over the data, each chunk fed to the whole-model streams and to the
+    // tensor's own hashes while it is in the cache.
+    std::vector<std::unique_ptr<stream_hash>> model;
+    std::vector<int> model_algo;
+    for (size_t k = 0; k < n_streams; ++k) {
+      model_algo.push_back(jobs[k].algo);
+      model.push_back(std::make_unique<stream_hash>(jobs[k].algo < 0 ? hash_algo::sha1
+                                                                     : static_cast<hash_algo>(jobs[k].algo)));
+      if (jobs[k].algo < 0) model.back()->update(std::as_bytes(std::span(uuid_namespace)));
+    }
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      std::vector<std::pair<int, std::unique_ptr<stream_hash>>> own;
+      if (req.per_tensor) {
+        for (int a = 0; a < hash_algo_count; ++a) {
+          if (req.algo[a]) own.emplace_back(a, std::make_unique<stream_hash>(static_cast<hash_algo>(a)));
+        }
+      }
+      const auto data = tensors[i].data;
+      constexpr size_t chunk = size_t{1} << 18;  // fits in L2
+      for (size_t off = 0; off < data.size(); off += chunk) {
+        const auto piece = data.subspan(off, std::min(chunk, data.size() - off));
+        for (auto& m : model) m->update(piece);
+        for (auto& [a, h] : own) h->update(piece);
+      }
+      for (auto& [a, h] : own) res.tensor[i][a] = h->hex_digest();
+    }
+    for (size_t k = 0; k < n_streams; ++k) {
+      if (model_algo[k] < 0) res.uuid = uuid_v5(model[k]->digest());
+      else res.model[model_algo[k]] = model[k]->hex_digest();
+    }
+    return res;
+  }
+
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < jobs.size();) run_job(jobs[k]);

@@ -33,8 +33,10 @@ struct hash_result {
   std::string uuid;  ///< 8-4-4-4-12 hex, when asked for
 };
 
-/// Hashes the tensors of `f` (straight from the mapping). The whole-model hashes are one
-/// sequential stream each; the per-tensor hashes are spread over the other threads.
+/// Hashes the tensors of `f` (straight from the mapping). One thread, or no SHA-1/SHA-256
+/// per-tensor work (xxHash is memory-bound): a single pass, each chunk fed to every hash
+/// that needs it. Otherwise each whole-model hash is one sequential stream and the
+/// per-tensor hashes are jobs spread over the threads.
 hash_result hash_tensors(const gguf::file& f, const hash_request& req);
 
 }  // namespace gguf::cli
