@@ -24,7 +24,9 @@ struct shard_spec {
 void write_set(const fs::path& prefix, const std::vector<shard_spec>& shards) {
   for (size_t i = 0; i < shards.size(); ++i) {
     gguf::writer w;
-    if (!shards[i].arch.empty()) ASSERT_TRUE(w.set("general.architecture", value::string(shards[i].arch)));
+    if (!shards[i].arch.empty()) {
+      ASSERT_TRUE(w.set("general.architecture", value::string(shards[i].arch)));
+    }
     ASSERT_TRUE(w.set("split.no", shards[i].no));
     ASSERT_TRUE(w.set("split.count", shards[i].count));
     ASSERT_TRUE(w.set("split.tensors.count", shards[i].total));
@@ -108,7 +110,7 @@ TEST(ModelFiles, EveryBrokenSetIsAnErrorNamingTheShard) {
       {"wrong-total", [](auto& s) { s[1].total = value::i32(6); }, errc::invalid_model, "split.tensors.count is 6"},
       {"total-mismatch", [](auto& s) { for (auto& x : s) x.total = value::i32(4); }, errc::invalid_model,
        "hold 5 tensors"},
-      {"duplicate", [](auto& s) { s[2].tensors[0] = "a"; }, errc::duplicate_tensor, "also in shard 1"},
+      {"duplicate", [](auto& s) { s[2].tensors[0].assign(1, 'a'); }, errc::duplicate_tensor, "also in shard 1"},
       {"type", [](auto& s) { s[1].count = value::u32(3); }, errc::type_mismatch, "m-00002-of-00003.gguf"},
       {"arch", [](auto& s) { s[2].arch = "gpt2"; }, errc::invalid_model, "general.architecture is 'gpt2'"},
   };
