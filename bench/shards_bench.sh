@@ -41,8 +41,10 @@ cat "$f" >/dev/null
 measure() {
   local times=() rss=0 t m
   for _ in $(seq "$runs"); do
-    read -r t m < <( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    times+=("$t"); [ "$m" -gt "$rss" ] && rss=$m
+    /usr/bin/time -o "$dir/time.txt" -f "%e %M" "$@" >/dev/null 2>&1
+    read -r t m <"$dir/time.txt"
+    times+=("$t")
+    if [ "$m" -gt "$rss" ]; then rss=$m; fi
   done
   printf '%s %s\n' "$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")" "$rss"
 }

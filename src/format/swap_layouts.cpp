@@ -3,6 +3,8 @@
 // (tests/format/test_swap_layouts.cpp checks every field of every block against the
 // structs of src/quant/blocks.h).
 #include <array>
+#include <cstring>
+#include <type_traits>
 #include <string>
 
 #include "gguf/byte_swap.h"
@@ -81,8 +83,14 @@ constexpr std::array<swap_layout, ggml_type_count> layouts = [] {
 
 template <int W>
 void swap_words(std::byte* p, size_t n) {
+  using U = std::conditional_t<W == 2, uint16_t, std::conditional_t<W == 4, uint32_t, uint64_t>>;
   for (size_t i = 0; i < n; ++i, p += W) {
-    for (int a = 0, b = W - 1; a < b; ++a, --b) std::swap(p[a], p[b]);
+    U v;
+    std::memcpy(&v, p, W);
+    if constexpr (W == 2) v = __builtin_bswap16(v);
+    else if constexpr (W == 4) v = __builtin_bswap32(v);
+    else v = __builtin_bswap64(v);
+    std::memcpy(p, &v, W);
   }
 }
 
