@@ -255,8 +255,28 @@ bool vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool
   return true;
 }
 
+namespace {
+// The special token add_special would add that the vocabulary does not have (llama.cpp
+// loads such a file and aborts in llama_tokenize), or nullptr.
+const char* missing_special(const vocab_detail::vocab_data& d) {
+  using vt = vocab_detail::vocab_type;
+  const bool wpm = d.type == vt::wpm;
+  if ((wpm || (d.add_bos && d.type != vt::rwkv)) && d.bos == vocab_detail::no_token) return "bos";
+  if (d.add_eos && d.type != vt::wpm && d.type != vt::rwkv && d.eos == vocab_detail::no_token) return "eos";
+  if (wpm && d.sep == vocab_detail::no_token) return "seperator";
+  return nullptr;
+}
+}  // namespace
+
 result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
   std::vector<int32_t> out;
+  if (const char* which = add_special && impl_->model ? missing_special(impl_->d) : nullptr) {
+    const std::string key = std::string("tokenizer.ggml.") + which + "_token_id";
+    return make_error(errc::invalid_vocab, no_offset,
+                      "adding special tokens needs the " + std::string(which) + " token, but " + key +
+                          " is not set (tokenize without add_special)",
+                      key);
+  }
   if (!tokenize_into(text, out, add_special, parse_special)) {
     if (!impl_->model || impl_->d.type == vocab_detail::vocab_type::none) {
       return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +
