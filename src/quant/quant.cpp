@@ -77,6 +77,8 @@ result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, 
   const auto* bytes = reinterpret_cast<const uint8_t*>(src.data());
   if (order == byte_order::big) {
     dequantize_swapped(*row, kernel, *tr, bytes, dst.data(), nblocks);
+  } else if (stream_worthwhile(dst.size() * sizeof(float))) {
+    dequantize_streaming(kernel, bytes, dst.data(), nblocks, tr->blck_size, tr->type_size);
   } else {
     kernel(bytes, dst.data(), nblocks);
   }
@@ -166,7 +168,12 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
 }
 
 std::string_view dequantize_isa() noexcept {
-  return detail::best_isa() == detail::kernel_isa::avx2 ? "avx2" : "scalar";
+  switch (detail::best_isa()) {
+    case detail::kernel_isa::avx512: return "avx512";
+    case detail::kernel_isa::avx2: return "avx2";
+    case detail::kernel_isa::scalar: break;
+  }
+  return "scalar";
 }
 
 }  // namespace gguf
