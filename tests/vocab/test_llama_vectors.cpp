@@ -31,7 +31,7 @@ struct recorded {
 const recorded& vectors() {
   static const recorded r = [] {
     recorded out;
-    const std::string path = std::string(GGUF_TEST_SOURCE_DIR) + "/vocab/data/llama-vectors.jsonl.gz";
+    const std::string path = std::string(GGUF_SOURCE_DIR) + "/tests/vocab/data/llama-vectors.jsonl.gz";
     gzFile f = gzopen(path.c_str(), "rb");
     if (!f) throw std::runtime_error("cannot open " + path);
     std::string all;
