@@ -115,7 +115,10 @@ class ugm_model final : public tokenizer_model {
   void viterbi(std::string_view s, std::vector<int32_t>& out) const {
     const size_t n = s.size();
     if (n == 0) return;
-    std::vector<best> results(n + 1, best{unk_, 0, -DBL_MAX});
+    // Per-thread scratch kept between calls (a fresh vector of 24 bytes per input byte
+    // costs page faults on every call); released when it grew past 64 MiB.
+    thread_local std::vector<best> results;
+    results.assign(n + 1, best{unk_, 0, -DBL_MAX});
     results[0] = {unk_, 0, 0.0};
     for (size_t pos = 0; pos < n;) {
       const size_t cp_len = std::min(unicode::utf8_len_from_lead(s[pos]), n - pos);
@@ -146,6 +149,7 @@ class ugm_model final : public tokenizer_model {
       at = b.start;
     }
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    if (results.capacity() * sizeof(best) > (size_t(64) << 20)) std::vector<best>().swap(results);
   }
 
   ugm_charsmap charsmap_;

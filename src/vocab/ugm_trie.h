@@ -60,13 +60,11 @@ class byte_trie {
       return npos;
 #endif
     }
-    const uint64_t* bits = wide_[n.meta >> edge_bits].bits;
+    const wide_t& w = wide_[n.meta >> edge_bits];
     const uint32_t word = b >> 6;
-    const uint64_t below = bits[word] & ((uint64_t{1} << (b & 63)) - 1);
-    if (!((bits[word] >> (b & 63)) & 1)) return npos;
-    uint32_t rank = uint32_t(__builtin_popcountll(below));
-    for (uint32_t w = 0; w < word; ++w) rank += uint32_t(__builtin_popcountll(bits[w]));
-    return n.first_edge + rank + 1;
+    const uint64_t bits = w.bits[word];
+    if (!((bits >> (b & 63)) & 1)) return npos;
+    return n.first_edge + w.before[word] + popcount(bits & ((uint64_t{1} << (b & 63)) - 1)) + 1;
   }
   /// The token id stored at `node`, or -1.
   int32_t value(uint32_t node) const noexcept { return nodes_[node].value; }
@@ -122,7 +120,15 @@ class byte_trie {
   };
   struct wide_t {
     uint64_t bits[4] = {0, 0, 0, 0};  // bit b set: an edge with byte b
+    uint32_t before[4] = {0, 0, 0, 0};  // edges in the words before each word
   };
+  // Inline (the baseline x86-64 target has no POPCNT; the builtin would be a libgcc call).
+  static uint32_t popcount(uint64_t x) noexcept {
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return uint32_t((x * 0x0101010101010101ull) >> 56);
+  }
 
   void build(std::vector<entry> entries) {
     std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
@@ -201,6 +207,7 @@ class byte_trie {
           const uint8_t b = bytes_[first_edge + e];
           w.bits[b >> 6] |= uint64_t{1} << (b & 63);
         }
+        for (int k = 1; k < 4; ++k) w.before[k] = w.before[k - 1] + popcount(w.bits[k - 1]);
         meta |= static_cast<uint32_t>(wide_.size()) << edge_bits;
         wide_.push_back(w);
       }
