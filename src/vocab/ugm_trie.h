@@ -75,6 +75,22 @@ class byte_trie {
   template <class Fn>
   void for_each_prefix(std::string_view text, size_t pos, Fn&& fn) const {
     uint32_t node = 0;
+    if (pos + 1 < text.size()) {  // the first two bytes through the direct tables
+      const uint8_t b0 = static_cast<uint8_t>(text[pos]);
+      node = root_[b0];
+      if (node == npos) return;
+      if (nodes_[node].value >= 0) fn(1, nodes_[node].value);
+      node = pair_[(uint32_t(b0) << 8) | static_cast<uint8_t>(text[pos + 1])];
+      if (node == npos) return;
+      if (nodes_[node].value >= 0) fn(2, nodes_[node].value);
+      pos += 2;
+      for (size_t i = pos; i < text.size(); ++i) {
+        node = child(node, static_cast<uint8_t>(text[i]));
+        if (node == npos) return;
+        if (nodes_[node].value >= 0) fn(i + 3 - pos, nodes_[node].value);
+      }
+      return;
+    }
     for (size_t i = pos; i < text.size(); ++i) {
       node = child(node, static_cast<uint8_t>(text[i]));
       if (node == npos) return;
@@ -86,6 +102,21 @@ class byte_trie {
   std::pair<size_t, int32_t> longest_match(std::string_view text, size_t pos) const noexcept {
     std::pair<size_t, int32_t> best{0, -1};
     uint32_t node = 0;
+    if (pos + 1 < text.size()) {  // the first two bytes through the direct tables
+      const uint8_t b0 = static_cast<uint8_t>(text[pos]);
+      node = root_[b0];
+      if (node == npos) return best;
+      if (nodes_[node].value >= 0) best = {1, nodes_[node].value};
+      node = pair_[(uint32_t(b0) << 8) | static_cast<uint8_t>(text[pos + 1])];
+      if (node == npos) return best;
+      if (nodes_[node].value >= 0) best = {2, nodes_[node].value};
+      for (size_t i = pos + 2; i < text.size(); ++i) {
+        node = child(node, static_cast<uint8_t>(text[i]));
+        if (node == npos) break;
+        if (nodes_[node].value >= 0) best = {i + 1 - pos, nodes_[node].value};
+      }
+      return best;
+    }
     for (size_t i = pos; i < text.size(); ++i) {
       node = child(node, static_cast<uint8_t>(text[i]));
       if (node == npos) break;
@@ -108,7 +139,8 @@ class byte_trie {
 
   size_t node_count() const noexcept { return nodes_.size(); }
   size_t memory_bytes() const noexcept {
-    return nodes_.capacity() * sizeof(node_t) + bytes_.capacity() + wide_.capacity() * sizeof(wide_t) + sizeof(root_);
+    return nodes_.capacity() * sizeof(node_t) + bytes_.capacity() + wide_.capacity() * sizeof(wide_t) +
+           pair_.capacity() * sizeof(uint32_t) + sizeof(root_);
   }
 
  private:
@@ -214,12 +246,22 @@ class byte_trie {
       nodes_[p.node].meta = meta;
     }
     bytes_.resize(bytes_.size() + narrow_edges, 0);  // padding for the 16-byte edge loads
+    // Depth-2 nodes by their two bytes (children of the root's children).
+    pair_.assign(65536, npos);
+    for (uint32_t b0 = 0; b0 < 256; ++b0) {
+      const uint32_t n1 = root_[b0];
+      if (n1 == npos) continue;
+      const node_t& n = nodes_[n1];
+      for (uint32_t e = 0; e < (n.meta & edge_mask); ++e)
+        pair_[(b0 << 8) | bytes_[n.first_edge + e]] = n.first_edge + e + 1;
+    }
   }
 
 
   std::vector<node_t> nodes_;
   std::vector<uint8_t> bytes_;  // edge bytes, sorted per node; edge e leads to node e + 1
   std::vector<wide_t> wide_;    // edge bitmaps of the nodes with more than narrow_edges edges
+  std::vector<uint32_t> pair_ = std::vector<uint32_t>(65536, npos);  // depth-2 node by (b0 << 8) | b1
   std::array<uint32_t, 256> root_{};
 };
 
