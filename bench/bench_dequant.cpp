@@ -99,7 +99,10 @@ int main(int argc, char** argv) {
     const std::string name(gguf::ggml_type_name(type));
     benchmark::RegisterBenchmark(("dequant/" + name).c_str(), dequant, type, gguf::detail::best_isa(), fx);
     const auto* row = gguf::detail::kernels_for(type);
-    if (row->avx2 && gguf::detail::best_isa() == gguf::detail::kernel_isa::avx2) {
+    if (row->avx512 && gguf::detail::best_isa() == gguf::detail::kernel_isa::avx512) {
+      benchmark::RegisterBenchmark(("dequant_avx2/" + name).c_str(), dequant, type, gguf::detail::kernel_isa::avx2, fx);
+    }
+    if (row->avx2 && gguf::detail::best_isa() != gguf::detail::kernel_isa::scalar) {
       benchmark::RegisterBenchmark(("dequant_scalar/" + name).c_str(), dequant, type, gguf::detail::kernel_isa::scalar,
                                    fx);
     }

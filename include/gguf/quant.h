@@ -71,8 +71,9 @@ result<std::vector<float>> dequantize_tensor(const file& f, const tensor_info& t
 /// multiple of ne[2] * ne[3]), and those of dequantize_row.
 result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32_t> ids, std::span<float> out);
 
-/// Which dequantization kernels this process runs: "avx2" (AVX2 + F16C found at run
-/// time) or "scalar".
+/// Which dequantization kernels this process runs: "avx512" (AVX-512 F/BW/VL, AVX2 and
+/// F16C found at run time: AVX-512 kernels where a type has one, else AVX2), "avx2" (AVX2 +
+/// F16C) or "scalar". Outputs of 16 MiB and more are written with non-temporal stores.
 std::string_view dequantize_isa() noexcept;
 
 }  // namespace gguf

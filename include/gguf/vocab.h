@@ -37,10 +37,12 @@ class vocab {
   ///    ("unsupported tokenizer"); tokenizer.ggml.pre unknown to llama.cpp (llama.cpp
   ///    refuses to load such a file too);
   ///  - errc::invalid_vocab: missing tokens / merges, scores or token_type shorter than
-  ///    tokens, a duplicate token text, add_bos/add_eos/add_sep set without the id;
+  ///    tokens, a duplicate token text;
   ///  - errc::type_mismatch: a tokenizer key of the wrong GGUF type.
   /// A missing tokenizer.ggml.pre (BPE) loads with the "default" pre-tokenizer, as
   /// llama.cpp does, and adds a warning; so do bad special ids (kept at their default).
+  /// add_bos / add_eos / add_sep set without the id load too (as in llama.cpp v0.5.0):
+  /// tokenize() with add_special then fails where it needs the id (llama.cpp aborts).
   static result<vocab> load(const file& f);
 
   vocab_type type() const noexcept;
@@ -103,7 +105,8 @@ class vocab {
   /// EOS / SEP are added as the model is configured. Every id returned is a token of the
   /// vocabulary. Errors: errc::unsupported for a vocab without a tokenizer
   /// (tokenizer.ggml.model none/no_vocab/absent); errc::invalid_vocab when the text needs
-  /// the unknown token (or a BOS/EOS/SEP id) that the vocabulary does not have.
+  /// the unknown token that the vocabulary does not have, or add_special needs a BOS / EOS /
+  /// SEP id it does not have (key: that id's tokenizer.ggml.*_token_id).
   result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special = true,
                                         bool parse_special = true) const;
   /// Same, appending to `out`; returns false and leaves `out` as it was where tokenize()

@@ -35,8 +35,10 @@ constexpr size_t id(ggml_type t) { return static_cast<size_t>(t); }
 
 #if GGUF_QUANT_X86
 #define GGUF_AVX2(fn) fn##_avx2
+#define GGUF_AVX512(fn) fn##_avx512
 #else
 #define GGUF_AVX2(fn) nullptr
+#define GGUF_AVX512(fn) nullptr
 #endif
 
 constexpr std::array<kernel_row, ggml_type_count> make_table() {
@@ -76,6 +78,12 @@ constexpr std::array<kernel_row, ggml_type_count> make_table() {
   t[id(T::iq3_s)]   = {dequant_iq3_s,   GGUF_AVX2(dequant_iq3_s),     nullptr};
   t[id(T::iq1_s)]   = {dequant_iq1_s,   GGUF_AVX2(dequant_iq1_s),     nullptr};
   t[id(T::iq1_m)]   = {dequant_iq1_m,   GGUF_AVX2(dequant_iq1_m),     nullptr};
+  // AVX-512 variants where they beat AVX2 (a third column would be mostly empty).
+  t[id(T::f16)].avx512 = GGUF_AVX512(dequant_f16);
+  t[id(T::bf16)].avx512 = GGUF_AVX512(dequant_bf16);
+  t[id(T::q8_0)].avx512 = GGUF_AVX512(dequant_q8_0);
+  t[id(T::q4_K)].avx512 = GGUF_AVX512(dequant_q4_K);
+  t[id(T::q5_K)].avx512 = GGUF_AVX512(dequant_q5_K);
   // q8_1 and q8_K: intermediate types of ggml's dot products; ggml has no to_float for them.
   return t;
 }
@@ -103,10 +111,23 @@ bool cpu_has_avx2() noexcept {
 #endif
 }
 
-kernel_isa best_isa() noexcept { return cpu_has_avx2() ? kernel_isa::avx2 : kernel_isa::scalar; }
+bool cpu_has_avx512() noexcept {
+#if GGUF_QUANT_X86
+  static const bool has = cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return has;
+#else
+  return false;
+#endif
+}
+
+kernel_isa best_isa() noexcept {
+  return cpu_has_avx512() ? kernel_isa::avx512 : cpu_has_avx2() ? kernel_isa::avx2 : kernel_isa::scalar;
+}
 
 row_kernel select_kernel(const kernel_row& row, kernel_isa isa) noexcept {
-  if (isa == kernel_isa::avx2 && row.avx2 && cpu_has_avx2()) return row.avx2;
+  if (isa == kernel_isa::avx512 && row.avx512 && cpu_has_avx512()) return row.avx512;
+  if ((isa == kernel_isa::avx2 || isa == kernel_isa::avx512) && row.avx2 && cpu_has_avx2()) return row.avx2;
   return row.scalar;
 }
 

@@ -25,24 +25,38 @@ using row_kernel = void (*)(const uint8_t* src, float* dst, size_t nblocks);
 using block_swap = void (*)(uint8_t* blocks, size_t nblocks);
 
 /// Instruction sets a kernel is written for.
-enum class kernel_isa : uint8_t { scalar, avx2 };
+enum class kernel_isa : uint8_t { scalar, avx2, avx512 };
 
 /// One row of the kernel table (a ggml type).
 struct kernel_row {
   row_kernel scalar = nullptr;  ///< reference kernel; nullptr: type not dequantizable
   row_kernel avx2 = nullptr;    ///< AVX2+F16C kernel bit-identical to `scalar`, or nullptr
   block_swap from_big_endian = nullptr;  ///< nullptr: not readable from big-endian files
+  row_kernel avx512 = nullptr;  ///< AVX-512 F/BW/VL kernel bit-identical to `scalar`, or nullptr
 };
 
 /// The table row of a type id; nullptr for an id out of range.
 const kernel_row* kernels_for(ggml_type type) noexcept;
 /// True when the CPU runs the AVX2 kernels (AVX2 and F16C present).
 bool cpu_has_avx2() noexcept;
-/// The kernel to run for `isa`: the avx2 one when asked for, present and supported by the
-/// CPU, else the scalar one (nullptr when the type has none).
+/// True when the CPU runs the AVX-512 kernels (AVX2, F16C and AVX-512 F, BW, VL present).
+bool cpu_has_avx512() noexcept;
+/// The kernel to run for `isa`: the avx512 one when asked for, present and supported by
+/// the CPU; else the avx2 one when avx2 or avx512 is asked for, present and supported; else
+/// the scalar one (nullptr when the type has none).
 row_kernel select_kernel(const kernel_row& row, kernel_isa isa) noexcept;
 /// The best ISA of this CPU.
 kernel_isa best_isa() noexcept;
+
+/// Outputs of at least this many bytes are written with non-temporal stores (stream_store.cpp):
+/// far beyond the last-level cache of one core's share, where a plain store costs a read too.
+inline constexpr size_t stream_threshold_bytes = size_t(16) << 20;
+/// True when `out_bytes` of output should go through dequantize_streaming on this CPU.
+bool stream_worthwhile(size_t out_bytes) noexcept;
+/// kernel(src, dst, nblocks) through an L1-sized staging buffer and non-temporal stores;
+/// the same floats as calling the kernel directly.
+void dequantize_streaming(row_kernel kernel, const uint8_t* src, float* dst, size_t nblocks, size_t blck_size,
+                          size_t type_size);
 
 /// gguf::dequantize_row with the kernels of `isa` (for differential tests and benchmarks).
 result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, std::span<float> dst,
@@ -114,6 +128,12 @@ void dequant_nvfp4_avx2(const uint8_t*, float*, size_t);
 void dequant_q1_0_avx2(const uint8_t*, float*, size_t);
 void dequant_q2_0_avx2(const uint8_t*, float*, size_t);
 void dequant_tq2_0_avx2(const uint8_t*, float*, size_t);
+// AVX-512 kernels (kernels_avx512.cpp); call only when cpu_has_avx512().
+void dequant_f16_avx512(const uint8_t*, float*, size_t);
+void dequant_bf16_avx512(const uint8_t*, float*, size_t);
+void dequant_q8_0_avx512(const uint8_t*, float*, size_t);
+void dequant_q4_K_avx512(const uint8_t*, float*, size_t);
+void dequant_q5_K_avx512(const uint8_t*, float*, size_t);
 #endif
 
 }  // namespace gguf::detail

@@ -53,8 +53,13 @@ struct row_dequantizer {
   byte_order order;
 
   void run(const uint8_t* src, float* dst, size_t nblocks) const {
-    if (order == byte_order::big) dequantize_swapped(type, kernel, *tr, src, dst, nblocks);
-    else kernel(src, dst, nblocks);
+    if (order == byte_order::big) {
+      dequantize_swapped(type, kernel, *tr, src, dst, nblocks);
+    } else if (stream_worthwhile(nblocks * tr->blck_size * sizeof(float))) {
+      dequantize_streaming(kernel, src, dst, nblocks, tr->blck_size, tr->type_size);
+    } else {
+      kernel(src, dst, nblocks);
+    }
   }
 };
 
@@ -186,7 +191,12 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
 }
 
 std::string_view dequantize_isa() noexcept {
-  return detail::best_isa() == detail::kernel_isa::avx2 ? "avx2" : "scalar";
+  switch (detail::best_isa()) {
+    case detail::kernel_isa::avx512: return "avx512";
+    case detail::kernel_isa::avx2: return "avx2";
+    case detail::kernel_isa::scalar: break;
+  }
+  return "scalar";
 }
 
 }  // namespace gguf

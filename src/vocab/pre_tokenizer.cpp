@@ -43,7 +43,7 @@ std::string_view category_ascii(uint16_t flag) {
     case cpt_flags::number: return "0-9";
     case cpt_flags::letter: return "A-Za-z";
     case cpt_flags::punctuation: return "!-#%-*,-/:-;?-@\\[-\\]_\\{\\}";
-    case cpt_flags::symbol: return "\\$\\+<->^`\\|";
+    case cpt_flags::symbol: return "\\$\\+<->^`\\|~";
     default: return "";
   }
 }

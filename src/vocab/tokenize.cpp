@@ -94,6 +94,9 @@ void partition(const vocab::impl& v, std::string_view text, bool parse_special, 
   }
 }
 
+// Scratch larger than this is released after the call rather than kept for the next.
+constexpr size_t scratch_keep_bytes = size_t(64) << 20;
+
 bool adds(add_when w, bool flag) { return w == add_when::always || (w == add_when::if_flag && flag); }
 
 // A model falls back to the unknown token, or to BOS/EOS/SEP ids the file declares; in a
@@ -110,11 +113,13 @@ bool vocab::impl::tokenize_into(std::string_view text, std::vector<int32_t>& out
                                 bool parse_special) const {
   if (!model) return false;
   const size_t start = out.size();
-  std::vector<fragment> frags;
+  // Per-thread scratch, kept between calls: a fresh buffer for a long text costs a page
+  // fault per 4 KiB (the kernel zeroes each page) on every call. Nothing below re-enters.
+  thread_local std::vector<fragment> frags;
+  thread_local std::string buf;
   partition(*this, text, parse_special, frags);
   const special_template& tmpl = info->tmpl;
   if (add_special && adds(tmpl.bos, d.add_bos)) out.push_back(d.bos);
-  std::string buf;
   bool after_special = true;
   for (const auto& f : frags) {
     if (f.token >= 0) {
@@ -127,6 +132,7 @@ bool vocab::impl::tokenize_into(std::string_view text, std::vector<int32_t>& out
   }
   if (add_special && adds(tmpl.eos, d.add_eos)) out.push_back(d.eos);
   if (add_special && adds(tmpl.sep, d.add_sep)) out.push_back(d.sep);
+  if (buf.capacity() > scratch_keep_bytes) std::string().swap(buf);
   if (!all_valid(out, start, d.tokens.size())) {
     out.resize(start);
     return false;
@@ -154,6 +160,23 @@ bool vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool
 
 result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
   std::vector<int32_t> out;
+  // The special token add_special would add that the vocabulary does not have (llama.cpp
+  // loads such a file and aborts in llama_tokenize).
+  if (add_special && impl_->model) {
+    const auto& d = impl_->d;
+    const special_template& tmpl = impl_->info->tmpl;
+    const char* which = adds(tmpl.bos, d.add_bos) && d.bos == vocab_detail::no_token   ? "bos"
+                        : adds(tmpl.eos, d.add_eos) && d.eos == vocab_detail::no_token ? "eos"
+                        : adds(tmpl.sep, d.add_sep) && d.sep == vocab_detail::no_token ? "seperator"
+                                                                                       : nullptr;
+    if (which) {
+      const std::string key = std::string("tokenizer.ggml.") + which + "_token_id";
+      return make_error(errc::invalid_vocab, no_offset,
+                        "adding special tokens needs the " + std::string(which) + " token, but " + key +
+                            " is not set (tokenize without add_special)",
+                        key);
+    }
+  }
   if (!tokenize_into(text, out, add_special, parse_special)) {
     if (!impl_->model) {
       return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +

@@ -106,16 +106,29 @@ class ugm_model final : public tokenizer_model {
     if (append_space) out.append(space);
   }
 
+  // 16 bytes per input byte for texts under 4 GiB (the table is the Viterbi's memory
+  // traffic), 24 beyond.
+  template <class Index>
   struct best {
     int32_t token_id;
-    size_t start;  // input offset where the token starts
+    Index start;  // input offset where the token starts
     double score;
   };
 
   void viterbi(std::string_view s, std::vector<int32_t>& out) const {
+    if (s.size() < UINT32_MAX) viterbi<uint32_t>(s, out);
+    else viterbi<size_t>(s, out);
+  }
+
+  template <class Index>
+  void viterbi(std::string_view s, std::vector<int32_t>& out) const {
+    using best = ugm_model::best<Index>;
     const size_t n = s.size();
     if (n == 0) return;
-    std::vector<best> results(n + 1, best{unk_, 0, -DBL_MAX});
+    // Per-thread scratch kept between calls (a fresh vector per call costs page faults
+    // on every call); released when it grew past 64 MiB.
+    thread_local std::vector<best> results;
+    results.assign(n + 1, best{unk_, 0, -DBL_MAX});
     results[0] = {unk_, 0, 0.0};
     for (size_t pos = 0; pos < n;) {
       const size_t cp_len = std::min(utf8_len(s[pos]), n - pos);
@@ -125,12 +138,12 @@ class ugm_model final : public tokenizer_model {
         if (len == cp_len) single_codepoint_found = true;
         const double challenger = base + scores_[static_cast<size_t>(id)];
         best& champ = results[pos + len];
-        if (challenger > champ.score) champ = {id, pos, challenger};
+        if (challenger > champ.score) champ = {id, Index(pos), challenger};
       });
       if (!single_codepoint_found) {
         const double challenger = base + unknown_score_;
         best& champ = results[pos + cp_len];
-        if (challenger > champ.score) champ = {unk_, pos, challenger};
+        if (challenger > champ.score) champ = {unk_, Index(pos), challenger};
       }
       pos += cp_len;
     }
@@ -139,6 +152,7 @@ class ugm_model final : public tokenizer_model {
     bool prev_unknown = false;
     for (size_t at = n;;) {
       const best& b = results[at];
+      static_assert(sizeof(Index) != 4 || sizeof(best) == 16);
       const bool unknown = b.token_id == unk_;
       if (!(prev_unknown && unknown)) out.push_back(b.token_id);
       if (b.start == 0) break;
@@ -146,6 +160,7 @@ class ugm_model final : public tokenizer_model {
       at = b.start;
     }
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    if (results.capacity() * sizeof(best) > (size_t(64) << 20)) std::vector<best>().swap(results);
   }
 
   ugm_charsmap charsmap_;

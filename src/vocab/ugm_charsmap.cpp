@@ -36,6 +36,21 @@ ugm_charsmap::ugm_charsmap(std::span<const std::byte> blob) {
   n_nodes_ = static_cast<size_t>(xcda_size / 4);
   repl_ = reinterpret_cast<const char*>(p + 4 + xcda_size);
   repl_size_ = blob.size() - 4 - static_cast<size_t>(xcda_size);
+  // Which two-byte starts go deeper than one byte (walk of every pair: 64 Ki short walks).
+  char two[2];
+  for (uint32_t c0 = 1; c0 < 256; ++c0) {
+    two[0] = char(c0);
+    single_[c0] = walk(std::string_view(two, 1), 0);
+    uint32_t n = 0;
+    if (!node(0, n)) break;
+    size_t index = xcda_base(n) ^ c0;
+    if (!node(index, n) || xcda_lcheck(n) != c0) continue;  // no path starts with c0
+    const size_t base1 = index ^ xcda_base(n);
+    for (uint32_t c1 = 1; c1 < 256; ++c1) {
+      uint32_t m = 0;
+      if (node(base1 ^ c1, m) && xcda_lcheck(m) == c1) pairs_[(c0 << 2) | (c1 >> 6)] |= uint64_t{1} << (c1 & 63);
+    }
+  }
 }
 
 bool ugm_charsmap::node(size_t i, uint32_t& out) const noexcept {
@@ -45,6 +60,15 @@ bool ugm_charsmap::node(size_t i, uint32_t& out) const noexcept {
 }
 
 ugm_charsmap::match ugm_charsmap::longest_prefix(std::string_view text, size_t pos) const noexcept {
+  if (pos + 1 < text.size() && n_nodes_ != 0) {
+    const auto c0 = static_cast<unsigned char>(text[pos]), c1 = static_cast<unsigned char>(text[pos + 1]);
+    if (c0 == 0) return {};
+    if (c1 == 0 || !((pairs_[(uint32_t(c0) << 2) | (c1 >> 6)] >> (c1 & 63)) & 1)) return single_[c0];
+  }
+  return walk(text, pos);
+}
+
+ugm_charsmap::match ugm_charsmap::walk(std::string_view text, size_t pos) const noexcept {
   match best;
   if (n_nodes_ == 0) return best;
   uint32_t n = 0;

@@ -40,7 +40,12 @@ class ugm_charsmap {
 
  private:
   bool node(size_t i, uint32_t& out) const noexcept;
+  match walk(std::string_view text, size_t pos) const noexcept;
   const unsigned char* xcda_ = nullptr;
+  // Byte pairs (c0 << 8 | c1) that continue a path of the trie past its first byte; a text
+  // whose first two bytes are not one can only match its first byte (most text).
+  uint64_t pairs_[1024] = {};
+  match single_[256];  // the match of a lone byte c0
   size_t n_nodes_ = 0;
   const char* repl_ = nullptr;
   size_t repl_size_ = 0;

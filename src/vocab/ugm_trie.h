@@ -17,6 +17,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gguf::vocab_detail {
 
 class byte_trie {
@@ -36,29 +40,57 @@ class byte_trie {
   /// Builds the trie; `entries` is reordered. Empty keys are ignored.
   explicit byte_trie(std::vector<entry> entries) { build(std::move(entries)); }
 
-  /// The child of `node` by byte `b`, or npos.
+  /// The child of `node` by byte `b`, or npos. Branch-light: up to 16 edges are compared
+  /// at once (SSE2), more are found through the node's 256-bit edge bitmap and a popcount.
   uint32_t child(uint32_t node, uint8_t b) const noexcept {
     if (node == 0) return root_[b];
     const node_t& n = nodes_[node];
-    const uint8_t* first = bytes_.data() + n.first_edge;
-    if (n.n_edges <= 12) {
-      for (uint32_t k = 0; k < n.n_edges; ++k)
+    const uint32_t n_edges = n.meta & edge_mask;
+    if (n_edges <= narrow_edges) {
+#if defined(__SSE2__)
+      // bytes_ has narrow_edges bytes of padding at the end: the load stays inside it
+      const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes_.data() + n.first_edge));
+      const uint32_t hits = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(e, _mm_set1_epi8(char(b))))) &
+                            ((1u << n_edges) - 1u);
+      return hits ? n.first_edge + uint32_t(__builtin_ctz(hits)) + 1 : npos;
+#else
+      const uint8_t* first = bytes_.data() + n.first_edge;
+      for (uint32_t k = 0; k < n_edges; ++k)
         if (first[k] == b) return n.first_edge + k + 1;
       return npos;
+#endif
     }
-    const uint8_t* last = first + n.n_edges;
-    const uint8_t* e = std::lower_bound(first, last, b);
-    return (e != last && *e == b) ? n.first_edge + static_cast<uint32_t>(e - first) + 1 : npos;
+    const wide_t& w = wide_[n.meta >> edge_bits];
+    const uint32_t word = b >> 6;
+    const uint64_t bits = w.bits[word];
+    if (!((bits >> (b & 63)) & 1)) return npos;
+    return n.first_edge + w.before[word] + popcount(bits & ((uint64_t{1} << (b & 63)) - 1)) + 1;
   }
   /// The token id stored at `node`, or -1.
   int32_t value(uint32_t node) const noexcept { return nodes_[node].value; }
-  bool has_children(uint32_t node) const noexcept { return nodes_[node].n_edges > 0; }
+  bool has_children(uint32_t node) const noexcept { return (nodes_[node].meta & edge_mask) > 0; }
   bool empty() const noexcept { return nodes_.size() <= 1; }
 
   /// Calls fn(length, id) for every stored key that is a prefix of text[pos..], shortest first.
   template <class Fn>
   void for_each_prefix(std::string_view text, size_t pos, Fn&& fn) const {
     uint32_t node = 0;
+    if (pos + 1 < text.size()) {  // the first two bytes through the direct tables
+      const uint8_t b0 = static_cast<uint8_t>(text[pos]);
+      node = root_[b0];
+      if (node == npos) return;
+      if (nodes_[node].value >= 0) fn(1, nodes_[node].value);
+      node = pair_[(uint32_t(b0) << 8) | static_cast<uint8_t>(text[pos + 1])];
+      if (node == npos) return;
+      if (nodes_[node].value >= 0) fn(2, nodes_[node].value);
+      pos += 2;
+      for (size_t i = pos; i < text.size(); ++i) {
+        node = child(node, static_cast<uint8_t>(text[i]));
+        if (node == npos) return;
+        if (nodes_[node].value >= 0) fn(i + 3 - pos, nodes_[node].value);
+      }
+      return;
+    }
     for (size_t i = pos; i < text.size(); ++i) {
       node = child(node, static_cast<uint8_t>(text[i]));
       if (node == npos) return;
@@ -70,6 +102,21 @@ class byte_trie {
   std::pair<size_t, int32_t> longest_match(std::string_view text, size_t pos) const noexcept {
     std::pair<size_t, int32_t> best{0, -1};
     uint32_t node = 0;
+    if (pos + 1 < text.size()) {  // the first two bytes through the direct tables
+      const uint8_t b0 = static_cast<uint8_t>(text[pos]);
+      node = root_[b0];
+      if (node == npos) return best;
+      if (nodes_[node].value >= 0) best = {1, nodes_[node].value};
+      node = pair_[(uint32_t(b0) << 8) | static_cast<uint8_t>(text[pos + 1])];
+      if (node == npos) return best;
+      if (nodes_[node].value >= 0) best = {2, nodes_[node].value};
+      for (size_t i = pos + 2; i < text.size(); ++i) {
+        node = child(node, static_cast<uint8_t>(text[i]));
+        if (node == npos) break;
+        if (nodes_[node].value >= 0) best = {i + 1 - pos, nodes_[node].value};
+      }
+      return best;
+    }
     for (size_t i = pos; i < text.size(); ++i) {
       node = child(node, static_cast<uint8_t>(text[i]));
       if (node == npos) break;
@@ -92,15 +139,28 @@ class byte_trie {
 
   size_t node_count() const noexcept { return nodes_.size(); }
   size_t memory_bytes() const noexcept {
-    return nodes_.capacity() * sizeof(node_t) + bytes_.capacity() + sizeof(root_);
+    return nodes_.capacity() * sizeof(node_t) + bytes_.capacity() + wide_.capacity() * sizeof(wide_t) +
+           pair_.capacity() * sizeof(uint32_t) + sizeof(root_);
   }
 
  private:
+  static constexpr uint32_t edge_bits = 9, edge_mask = (1u << edge_bits) - 1, narrow_edges = 16;
   struct node_t {
     uint32_t first_edge = 0;
-    uint32_t n_edges = 0;
+    uint32_t meta = 0;  // edge count (low 9 bits); above: index into wide_ when > narrow_edges
     int32_t value = -1;
   };
+  struct wide_t {
+    uint64_t bits[4] = {0, 0, 0, 0};  // bit b set: an edge with byte b
+    uint32_t before[4] = {0, 0, 0, 0};  // edges in the words before each word
+  };
+  // Inline (the baseline x86-64 target has no POPCNT; the builtin would be a libgcc call).
+  static uint32_t popcount(uint64_t x) noexcept {
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return uint32_t((x * 0x0101010101010101ull) >> 56);
+  }
 
   void build(std::vector<entry> entries) {
     std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
@@ -141,6 +201,7 @@ class byte_trie {
     root_.fill(npos);
     nodes_.clear();
     bytes_.clear();
+    wide_.clear();
     nodes_.push_back({});
     struct pending {
       uint32_t node;
@@ -171,13 +232,36 @@ class byte_trie {
         j = k;
       }
       nodes_[p.node].first_edge = first_edge;
-      nodes_[p.node].n_edges = static_cast<uint32_t>(n_edges);
+      uint32_t meta = static_cast<uint32_t>(n_edges);
+      if (n_edges > narrow_edges) {
+        wide_t w;
+        for (size_t e = 0; e < n_edges; ++e) {
+          const uint8_t b = bytes_[first_edge + e];
+          w.bits[b >> 6] |= uint64_t{1} << (b & 63);
+        }
+        for (int k = 1; k < 4; ++k) w.before[k] = w.before[k - 1] + popcount(w.bits[k - 1]);
+        meta |= static_cast<uint32_t>(wide_.size()) << edge_bits;
+        wide_.push_back(w);
+      }
+      nodes_[p.node].meta = meta;
+    }
+    bytes_.resize(bytes_.size() + narrow_edges, 0);  // padding for the 16-byte edge loads
+    // Depth-2 nodes by their two bytes (children of the root's children).
+    pair_.assign(65536, npos);
+    for (uint32_t b0 = 0; b0 < 256; ++b0) {
+      const uint32_t n1 = root_[b0];
+      if (n1 == npos) continue;
+      const node_t& n = nodes_[n1];
+      for (uint32_t e = 0; e < (n.meta & edge_mask); ++e)
+        pair_[(b0 << 8) | bytes_[n.first_edge + e]] = n.first_edge + e + 1;
     }
   }
 
 
   std::vector<node_t> nodes_;
   std::vector<uint8_t> bytes_;  // edge bytes, sorted per node; edge e leads to node e + 1
+  std::vector<wide_t> wide_;    // edge bitmaps of the nodes with more than narrow_edges edges
+  std::vector<uint32_t> pair_ = std::vector<uint32_t>(65536, npos);  // depth-2 node by (b0 << 8) | b1
   std::array<uint32_t, 256> root_{};
 };
 

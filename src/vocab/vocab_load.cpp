@@ -312,12 +312,8 @@ result<void> read_special_ids(vocab::impl& v, const keys& k) {
     d.add_bos = true;
     v.warnings.push_back("override 'tokenizer.ggml.add_bos_token' to 'true' for Gemma4");
   }
-  if (d.add_bos && d.bos == no_token)
-    return vocab_error(errc::invalid_vocab, "add_bos_token is true, but bos_token_id is not set", "tokenizer.ggml.add_bos_token");
-  if (d.add_eos && d.eos == no_token)
-    return vocab_error(errc::invalid_vocab, "add_eos_token is true, but eos_token_id is not set", "tokenizer.ggml.add_eos_token");
-  if (d.add_sep && d.sep == no_token)
-    return vocab_error(errc::invalid_vocab, "add_sep_token is true, but seperator_token_id is not set", "tokenizer.ggml.add_sep_token");
+  // add_bos / add_eos / add_sep without the id load (llama.cpp loads such a file too); only
+  // tokenizing with add_special needs the id, and vocab::tokenize reports it missing there.
 
   auto rl = k.get_bool("tokenizer.ggml.normalizer.lowercase", d.lowercase);
   if (!rl) return std::move(rl).error();

@@ -48,10 +48,21 @@ class wpm_model final : public tokenizer_model {
       for (size_t id = 0; id < v.tokens.size(); ++id) entries.push_back({v.tokens[id].text, static_cast<int32_t>(id)});
     }
     trie_ = byte_trie(std::move(entries));
+    // The walk of the U+2581 prefix every word starts with, done once.
+    for (size_t k = 0; k < word_prefix.size() && prefix_node_ != byte_trie::npos; ++k) {
+      prefix_node_ = trie_.child(prefix_node_, static_cast<uint8_t>(word_prefix[k]));
+      if (prefix_node_ != byte_trie::npos && trie_.value(prefix_node_) >= 0)
+        prefix_best_ = {k + 1, trie_.value(prefix_node_)};
+    }
     for (uint32_t c = 0; c < 128; ++c) {
       uint32_t out = c;
       ascii_class_[c] = classify(c, out);
       ascii_out_[c] = static_cast<char>(out);
+    }
+    for (uint32_t c = 0x80; c < 0x800; ++c) {
+      uint32_t out = c;
+      two_byte_class_[c - 0x80] = classify(c, out);
+      two_byte_out_[c - 0x80] = static_cast<uint16_t>(out);
     }
   }
 
@@ -98,7 +109,17 @@ class wpm_model final : public tokenizer_model {
       } else {
         uint32_t cpt;
         pos += utf8_decode_lenient(text, pos, cpt);
-        k = classify(cpt, mapped);
+        if (cpt >= 0x80 && cpt < 0x800) {  // two-byte code points: precomputed (an overlong
+                                           // sequence can decode below 0x80: classify it)
+          k = two_byte_class_[cpt - 0x80];
+          mapped = two_byte_out_[cpt - 0x80];
+        } else if (cpt >= 0x4E00 && cpt <= 0x9FFF) {
+          // CJK Unified Ideographs: no decomposition, no case, each a word of its own
+          k = cpt_class::single;
+          mapped = cpt;
+        } else {
+          k = classify(cpt, mapped);
+        }
       }
       switch (k) {
         case cpt_class::append:
@@ -149,8 +170,45 @@ class wpm_model final : public tokenizer_model {
     return cpt_class::append;
   }
 
-  // Greedy longest-match of one U+2581-prefixed word.
+  // Greedy longest-match of one word, prefixed with U+2581. The first piece continues the
+  // prefix's walk (prefix_node_) over the word itself, without building "\u2581word".
   void emit_word(std::string_view word, std::vector<int32_t>& out) const {
+    const size_t plen = word_prefix.size();
+    auto [len, id] = prefix_best_;
+    if (prefix_node_ != byte_trie::npos) {
+      uint32_t node = prefix_node_;
+      for (size_t i = 0; i < word.size(); ++i) {
+        node = trie_.child(node, static_cast<uint8_t>(word[i]));
+        if (node == byte_trie::npos) break;
+        if (trie_.value(node) >= 0) len = plen + i + 1, id = trie_.value(node);
+      }
+    }
+    if (len == 0) {
+      out.push_back(unk_);
+      return;
+    }
+    if (len < plen) {  // a token that is part of the prefix's bytes: walk the joined text
+      std::string joined(word_prefix);
+      joined.append(word);
+      emit_joined(joined, out);
+      return;
+    }
+    const size_t first = out.size();
+    out.push_back(id);
+    for (size_t pos = len - plen; pos < word.size();) {
+      const auto [n, piece] = trie_.longest_match(word, pos);
+      if (n == 0) {
+        out.resize(first);
+        out.push_back(unk_);
+        return;
+      }
+      out.push_back(piece);
+      pos += n;
+    }
+  }
+
+  // Greedy longest-match of a whole U+2581-prefixed word.
+  void emit_joined(std::string_view word, std::vector<int32_t>& out) const {
     const size_t first = out.size();
     for (size_t pos = 0; pos < word.size();) {
       const auto [len, id] = trie_.longest_match(word, pos);
@@ -165,10 +223,14 @@ class wpm_model final : public tokenizer_model {
   }
 
   byte_trie trie_;
+  uint32_t prefix_node_ = 0;                // node after U+2581, or npos
+  std::pair<size_t, int32_t> prefix_best_{0, -1};  // longest token within U+2581's bytes: {length, id}
   int32_t unk_;
   bool lowercase_, strip_accents_;
   std::array<cpt_class, 128> ascii_class_{};
   std::array<char, 128> ascii_out_{};
+  std::array<cpt_class, 0x780> two_byte_class_{};  // U+0080..U+07FF
+  std::array<uint16_t, 0x780> two_byte_out_{};
 };
 
 }  // namespace

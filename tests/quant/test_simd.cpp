@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -21,7 +22,7 @@ std::vector<gguf::ggml_type> simd_types() {
   std::vector<gguf::ggml_type> out;
   for (uint32_t id = 0; id < gguf::ggml_type_count; ++id) {
     const auto* row = gguf::detail::kernels_for(static_cast<gguf::ggml_type>(id));
-    if (row && row->avx2) out.push_back(static_cast<gguf::ggml_type>(id));
+    if (row && (row->avx2 || row->avx512)) out.push_back(static_cast<gguf::ggml_type>(id));
   }
   return out;
 }
@@ -43,6 +44,14 @@ void compare_paths(gguf::ggml_type type, std::span<const std::byte> src, size_t 
   ASSERT_TRUE(a) << a.error().message();
   ASSERT_TRUE(b) << b.error().message();
   expect_same(fast, ref, what);
+  // the AVX-512 kernel, where the type has one and the CPU runs it
+  const auto* row = gguf::detail::kernels_for(type);
+  if (row && row->avx512 && gguf::detail::cpu_has_avx512()) {
+    std::vector<float> wide(n);
+    auto c = gguf::detail::dequantize_row_isa(type, src, wide, gguf::byte_order::little, kernel_isa::avx512);
+    ASSERT_TRUE(c) << c.error().message();
+    expect_same(wide, ref, what + " (avx512)");
+  }
 }
 
 TEST(Simd, TypesWithAvx2Kernels) {
@@ -105,6 +114,11 @@ TEST(Simd, Avx2EqualsScalarWithFiniteScales) {
       ASSERT_FALSE(std::isnan(ref[i])) << tr->name;
       ASSERT_EQ(std::bit_cast<uint32_t>(fast[i]), std::bit_cast<uint32_t>(ref[i])) << tr->name << " element " << i;
     }
+    if (gguf::detail::kernels_for(type)->avx512 && gguf::detail::cpu_has_avx512()) {
+      ASSERT_TRUE(gguf::detail::dequantize_row_isa(type, src, fast, gguf::byte_order::little, kernel_isa::avx512));
+      for (size_t i = 0; i < fast.size(); ++i)
+        ASSERT_EQ(std::bit_cast<uint32_t>(fast[i]), std::bit_cast<uint32_t>(ref[i])) << tr->name << " avx512 " << i;
+    }
   }
 }
 
@@ -117,11 +131,40 @@ TEST(Simd, Avx2EqualsScalarOnFixtureAndModels) {
     size_t compared = 0;
     for (const auto& t : f->tensors()) {
       const auto* row = gguf::detail::kernels_for(t.type);
-      if (!row || !row->avx2) continue;
+      if (!row || !(row->avx2 || row->avx512)) continue;
       compare_paths(t.type, t.data, t.nelements(), std::string(path) + ":" + std::string(t.name));
       ++compared;
     }
     EXPECT_GT(compared, 0u) << path;
+  }
+}
+
+// Outputs from stream_threshold_bytes up go through a staging buffer and non-temporal
+// stores (stream_store.cpp): the same floats as the kernel writing directly, also where
+// the destination is not 64-byte aligned and its length is no multiple of the chunk.
+TEST(Simd, StreamedOutputEqualsDirect) {
+  GGUF_REQUIRE_DATA();
+  auto f = gguf::file::open(gguf::test::data_file("quant/quant-fixture.gguf"));
+  ASSERT_TRUE(f) << f.error().message();
+  for (const char* name : {"q.q8_0", "q.q4_K", "q.f16"}) {
+    const auto* t = f->find_tensor(name);
+    ASSERT_NE(t, nullptr) << name;
+    const auto* tr = gguf::ggml_type_traits(t->type);
+    const size_t n_out = gguf::detail::stream_threshold_bytes / sizeof(float) + 3 * 256 + 256;  // whole blocks
+    const size_t in_bytes = n_out / tr->blck_size * tr->type_size;
+    std::vector<std::byte> src(in_bytes);
+    for (size_t off = 0; off < in_bytes; off += t->data.size())
+      std::memcpy(src.data() + off, t->data.data(), std::min(t->data.size(), in_bytes - off));
+    std::vector<float> big(n_out + 1), pieces(n_out);
+    ASSERT_TRUE(gguf::dequantize_row(t->type, src, std::span<float>(big).subspan(1)));  // 4-byte aligned only
+    const size_t piece = 65536;  // below the threshold: direct stores
+    for (size_t at = 0; at < n_out; at += piece) {
+      const size_t n = std::min(piece, n_out - at);
+      ASSERT_TRUE(gguf::dequantize_row(
+          t->type, std::span<const std::byte>(src).subspan(at / tr->blck_size * tr->type_size, n / tr->blck_size * tr->type_size),
+          std::span<float>(pieces).subspan(at, n)));
+    }
+    expect_same(std::span<const float>(big).subspan(1), pieces, name);
   }
 }
 

@@ -1,0 +1,73 @@
+// Our side of the tokenizer comparison with llama.cpp (bench/tokenizer_vs_llama.py): the
+// same command line and output as the reference's llama-tokenize-bench.
+// usage: bench_tokenize_file MODEL TEXTFILE [reps=3] [add_special=0] [parse_special=0]
+// prints: load_ms tokenize_ms n_tokens bytes   (medians over reps; load = open the file and
+// build the vocabulary; tokenize = one call on the whole file, single thread)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gguf/file.h"
+#include "gguf/vocab.h"
+
+namespace {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s MODEL TEXTFILE [reps] [add_special] [parse_special]\n", argv[0]);
+    return 2;
+  }
+  const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  const bool add_special = argc > 4 && std::atoi(argv[4]);
+  const bool parse_special = argc > 5 && std::atoi(argv[5]);
+  std::ifstream in(argv[2], std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+
+  using clk = std::chrono::steady_clock;
+  std::vector<double> load_ms, tok_ms;
+  std::optional<gguf::vocab> vocab;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = clk::now();
+    auto f = gguf::file::open(argv[1]);
+    if (!f) {
+      std::fprintf(stderr, "gguf: %s: %s\n", argv[1], f.error().message().c_str());
+      return 1;
+    }
+    auto v = gguf::vocab::load(*f);
+    const auto t1 = clk::now();
+    if (!v) {
+      std::fprintf(stderr, "gguf: %s: %s\n", argv[1], v.error().message().c_str());
+      return 1;
+    }
+    load_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    vocab.emplace(std::move(*v));
+  }
+  std::vector<int32_t> ids;
+  ids.reserve(text.size() + 16);
+  for (int r = 0; r < reps; ++r) {
+    ids.clear();
+    const auto t0 = clk::now();
+    const bool ok = vocab->tokenize_into(text, ids, add_special, parse_special);
+    const auto t1 = clk::now();
+    if (!ok) {
+      std::fprintf(stderr, "tokenize failed\n");
+      return 1;
+    }
+    tok_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::printf("%.3f %.3f %zu %zu\n", median(load_ms), median(tok_ms), ids.size(), text.size());
+  return 0;
+}

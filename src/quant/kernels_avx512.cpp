@@ -1,0 +1,108 @@
+// AVX-512 variants (F, BW, VL) of the kernels where one core's throughput in cache
+// decides: f16 bf16 q8_0 q4_K q5_K. 16 floats per store instead of 8. As the AVX2 ones
+// (kernels_avx2.cpp), they perform exactly the float operations of the scalar kernels —
+// an int-to-float conversion, then the same multiply and subtract, each rounded on its own
+// (no FMA: the layer builds with -ffp-contract=off) — so their results are bit-identical;
+// test_simd.cpp checks it. Called only when the CPU reports AVX-512 F/BW/VL (dispatch.cpp).
+#include "quant/kernels.h"
+
+#if GGUF_QUANT_X86
+
+#include <immintrin.h>
+
+#include "quant/blocks.h"
+
+#define GGUF_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx2,f16c")))
+
+namespace gguf::detail {
+namespace {
+
+// 16 bytes -> 16 floats (signed or unsigned bytes).
+GGUF_AVX512_TARGET inline __m512 i8x16_to_ps(__m128i q) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)); }
+GGUF_AVX512_TARGET inline __m512 u8x16_to_ps(__m128i q) { return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(q)); }
+
+// q4_K / q5_K: 32 codes (bytes 0..31) -> y = d1 * q - m1.
+GGUF_AVX512_TARGET inline void store_scaled_minus(float* y, __m256i q, float d, float m) {
+  const __m512 dv = _mm512_set1_ps(d);
+  const __m512 mv = _mm512_set1_ps(m);
+  _mm512_storeu_ps(y, _mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_castsi256_si128(q))), mv));
+  _mm512_storeu_ps(y + 16, _mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_extracti128_si256(q, 1))), mv));
+}
+
+}  // namespace
+
+GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i))));
+  for (; i < n; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
+}
+
+GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i));
+    _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+  }
+  for (; i < n; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
+}
+
+GGUF_AVX512_TARGET void dequant_q8_0_avx512(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q8_0>(src);
+  for (size_t i = 0; i < nb; ++i, y += 32) {
+    const __m512 d = _mm512_set1_ps(x[i].d.value());
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs));
+    _mm512_storeu_ps(y, _mm512_mul_ps(i8x16_to_ps(_mm256_castsi256_si128(q)), d));
+    _mm512_storeu_ps(y + 16, _mm512_mul_ps(i8x16_to_ps(_mm256_extracti128_si256(q, 1)), d));
+  }
+}
+
+GGUF_AVX512_TARGET void dequant_q4_K_avx512(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q4_K>(src);
+  const __m256i m4 = _mm256_set1_epi8(0x0f);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const float min = x[i].dmin.value();
+    const uint8_t* q = x[i].qs;
+    for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
+      uint8_t sc = 0, m = 0;
+      scale_min_k4(is, x[i].scales, sc, m);
+      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
+      scale_min_k4(is + 1, x[i].scales, sc, m);
+      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
+      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+      store_scaled_minus(y, _mm256_and_si256(bytes, m4), d1, m1);
+      store_scaled_minus(y + 32, _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), d2, m2);
+    }
+  }
+}
+
+GGUF_AVX512_TARGET void dequant_q5_K_avx512(const uint8_t* src, float* y, size_t nb) {
+  const auto* x = blocks_at<block_q5_K>(src);
+  const __m256i m4 = _mm256_set1_epi8(0x0f);
+  const __m256i sixteen = _mm256_set1_epi8(16);
+  for (size_t i = 0; i < nb; ++i) {
+    const float d = x[i].d.value();
+    const float min = x[i].dmin.value();
+    const uint8_t* ql = x[i].qs;
+    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qh));
+    for (int is = 0; is < 8; is += 2, ql += 32, y += 64) {
+      uint8_t sc = 0, m = 0;
+      scale_min_k4(is, x[i].scales, sc, m);
+      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
+      scale_min_k4(is + 1, x[i].scales, sc, m);
+      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
+      const __m256i u1 = _mm256_set1_epi8(static_cast<char>(1 << is));
+      const __m256i u2 = _mm256_set1_epi8(static_cast<char>(2 << is));
+      const __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), sixteen);
+      const __m256i h2 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), sixteen);
+      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+      store_scaled_minus(y, _mm256_or_si256(_mm256_and_si256(bytes, m4), h1), d1, m1);
+      store_scaled_minus(y + 32, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), h2), d2, m2);
+    }
+  }
+}
+
+}  // namespace gguf::detail
+
+#endif
