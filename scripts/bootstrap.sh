@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          libcli11-dev libpcre2-dev libicu-dev libxxhash-dev clang-14 libclang-rt-14-dev)
+          libcli11-dev libpcre2-dev libicu-dev libxxhash-dev clang-14 libclang-rt-14-dev
+          libcurl4-openssl-dev nginx)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

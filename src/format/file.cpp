@@ -2,6 +2,8 @@
 #include "gguf/file.h"
 
 #include "format/file_impl.h"
+#include "format/http_source.h"
+#include "format/mapped_file.h"
 
 namespace gguf {
 namespace detail {
@@ -244,36 +246,80 @@ template result<std::vector<bool>> array_ref::to_vector<bool>() const;
 
 // ---- file ----
 
+namespace {
+result<file> parse_source(std::unique_ptr<detail::byte_source> src, std::string name, const reader_limits& limits,
+                          result<file> (*make)(std::shared_ptr<const detail::file_impl>)) {
+  auto impl = std::make_shared<detail::file_impl>();
+  impl->path = std::move(name);
+  impl->bytes = src->bytes();
+  impl->source = std::move(src);
+  auto r = detail::parse(std::move(impl), limits);
+  if (!r) return r.error();
+  (*r)->source->parsed((*r)->metadata_end);
+  return make(std::move(*r));
+}
+}  // namespace
+
+result<file> file::make(std::shared_ptr<const detail::file_impl> impl) { return file(std::move(impl)); }
+
 result<file> file::open(const std::filesystem::path& path, const reader_limits& limits) {
   auto m = detail::mapped_file::open(path);
   if (!m) return m.error();
-  auto impl = std::make_shared<detail::file_impl>();
-  impl->path = path.string();
-  impl->mapping = std::move(*m);
-  impl->bytes = impl->mapping.bytes();
-  auto r = detail::parse(std::move(impl), limits);
-  if (!r) return r.error();
-  return file(std::move(*r));
+  return parse_source(std::make_unique<detail::mapped_file>(std::move(*m)), path.string(), limits, &file::make);
+}
+
+result<file> file::open_url(const std::string& url, const remote_options& options, const reader_limits& limits) {
+  auto s = detail::http_source::open(url, options);
+  if (!s) return s.error();
+  return parse_source(std::move(*s), url, limits, &file::make);
+}
+
+result<file> file::open_any(const std::string& path_or_url, const remote_options& options, const reader_limits& limits) {
+  if (is_url(path_or_url)) return open_url(path_or_url, options, limits);
+  return open(path_or_url, limits);
 }
 
 result<file> file::from_bytes(std::span<const std::byte> bytes, const reader_limits& limits, std::string name) {
-  auto impl = std::make_shared<detail::file_impl>();
-  impl->path = std::move(name);
-  impl->bytes = bytes;
-  auto r = detail::parse(std::move(impl), limits);
-  if (!r) return r.error();
-  return file(std::move(*r));
+  return parse_source(std::make_unique<detail::buffer_source>(bytes), std::move(name), limits, &file::make);
 }
 
 result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits& limits, std::string name) {
-  auto impl = std::make_shared<detail::file_impl>();
-  impl->path = std::move(name);
-  impl->owned = std::move(bytes);
-  impl->bytes = impl->owned;
-  auto r = detail::parse(std::move(impl), limits);
-  if (!r) return r.error();
-  return file(std::move(*r));
+  return parse_source(std::make_unique<detail::buffer_source>(std::move(bytes)), std::move(name), limits, &file::make);
 }
+
+bool file::is_remote() const noexcept { return dynamic_cast<const detail::http_source*>(impl_->source.get()) != nullptr; }
+
+result<void> file::fetch(uint64_t offset, uint64_t size) const {
+  detail::byte_range r{offset, offset + size};
+  if (offset > impl_->bytes.size() || size > impl_->bytes.size() - offset) {
+    return make_error(errc::out_of_range, offset, "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                                                      ") outside a file of " + std::to_string(impl_->bytes.size()));
+  }
+  return impl_->source->fetch({&r, 1});
+}
+
+result<void> file::fetch(std::span<const std::byte> view) const {
+  const auto* base = impl_->bytes.data();
+  if (view.empty()) return {};
+  if (view.data() < base || view.data() + view.size() > base + impl_->bytes.size()) {
+    return make_error(errc::invalid_argument, no_offset, "the view is not inside this file");
+  }
+  return fetch(static_cast<uint64_t>(view.data() - base), view.size());
+}
+
+result<void> file::fetch(std::span<const std::pair<uint64_t, uint64_t>> ranges) const {
+  return impl_->source->fetch(ranges);
+}
+
+bool file::resident(uint64_t offset, uint64_t size) const noexcept { return impl_->source->resident(offset, size); }
+
+void file::release(std::span<const std::byte> view) const noexcept {
+  const auto* base = impl_->bytes.data();
+  if (view.empty() || view.data() < base || view.data() + view.size() > base + impl_->bytes.size()) return;
+  impl_->source->release(static_cast<uint64_t>(view.data() - base), view.size());
+}
+
+transfer_stats file::transfer() const noexcept { return impl_->source->stats(); }
 
 const std::string& file::path() const noexcept { return impl_->path; }
 uint32_t file::version() const noexcept { return impl_->version; }

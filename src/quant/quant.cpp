@@ -107,6 +107,7 @@ result<void> dequantize_tensor(const file& f, const tensor_info& t, std::span<fl
                        t);
   }
   // A contiguous tensor is a sequence of whole blocks (the reader checked ne[0] % blck_size).
+  if (auto fr = f.fetch(t.data); !fr) return with_tensor(fr.error(), t);  // a remote file's bytes
   auto r = dequantize_row(t.type, t.data, out, f.byte_order());
   if (!r) return with_tensor(r.error(), t);
   return {};
@@ -155,6 +156,16 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
                                         ") is outside 0.." + std::to_string(n_rows - 1)),
                          t);
     }
+  }
+  if (f.is_remote()) {  // only the rows asked for, in as few requests as their gaps allow
+    const uint64_t base = static_cast<uint64_t>(t.data.data() - f.bytes().data());
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    ranges.reserve(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
+      ranges.emplace_back(base + row * *row_bytes, base + (row + 1) * *row_bytes);
+    }
+    if (auto fr = f.fetch(ranges); !fr) return with_tensor(fr.error(), t);
   }
   for (size_t i = 0; i < ids.size(); ++i) {
     const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
