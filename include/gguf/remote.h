@@ -10,7 +10,7 @@
 // The file is fetched into a reservation of the file's size: the metadata (header,
 // key/values, tensor infos) is fetched when the reader walks it, first with one request
 // of `first_request` bytes, then only the missing bytes, in as few requests as possible
-// (each at least as large as everything fetched so far, sized from what the reader
+// (each at least a quarter of everything fetched so far, sized from what the reader
 // knows is left: the elements of the array it is in, the key/values and tensor infos
 // still to come). Tensor data is fetched only through file::fetch. Views into the file
 // (strings, arrays, tensor_info::data) keep their addresses; reading bytes that were
