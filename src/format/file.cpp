@@ -289,12 +289,16 @@ result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits
 
 bool file::is_remote() const noexcept { return dynamic_cast<const detail::http_source*>(impl_->source.get()) != nullptr; }
 
+// A file without a source of its own (a view built over other files) is all readable.
+
+
 result<void> file::fetch(uint64_t offset, uint64_t size) const {
   detail::byte_range r{offset, offset + size};
   if (offset > impl_->bytes.size() || size > impl_->bytes.size() - offset) {
     return make_error(errc::out_of_range, offset, "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
                                                       ") outside a file of " + std::to_string(impl_->bytes.size()));
   }
+  if (!impl_->source) return {};
   return impl_->source->fetch({&r, 1});
 }
 
@@ -308,18 +312,22 @@ result<void> file::fetch(std::span<const std::byte> view) const {
 }
 
 result<void> file::fetch(std::span<const std::pair<uint64_t, uint64_t>> ranges) const {
+  if (!impl_->source) return {};
   return impl_->source->fetch(ranges);
 }
 
-bool file::resident(uint64_t offset, uint64_t size) const noexcept { return impl_->source->resident(offset, size); }
+bool file::resident(uint64_t offset, uint64_t size) const noexcept {
+  if (!impl_->source) return offset <= impl_->bytes.size() && size <= impl_->bytes.size() - offset;
+  return impl_->source->resident(offset, size);
+}
 
 void file::release(std::span<const std::byte> view) const noexcept {
   const auto* base = impl_->bytes.data();
-  if (view.empty() || view.data() < base || view.data() + view.size() > base + impl_->bytes.size()) return;
+  if (!impl_->source || view.empty() || view.data() < base || view.data() + view.size() > base + impl_->bytes.size()) return;
   impl_->source->release(static_cast<uint64_t>(view.data() - base), view.size());
 }
 
-transfer_stats file::transfer() const noexcept { return impl_->source->stats(); }
+transfer_stats file::transfer() const noexcept { return impl_->source ? impl_->source->stats() : transfer_stats{}; }
 
 const std::string& file::path() const noexcept { return impl_->path; }
 uint32_t file::version() const noexcept { return impl_->version; }
