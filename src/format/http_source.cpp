@@ -360,7 +360,9 @@ result<void> http_source::attempt(exchange& x) {
     return fail("access denied (HTTP " + std::to_string(x.status) +
                 "): give a token with --header 'Authorization: Bearer …' or the HF_TOKEN variable");
   }
-  if (x.status != 200 && x.status != 206) return fail("HTTP " + std::to_string(x.status));
+  if (x.status == 429) return fail("HTTP 429: too many requests");
+  if (x.status >= 500) return fail("HTTP " + std::to_string(x.status) + ": server error");
+  if (x.status != 200 && x.status != 206) return fail("HTTP " + std::to_string(x.status) + ": unexpected status");
   if (x.whole_body) return {};
   if (!x.started) {
     // An empty body: a 206 that promised bytes and sent none.
@@ -397,7 +399,7 @@ result<void> http_source::get(uint64_t from, uint64_t to) {
       continue;
     }
     if (!r) {
-      if (again) return fail(r.error().detail + " (after " + std::to_string(tries + 1) + " attempts)");
+      if (again && tries) return fail(r.error().detail + " (after " + std::to_string(tries + 1) + " attempts)");
       return r;
     }
     if ((!etag_.empty() || !x.etag.empty()) && x.etag != etag_) {
@@ -435,7 +437,7 @@ result<void> http_source::first_request() {
         std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
         continue;
       }
-      if (again) return fail(d + " (after " + std::to_string(tries + 1) + " attempts)");
+      if (again && tries) return fail(d + " (after " + std::to_string(tries + 1) + " attempts)");
       return r;
     }
     if (x.status == 304) {  // the cached metadata is current
@@ -507,7 +509,7 @@ result<void> http_source::grow_prefix(uint64_t end, uint64_t hint) {
   // quarter of what is there (geometric growth when estimates fall short: a few requests
   // even for a hostile file), within the file and the metadata limit.
   uint64_t want = end + hint + hint / 4 + (64u << 10);
-  want = std::max(want, have + have / 4);
+  want = std::max(want, have + std::max<uint64_t>(have / 4, 64u << 10));
   want = std::min({want, size_, std::max(end, opt_.max_metadata)});
   return get(have, want);
 }

@@ -45,11 +45,40 @@ class parser {
     return false;
   }
   uint64_t left() const { return size_ - pos_; }
+  // The vocabulary seen so far, for rest_hint: llama.cpp's converters write
+  // tokenizer.ggml.tokens, then scores (SPM, UGM, gemma4) and token_type (float32 / int32
+  // per token), then merges (BPE, gemma4: about one per token, each about twice a token's
+  // text and a space).
+  std::string_view tok_model_;
+  uint64_t vocab_n_ = 0, tok_bytes_ = 0;  // tokens, and the average bytes of one (length included)
+  bool seen_scores_ = false, seen_types_ = false, seen_merges_ = false;
+
+  void note_key(std::string_view key, uint64_t value_at) {
+    if (key == "tokenizer.ggml.scores") seen_scores_ = true;
+    else if (key == "tokenizer.ggml.token_type") seen_types_ = true;
+    else if (key == "tokenizer.ggml.merges") seen_merges_ = true;
+    else if (key == "tokenizer.ggml.tokens" && value_at <= avail_ && avail_ - value_at >= 4 + f_.len_width()) {
+      vocab_n_ = f_.load_len(value_at + 4);
+      tok_bytes_ = f_.len_width() + 8;
+    }
+  }
+
   // Bytes the metadata probably still holds after pos_: the rest of the string array the
-  // reader is in, the key/values to come (small, most of them) and the tensor infos.
+  // reader is in, the vocabulary arrays still to come, the key/values to come (small,
+  // most of them) and the tensor infos.
   uint64_t rest_hint() const {
     uint64_t kvs_left = n_kv_ > kv_i_ ? n_kv_ - kv_i_ - 1 : 0;
-    if (tensors_at_ == 0) return array_rest_ + kvs_left * 64 + n_tensors_ * 96;
+    if (tensors_at_ == 0) {
+      uint64_t vocab = 0;
+      if (vocab_n_ && kvs_left) {
+        const bool scores = tok_model_ == "llama" || tok_model_ == "t5" || tok_model_ == "gemma4";
+        const bool merges = tok_model_ == "gpt2" || tok_model_ == "gemma4";
+        if (scores && !seen_scores_) vocab += vocab_n_ * 4;
+        if (!seen_types_) vocab += vocab_n_ * 4;
+        if (merges && !seen_merges_) vocab += vocab_n_ * (2 * (tok_bytes_ - f_.len_width()) + 1 + f_.len_width());
+      }
+      return array_rest_ + vocab + kvs_left * 64 + n_tensors_ * 96;
+    }
     uint64_t avg = t_i_ ? (pos_ - tensors_at_) / t_i_ : 96;
     return (n_tensors_ - t_i_) * avg;
   }
@@ -183,6 +212,7 @@ class parser {
       }
       pos_ += len;
       subject_ = std::string(key);
+      if (key.starts_with("tokenizer.ggml.")) note_key(key, pos_ + 4);
       uint32_t type_id = 0;
       uint64_t type_off = pos_;
       if (!read_u32(type_id, "a value type")) return false;
@@ -199,6 +229,12 @@ class parser {
         return fail(errc::duplicate_key, key_off, "duplicate key");
       }
       if (key == "general.alignment" && !alignment(kv)) return false;
+      if (key == "tokenizer.ggml.model" && kv.value.type() == value_type::string) {
+        tok_model_ = std::string_view(reinterpret_cast<const char*>(f_.at(kv.value.offset() + f_.len_width())),
+                                      f_.load_len(kv.value.offset()));
+      } else if (key == "tokenizer.ggml.tokens" && vocab_n_) {
+        tok_bytes_ = (pos_ - kv.value.offset() - 4 - f_.len_width()) / vocab_n_;
+      }
       f_.kvs.push_back(kv);
     }
     subject_.clear();
@@ -335,6 +371,7 @@ class parser {
       pos_ = pos;
       if (i == count) break;
       array_rest_ = i ? (count - i - 1) * ((pos_ - start) / i) : 0;
+      if (i && count == vocab_n_ && subject_ == "tokenizer.ggml.tokens") tok_bytes_ = (pos_ - start) / i;
       if (!skip_value(value_type::string, 1)) return false;  // reports the failing element, or fetches
       ++i;
     }

@@ -39,6 +39,7 @@ enum class mode {
   garbage,        // not HTTP
   redirect_loop,  // 302 to itself
   mutated,        // the right ranges with bytes flipped
+  flaky,          // every other request: 503, 429 (Retry-After: 1) or a reset connection
 };
 
 class hostile_server {
@@ -196,6 +197,19 @@ class hostile_server {
       case mode::redirect_loop:
         send_str(c, "HTTP/1.1 302 Found\r\nLocation: /model.gguf\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         return;
+      case mode::flaky:
+        if (n_served % 2 == 0) {
+          if (n_served % 6 == 0) send_str(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+          else if (n_served % 6 == 2) send_str(c, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+          else {
+            send_str(c, head(a, b, size, n));  // then the connection drops
+            send_all(c, body, std::min<uint64_t>(n, 100));
+          }
+          return;
+        }
+        send_str(c, head(a, b, size, n));
+        send_all(c, body, n);
+        return;
       case mode::mutated: {
         std::vector<std::byte> copy(body, body + n);
         std::lock_guard lock(mu_);
@@ -212,7 +226,7 @@ class hostile_server {
 const char* mode_name(mode m) {
   static const char* names[] = {"truncated", "oversized", "length_mismatch", "wrong_range", "huge_total",
                                 "size_changes", "etag_changes", "endless_200", "stall", "drip",
-                                "always_503", "garbage", "redirect_loop", "mutated"};
+                                "always_503", "garbage", "redirect_loop", "mutated", "flaky"};
   return names[static_cast<int>(m)];
 }
 
@@ -282,4 +296,26 @@ TEST(HostileServer, MutatedResponses) {
     hostile_server s(bytes, mode::mutated, static_cast<uint32_t>(i + 1));
     run_all(s.url(), mode::mutated, true);
   }
+}
+
+// 429 (with Retry-After), 503 and dropped connections are retried: with one retry each
+// request succeeds, and the result equals the local file's.
+TEST(HostileServer, RetriesAfter429And503AndResets) {
+  GGUF_REQUIRE_DATA();
+  auto path = data_file("models/stories260K-Q8_0.gguf");
+  auto bytes = gguf::test::read_bytes(path);
+  hostile_server s(bytes, mode::flaky, 1);
+  auto r = run_gguf({"dump", "--json", s.url(), "--retries", "1", "--first-request", "4096", "--verbose"}, {}, {}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto l = run_gguf({"dump", "--json", path.string()});
+  std::string out = r.out;
+  for (size_t p = 0; (p = out.find(s.url(), p)) != std::string::npos;) out.replace(p, s.url().size(), path.string());
+  EXPECT_EQ(out, l.out);
+  EXPECT_NE(r.err.find("-> 503"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-> 429"), std::string::npos) << r.err;
+  // Without retries the first failure is the answer.
+  hostile_server s2(bytes, mode::flaky, 1);
+  auto none = run_gguf({"info", s2.url(), "--retries", "0"}, {}, {}, 30);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err, "gguf: " + s2.url() + ": HTTP 503: server error\n");
 }
