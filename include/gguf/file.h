@@ -182,6 +182,11 @@ class file {
   static result<file> open_any(const std::string& path_or_url, const remote_options& options = {},
                                const reader_limits& limits = {});
 
+  /// open_any of every path or URL at once, each in its own thread (the shards of a split
+  /// model over HTTP: one round trip for all of them). Results in the order given.
+  static std::vector<result<file>> open_all(std::span<const std::string> paths_or_urls,
+                                            const remote_options& options = {}, const reader_limits& limits = {});
+
   /// True for a file opened with open_url.
   bool is_remote() const noexcept;
   /// Makes bytes [offset, offset + size) readable: nothing to do for a local file or a

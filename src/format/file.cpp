@@ -5,6 +5,9 @@
 #include "format/http_source.h"
 #include "format/mapped_file.h"
 
+#include <optional>
+#include <thread>
+
 namespace gguf {
 namespace detail {
 
@@ -277,6 +280,21 @@ result<file> file::open_url(const std::string& url, const remote_options& option
 result<file> file::open_any(const std::string& path_or_url, const remote_options& options, const reader_limits& limits) {
   if (is_url(path_or_url)) return open_url(path_or_url, options, limits);
   return open(path_or_url, limits);
+}
+
+std::vector<result<file>> file::open_all(std::span<const std::string> paths_or_urls, const remote_options& options,
+                                         const reader_limits& limits) {
+  std::vector<std::optional<result<file>>> slots(paths_or_urls.size());
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(paths_or_urls.size());
+    for (size_t i = 0; i < paths_or_urls.size(); ++i)
+      threads.emplace_back([&, i] { slots[i].emplace(open_any(paths_or_urls[i], options, limits)); });
+  }
+  std::vector<result<file>> out;
+  out.reserve(slots.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
+  return out;
 }
 
 result<file> file::from_bytes(std::span<const std::byte> bytes, const reader_limits& limits, std::string name) {

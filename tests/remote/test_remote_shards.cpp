@@ -81,3 +81,39 @@ TEST(RemoteShards, EveryShardUrlReadsAsItsPath) {
     }
   }
 }
+
+// file::open_all opens the shards' URLs at once (one thread each): one request per shard,
+// the same metadata and tensors as the local shards.
+TEST(RemoteShards, OpenAllFetchesShardsInParallel) {
+  GGUF_REQUIRE_DATA();
+  gguf::test::nginx_server server(data_dir());
+  ASSERT_TRUE(server.started()) << server.why_not();
+  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
+  ASSERT_TRUE(src);
+  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
+  std::vector<std::string> urls;
+  for (const auto& n : names) {
+    fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
+    urls.push_back(server.base() + "/mutable/" + n);
+  }
+  server.take_log();
+  auto files = gguf::file::open_all(urls);
+  ASSERT_EQ(files.size(), 3u);
+  size_t tensors = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(files[i]) << files[i].error().message();
+    auto local = gguf::file::open(server.scratch() / names[i]);
+    ASSERT_TRUE(local);
+    EXPECT_EQ(files[i]->kv_count(), local->kv_count());
+    ASSERT_EQ(files[i]->tensor_count(), local->tensor_count());
+    EXPECT_EQ(files[i]->get_uint("split.no").value(), i);
+    for (size_t t = 0; t < local->tensor_count(); ++t) {
+      EXPECT_EQ(files[i]->tensors()[t].name, local->tensors()[t].name);
+      EXPECT_EQ(files[i]->tensors()[t].offset, local->tensors()[t].offset);
+    }
+    tensors += local->tensor_count();
+  }
+  EXPECT_EQ(tensors, src->tensor_count());
+  auto log = server.take_log();
+  EXPECT_EQ(log.size(), 3u);  // one request per shard (each fits the first request)
+}
