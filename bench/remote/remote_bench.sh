@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Requests and bytes to read each GGUF of the test data over HTTP: @huggingface/gguf 0.4.6
 # (npm; node from Debian) and `gguf dump --json` (metadata and tensor infos, as gguf()
-# returns), both against the same nginx on a free loopback port, counted from its access log.
+# returns; with the default first request of 8 MiB, and with 2 MB as @huggingface/gguf's
+# chunks), all against the same nginx on a free loopback port, counted from its access log.
 #
 # Usage: bench/remote/remote_bench.sh [BUILD_DIR] [DATA_DIR]
 #   BUILD_DIR defaults to ./build (the gguf binary), DATA_DIR to $GGUF_TEST_DATA or ../shared/data.
@@ -72,8 +73,9 @@ for v in command-r gemma-4 llama-bpe qwen2; do
 done
 chmod 644 "$work/padded/vocab/"*
 
-printf "%-42s %10s %10s | %4s %10s | %4s %10s | %s\n" file size metadata hf.r hf.bytes ours ours.bytes notes
-tot_hf_r=0; tot_hf_b=0; tot_r=0; tot_b=0
+printf "%-42s %10s %10s | %4s %10s | %4s %10s | %4s %10s | %s\n" file size metadata hf.r hf.bytes ours ours.bytes \
+  2MB.r 2MB.bytes notes
+tot_hf_r=0; tot_hf_b=0; tot_r=0; tot_b=0; tot_r2=0; tot_b2=0
 files=$(cd "$data" && ls models/*.gguf vocab/*.gguf quant/*.gguf compat/*.gguf)
 files="$files $(cd "$work" && ls padded/vocab/*.gguf)"
 for rel in $files; do
@@ -86,10 +88,16 @@ for rel in $files; do
   read -r hf_r hf_b <<<"$(take)"
   "$gguf_bin" dump --json "$url" >/dev/null 2>&1 && ours_status=ok || ours_status=error
   read -r r b <<<"$(take)"
+  # Ours with a first request of @huggingface/gguf's chunk size (2 MB), for comparison.
+  "$gguf_bin" dump --json "$url" --first-request 2000000 >/dev/null 2>&1 || true
+  read -r r2 b2 <<<"$(take)"
   note=""
   [ "${hf%% *}" != ok ] && note="hf: ${hf:0:60}"
   [ "$ours_status" != ok ] && note="$note ours: error"
-  printf "%-42s %10s %10s | %4s %10s | %4s %10s | %s\n" "$rel" "$size" "$meta" "$hf_r" "$hf_b" "$r" "$b" "$note"
+  printf "%-42s %10s %10s | %4s %10s | %4s %10s | %4s %10s | %s\n" "$rel" "$size" "$meta" "$hf_r" "$hf_b" "$r" "$b" \
+    "$r2" "$b2" "$note"
   tot_hf_r=$((tot_hf_r + hf_r)); tot_hf_b=$((tot_hf_b + hf_b)); tot_r=$((tot_r + r)); tot_b=$((tot_b + b))
+  tot_r2=$((tot_r2 + r2)); tot_b2=$((tot_b2 + b2))
 done
-printf "%-42s %10s %10s | %4s %10s | %4s %10s |\n" total "" "" "$tot_hf_r" "$tot_hf_b" "$tot_r" "$tot_b"
+printf "%-42s %10s %10s | %4s %10s | %4s %10s | %4s %10s |\n" total "" "" "$tot_hf_r" "$tot_hf_b" "$tot_r" "$tot_b" \
+  "$tot_r2" "$tot_b2"

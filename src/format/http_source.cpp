@@ -504,11 +504,11 @@ result<void> http_source::grow_prefix(uint64_t end, uint64_t hint) {
   if (end > opt_.max_metadata) {
     return fail("the metadata needs more than " + human(opt_.max_metadata) + " (the remote metadata limit)");
   }
-  // The missing bytes, what the reader expects after them (+1/4 and 64 KiB of slack for
-  // a short estimate: the rarer merges at the end of a list are longer), at least a
-  // quarter of what is there (geometric growth when estimates fall short: a few requests
-  // even for a hostile file), within the file and the metadata limit.
-  uint64_t want = end + hint + hint / 4 + (64u << 10);
+  // The missing bytes, what the reader expects after them (+1/8 and 64 KiB of slack for
+  // a short estimate), at least a quarter of what is there (geometric growth when
+  // estimates fall short: a few requests even for a hostile file), within the file and
+  // the metadata limit.
+  uint64_t want = end + hint + hint / 8 + (64u << 10);
   want = std::max(want, have + std::max<uint64_t>(have / 4, 64u << 10));
   want = std::min({want, size_, std::max(end, opt_.max_metadata)});
   return get(have, want);
