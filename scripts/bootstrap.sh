@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
           libcli11-dev libpcre2-dev libicu-dev libxxhash-dev clang-14 libclang-rt-14-dev
           libcurl4-openssl-dev nginx)
+# node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
+# its own npm (Debian's npm package would conflict with it).
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,6 +20,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# @huggingface/gguf, pinned by tests/js/package-lock.json (a GGUF reader that is not ours).
+(cd tests/js && npm ci --no-audit --no-fund --loglevel=error) ||
+  echo "bootstrap: npm ci in tests/js failed: the @huggingface/gguf cross-check will be skipped" >&2
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "commands.h"
+#include "edit_support.h"
 
 namespace gguf::cli {
 
@@ -69,7 +70,10 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     }
     return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
   }
-  if (!is_url(path)) return gguf::file::open(path);
+  if (!is_url(path)) {
+    if (auto r = finish_interrupted_edit(path); !r) return r.error();
+    return gguf::file::open(path);
+  }
   remote_options o;
   o.headers = remote.headers;
   o.timeout_seconds = remote.timeout;
