@@ -316,11 +316,15 @@ result<void> http_source::attempt(exchange& x) {
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &http_source::on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  char curl_error[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_error);
 
   auto t0 = std::chrono::steady_clock::now();
   CURLcode rc = curl_easy_perform(c);
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   if (extra) curl_slist_free_all(extra);
+  const std::string curl_says = curl_error;
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);  // the buffer ends with this call
   ++stats_.requests;
   stats_.bytes += x.got;
   if (x.first && rc == CURLE_OK) {
@@ -348,7 +352,7 @@ result<void> http_source::attempt(exchange& x) {
   }
   if (rc == CURLE_TOO_MANY_REDIRECTS) return fail("too many redirects");
   if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-    return fail(std::string("HTTP request failed: ") + curl_easy_strerror(rc));
+    return fail(std::string("HTTP request failed: ") + (curl_says.empty() ? curl_easy_strerror(rc) : curl_says));
   }
   if (x.status == 304 && x.revalidate) return {};
   if (x.status == 416 && x.first) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -247,6 +248,7 @@ void run_all(const std::string& url, mode m, bool ok_allowed) {
     args.insert(args.end(), remote.begin(), remote.end());
     auto r = run_gguf(args, {}, {}, 10);
     std::string what = std::string(mode_name(m)) + ": gguf " + args[0];
+    if (args[0] == "info") std::printf("%-16s exit %d, %.1f s: %s", mode_name(m), r.exit_code, r.seconds, r.err.c_str());
     EXPECT_LT(r.exit_code, 128) << what << " died with signal " << r.exit_code - 128;
     EXPECT_LT(r.seconds, 8.0) << what;
     if (ok_allowed && r.exit_code == 0) continue;
