@@ -193,8 +193,11 @@ class file {
   /// buffer; for a remote file the missing bytes are fetched (ranges closer than 64 KiB
   /// merged into one request). Errors: out_of_range past the file end, io_error.
   result<void> fetch(uint64_t offset, uint64_t size) const;
-  /// fetch() of a view into this file (tensor_info::data, or a part of it).
+  /// fetch() of a view into this file (tensor_info::data, or a part of it). A view built
+  /// over other files (a split model's tensors) is fetched from the file holding it.
   result<void> fetch(std::span<const std::byte> view) const;
+  /// fetch() of many views at once: per file, in as few requests as the gaps allow.
+  result<void> fetch(std::span<const std::span<const std::byte>> views) const;
   /// fetch() of many [first, second) ranges at once, in as few requests as the gaps allow.
   result<void> fetch(std::span<const std::pair<uint64_t, uint64_t>> ranges) const;
   /// True when [offset, offset + size) is readable (always, for a local file).

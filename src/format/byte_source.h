@@ -39,6 +39,10 @@ class byte_source {
   virtual void parsed(uint64_t end) noexcept = 0;
 };
 
+/// The remote source whose reservation holds [p, p + n), or nullptr (local bytes). Lets a
+/// view built over other files (a split model's tensors) reach the file its bytes are in.
+byte_source* remote_source_of(const std::byte* p, size_t n) noexcept;
+
 /// All bytes readable (a mapped file or a caller's buffer).
 class whole_source : public byte_source {
  public:

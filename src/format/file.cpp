@@ -5,6 +5,7 @@
 #include "format/http_source.h"
 #include "format/mapped_file.h"
 
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -307,8 +308,17 @@ result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits
 
 bool file::is_remote() const noexcept { return dynamic_cast<const detail::http_source*>(impl_->source.get()) != nullptr; }
 
-// A file without a source of its own (a view built over other files) is all readable.
 
+namespace {
+// The source holding a view: this file's own, or, for a view built over other files (a
+// split model's tensors), the remote file whose reservation holds it; null for local bytes.
+detail::byte_source* holder(const detail::file_impl& f, std::span<const std::byte> v) {
+  const auto* b = f.bytes.data();
+  if (f.source && v.data() >= b && v.size() <= f.bytes.size() && v.data() - b <= static_cast<ptrdiff_t>(f.bytes.size() - v.size()))
+    return f.source.get();
+  return detail::remote_source_of(v.data(), v.size());
+}
+}  // namespace
 
 result<void> file::fetch(uint64_t offset, uint64_t size) const {
   detail::byte_range r{offset, offset + size};
@@ -321,12 +331,25 @@ result<void> file::fetch(uint64_t offset, uint64_t size) const {
 }
 
 result<void> file::fetch(std::span<const std::byte> view) const {
-  const auto* base = impl_->bytes.data();
-  if (view.empty()) return {};
-  if (view.data() < base || view.data() + view.size() > base + impl_->bytes.size()) {
-    return make_error(errc::invalid_argument, no_offset, "the view is not inside this file");
+  std::span<const std::span<const std::byte>> one(&view, 1);
+  return fetch(one);
+}
+
+result<void> file::fetch(std::span<const std::span<const std::byte>> views) const {
+  // Grouped by the file that holds them, as ranges of that file.
+  std::vector<std::pair<detail::byte_source*, std::vector<detail::byte_range>>> by_source;
+  for (auto v : views) {
+    if (v.empty()) continue;
+    auto* src = holder(*impl_, v);
+    if (!src) continue;  // local bytes
+    const uint64_t off = static_cast<uint64_t>(v.data() - src->bytes().data());
+    auto it = std::find_if(by_source.begin(), by_source.end(), [&](const auto& e) { return e.first == src; });
+    if (it == by_source.end()) it = by_source.insert(by_source.end(), {src, {}});
+    it->second.emplace_back(off, off + v.size());
   }
-  return fetch(static_cast<uint64_t>(view.data() - base), view.size());
+  for (auto& [src, ranges] : by_source)
+    if (auto r = src->fetch(ranges); !r) return r;
+  return {};
 }
 
 result<void> file::fetch(std::span<const std::pair<uint64_t, uint64_t>> ranges) const {
@@ -340,9 +363,8 @@ bool file::resident(uint64_t offset, uint64_t size) const noexcept {
 }
 
 void file::release(std::span<const std::byte> view) const noexcept {
-  const auto* base = impl_->bytes.data();
-  if (!impl_->source || view.empty() || view.data() < base || view.data() + view.size() > base + impl_->bytes.size()) return;
-  impl_->source->release(static_cast<uint64_t>(view.data() - base), view.size());
+  if (view.empty()) return;
+  if (auto* src = holder(*impl_, view)) src->release(static_cast<uint64_t>(view.data() - src->bytes().data()), view.size());
 }
 
 transfer_stats file::transfer() const noexcept { return impl_->source ? impl_->source->stats() : transfer_stats{}; }

@@ -80,6 +80,13 @@ content_range parse_content_range(std::string_view v) {
 
 std::once_flag curl_once;
 
+// Reservations of the live remote files: start address -> (size, source).
+std::mutex registry_mu;
+std::map<const std::byte*, std::pair<uint64_t, http_source*>>& registry() {
+  static std::map<const std::byte*, std::pair<uint64_t, http_source*>> r;
+  return r;
+}
+
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
@@ -232,6 +239,8 @@ result<void> http_source::reserve(uint64_t size) {
   if (p == MAP_FAILED) return fail("cannot reserve " + human(size) + " of address space for the file");
   base_ = static_cast<std::byte*>(p);
   reserved_ = size;
+  std::lock_guard lock(registry_mu);
+  registry()[base_] = {size, this};
   return {};
 }
 
@@ -288,10 +297,32 @@ transfer_stats http_source::stats() const noexcept {
   return stats_;
 }
 
+byte_source* remote_source_of(const std::byte* p, size_t n) noexcept {
+  std::lock_guard lock(registry_mu);
+  auto& r = registry();
+  auto it = r.upper_bound(p);
+  if (it == r.begin()) return nullptr;
+  --it;
+  const uint64_t off = static_cast<uint64_t>(p - it->first);
+  if (off > it->second.first || n > it->second.first - off) return nullptr;
+  return it->second.second;
+}
+
+void http_source::unreserve() noexcept {
+  if (!base_) return;
+  {
+    std::lock_guard lock(registry_mu);
+    registry().erase(base_);
+  }
+  munmap(base_, reserved_);
+  base_ = nullptr;
+  reserved_ = size_ = 0;
+}
+
 http_source::~http_source() {
   if (curl_) curl_easy_cleanup(static_cast<CURL*>(curl_));
   if (header_list_) curl_slist_free_all(static_cast<curl_slist*>(header_list_));
-  if (base_) munmap(base_, reserved_);
+  unreserve();
 }
 
 // One attempt of one request. On success the body is in place (or in x.whole).
@@ -427,11 +458,7 @@ result<void> http_source::first_request() {
     x.revalidate = !cached_.empty();
     auto r = attempt(x);
     if (!r) {
-      if (base_) {  // a failed attempt may have reserved
-        munmap(base_, reserved_);
-        base_ = nullptr;
-        reserved_ = size_ = 0;
-      }
+      unreserve();  // a failed attempt may have reserved
       const auto& d = r.error().detail;
       bool again = d.starts_with("HTTP request failed") || d.starts_with("short read: the connection closed") ||
                    (d.starts_with("HTTP ") && retryable_status(x.status));

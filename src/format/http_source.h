@@ -39,6 +39,7 @@ class http_source : public byte_source {
   result<void> get(uint64_t from, uint64_t to);  // [from, to) with retries
   result<void> attempt(exchange& x);
   result<void> reserve(uint64_t size);
+  void unreserve() noexcept;
   result<void> make_writable(uint64_t from, uint64_t to);
   void mark(uint64_t from, uint64_t to);
   bool resident_locked(uint64_t off, uint64_t n) const noexcept;

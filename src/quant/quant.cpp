@@ -157,15 +157,14 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
                          t);
     }
   }
-  if (f.is_remote()) {  // only the rows asked for, in as few requests as their gaps allow
-    const uint64_t base = static_cast<uint64_t>(t.data.data() - f.bytes().data());
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    ranges.reserve(ids.size());
+  {  // a remote file: only the rows asked for, in as few requests as their gaps allow
+    std::vector<std::span<const std::byte>> rows;
+    rows.reserve(ids.size());
     for (size_t i = 0; i < ids.size(); ++i) {
       const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
-      ranges.emplace_back(base + row * *row_bytes, base + (row + 1) * *row_bytes);
+      rows.push_back(t.data.subspan(static_cast<size_t>(row * *row_bytes), *row_bytes));
     }
-    if (auto fr = f.fetch(ranges); !fr) return with_tensor(fr.error(), t);
+    if (auto fr = f.fetch(std::span<const std::span<const std::byte>>(rows)); !fr) return with_tensor(fr.error(), t);
   }
   for (size_t i = 0; i < ids.size(); ++i) {
     const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);

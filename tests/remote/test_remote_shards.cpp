@@ -3,6 +3,7 @@
 // exactly as its local path does, for every read command.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 
 #include "gguf/file.h"
@@ -116,4 +117,39 @@ TEST(RemoteShards, OpenAllFetchesShardsInParallel) {
   EXPECT_EQ(tensors, src->tensor_count());
   auto log = server.take_log();
   EXPECT_EQ(log.size(), 3u);  // one request per shard (each fits the first request)
+}
+
+// A view into another remote file (what a split model's merged view holds: tensors of
+// every shard) is fetched from the file whose bytes it is, through any file object.
+TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
+  GGUF_REQUIRE_DATA();
+  gguf::test::nginx_server server(data_dir());
+  ASSERT_TRUE(server.started()) << server.why_not();
+  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
+  ASSERT_TRUE(src);
+  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
+  for (const auto& n : names) fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
+  gguf::remote_options o;
+  o.first_request = 16384;  // the tensor data stays remote
+  auto first = gguf::file::open_url(server.base() + "/mutable/" + names[0], o);
+  auto third = gguf::file::open_url(server.base() + "/mutable/" + names[2], o);
+  ASSERT_TRUE(first && third);
+  const auto& t = third->tensors().back();
+  const uint64_t off = static_cast<uint64_t>(t.data.data() - third->bytes().data());
+  ASSERT_FALSE(third->resident(off, t.nbytes));
+  server.take_log();
+  ASSERT_TRUE(first->fetch(t.data));  // through the first shard's object
+  EXPECT_TRUE(third->resident(off, t.nbytes));
+  auto log = server.take_log();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].uri, "/mutable/" + names[2]);
+  EXPECT_EQ(log[0].bytes, t.nbytes);
+  const auto* want = src->find_tensor(t.name);
+  ASSERT_NE(want, nullptr);
+  EXPECT_EQ(std::memcmp(t.data.data(), want->data.data(), t.nbytes), 0);
+  // Released (streaming), then fetched again: one more request, the same bytes.
+  first->release(t.data);
+  ASSERT_TRUE(first->fetch(t.data));
+  EXPECT_EQ(std::memcmp(t.data.data(), want->data.data(), t.nbytes), 0);
+  EXPECT_LE(server.take_log().size(), 1u);
 }
