@@ -371,8 +371,8 @@ class parser {
       pos_ = pos;
       if (i == count) break;
       // Later elements are longer (tokens and merges are ordered by rank: rarer, longer):
-      // the average so far plus a quarter.
-      array_rest_ = i ? (count - i - 1) * ((pos_ - start) / i) * 5 / 4 : 0;
+      // the average so far plus an eighth.
+      array_rest_ = i ? (count - i - 1) * ((pos_ - start) / i) * 9 / 8 : 0;
       if (i && count == vocab_n_ && subject_ == "tokenizer.ggml.tokens") tok_bytes_ = (pos_ - start) / i;
       if (!skip_value(value_type::string, 1)) return false;  // reports the failing element, or fetches
       ++i;
