@@ -31,6 +31,7 @@
 
 #include "gguf/error.h"
 #include "gguf/format.h"
+#include "gguf/remote.h"
 
 namespace gguf {
 
@@ -170,6 +171,41 @@ class file {
   /// Parses bytes it takes ownership of (e.g. standard input).
   static result<file> from_buffer(std::vector<std::byte> bytes, const reader_limits& limits = {},
                                   std::string name = "<stdin>");
+  /// Reads an http:// or https:// URL with range requests (gguf/remote.h): the metadata
+  /// in one request when it fits `options.first_request`, then only the missing bytes.
+  /// Tensor data is not fetched: call fetch() before reading tensor_info::data.
+  /// Errors: io_error (one line: HTTP status, timeout, a response that does not answer
+  /// the request, a file changed between requests) and every format error.
+  static result<file> open_url(const std::string& url, const remote_options& options = {},
+                               const reader_limits& limits = {});
+  /// open_url for "http(s)://…", open otherwise.
+  static result<file> open_any(const std::string& path_or_url, const remote_options& options = {},
+                               const reader_limits& limits = {});
+
+  /// open_any of every path or URL at once, each in its own thread (the shards of a split
+  /// model over HTTP: one round trip for all of them). Results in the order given.
+  static std::vector<result<file>> open_all(std::span<const std::string> paths_or_urls,
+                                            const remote_options& options = {}, const reader_limits& limits = {});
+
+  /// True for a file opened with open_url.
+  bool is_remote() const noexcept;
+  /// Makes bytes [offset, offset + size) readable: nothing to do for a local file or a
+  /// buffer; for a remote file the missing bytes are fetched (ranges closer than 64 KiB
+  /// merged into one request). Errors: out_of_range past the file end, io_error.
+  result<void> fetch(uint64_t offset, uint64_t size) const;
+  /// fetch() of a view into this file (tensor_info::data, or a part of it). A view built
+  /// over other files (a split model's tensors) is fetched from the file holding it.
+  result<void> fetch(std::span<const std::byte> view) const;
+  /// fetch() of many views at once: per file, in as few requests as the gaps allow.
+  result<void> fetch(std::span<const std::span<const std::byte>> views) const;
+  /// fetch() of many [first, second) ranges at once, in as few requests as the gaps allow.
+  result<void> fetch(std::span<const std::pair<uint64_t, uint64_t>> ranges) const;
+  /// True when [offset, offset + size) is readable (always, for a local file).
+  bool resident(uint64_t offset, uint64_t size) const noexcept;
+  /// Drops fetched tensor bytes of a remote file (streaming); a no-op for local files.
+  void release(std::span<const std::byte> view) const noexcept;
+  /// Requests and bytes this file has cost (zero for a local file).
+  transfer_stats transfer() const noexcept;
 
   const std::string& path() const noexcept;
   uint32_t version() const noexcept;
@@ -203,6 +239,7 @@ class file {
  private:
   friend class model_files;  // builds the merged view of a split model
   std::shared_ptr<const detail::file_impl> impl_;
+  static result<file> make(std::shared_ptr<const detail::file_impl> impl);
   explicit file(std::shared_ptr<const detail::file_impl> impl) : impl_(std::move(impl)) {}
 };
 

@@ -2,6 +2,12 @@
 #include "gguf/file.h"
 
 #include "format/file_impl.h"
+#include "format/http_source.h"
+#include "format/mapped_file.h"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
 
 namespace gguf {
 namespace detail {
@@ -244,36 +250,124 @@ template result<std::vector<bool>> array_ref::to_vector<bool>() const;
 
 // ---- file ----
 
+namespace {
+result<file> parse_source(std::unique_ptr<detail::byte_source> src, std::string name, const reader_limits& limits,
+                          result<file> (*make)(std::shared_ptr<const detail::file_impl>)) {
+  auto impl = std::make_shared<detail::file_impl>();
+  impl->path = std::move(name);
+  impl->bytes = src->bytes();
+  impl->source = std::move(src);
+  auto r = detail::parse(std::move(impl), limits);
+  if (!r) return r.error();
+  (*r)->source->parsed((*r)->metadata_end);
+  return make(std::move(*r));
+}
+}  // namespace
+
+result<file> file::make(std::shared_ptr<const detail::file_impl> impl) { return file(std::move(impl)); }
+
 result<file> file::open(const std::filesystem::path& path, const reader_limits& limits) {
   auto m = detail::mapped_file::open(path);
   if (!m) return m.error();
-  auto impl = std::make_shared<detail::file_impl>();
-  impl->path = path.string();
-  impl->mapping = std::move(*m);
-  impl->bytes = impl->mapping.bytes();
-  auto r = detail::parse(std::move(impl), limits);
-  if (!r) return r.error();
-  return file(std::move(*r));
+  return parse_source(std::make_unique<detail::mapped_file>(std::move(*m)), path.string(), limits, &file::make);
+}
+
+result<file> file::open_url(const std::string& url, const remote_options& options, const reader_limits& limits) {
+  auto s = detail::http_source::open(url, options);
+  if (!s) return s.error();
+  return parse_source(std::move(*s), url, limits, &file::make);
+}
+
+result<file> file::open_any(const std::string& path_or_url, const remote_options& options, const reader_limits& limits) {
+  if (is_url(path_or_url)) return open_url(path_or_url, options, limits);
+  return open(path_or_url, limits);
+}
+
+std::vector<result<file>> file::open_all(std::span<const std::string> paths_or_urls, const remote_options& options,
+                                         const reader_limits& limits) {
+  std::vector<std::optional<result<file>>> slots(paths_or_urls.size());
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(paths_or_urls.size());
+    for (size_t i = 0; i < paths_or_urls.size(); ++i)
+      threads.emplace_back([&, i] { slots[i].emplace(open_any(paths_or_urls[i], options, limits)); });
+  }
+  std::vector<result<file>> out;
+  out.reserve(slots.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
+  return out;
 }
 
 result<file> file::from_bytes(std::span<const std::byte> bytes, const reader_limits& limits, std::string name) {
-  auto impl = std::make_shared<detail::file_impl>();
-  impl->path = std::move(name);
-  impl->bytes = bytes;
-  auto r = detail::parse(std::move(impl), limits);
-  if (!r) return r.error();
-  return file(std::move(*r));
+  return parse_source(std::make_unique<detail::buffer_source>(bytes), std::move(name), limits, &file::make);
 }
 
 result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits& limits, std::string name) {
-  auto impl = std::make_shared<detail::file_impl>();
-  impl->path = std::move(name);
-  impl->owned = std::move(bytes);
-  impl->bytes = impl->owned;
-  auto r = detail::parse(std::move(impl), limits);
-  if (!r) return r.error();
-  return file(std::move(*r));
+  return parse_source(std::make_unique<detail::buffer_source>(std::move(bytes)), std::move(name), limits, &file::make);
 }
+
+bool file::is_remote() const noexcept { return dynamic_cast<const detail::http_source*>(impl_->source.get()) != nullptr; }
+
+
+namespace {
+// The source holding a view: this file's own, or, for a view built over other files (a
+// split model's tensors), the remote file whose reservation holds it; null for local bytes.
+detail::byte_source* holder(const detail::file_impl& f, std::span<const std::byte> v) {
+  const auto* b = f.bytes.data();
+  if (f.source && v.data() >= b && v.size() <= f.bytes.size() && v.data() - b <= static_cast<ptrdiff_t>(f.bytes.size() - v.size()))
+    return f.source.get();
+  return detail::remote_source_of(v.data(), v.size());
+}
+}  // namespace
+
+result<void> file::fetch(uint64_t offset, uint64_t size) const {
+  detail::byte_range r{offset, offset + size};
+  if (offset > impl_->bytes.size() || size > impl_->bytes.size() - offset) {
+    return make_error(errc::out_of_range, offset, "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                                                      ") outside a file of " + std::to_string(impl_->bytes.size()));
+  }
+  if (!impl_->source) return {};
+  return impl_->source->fetch({&r, 1});
+}
+
+result<void> file::fetch(std::span<const std::byte> view) const {
+  std::span<const std::span<const std::byte>> one(&view, 1);
+  return fetch(one);
+}
+
+result<void> file::fetch(std::span<const std::span<const std::byte>> views) const {
+  // Grouped by the file that holds them, as ranges of that file.
+  std::vector<std::pair<detail::byte_source*, std::vector<detail::byte_range>>> by_source;
+  for (auto v : views) {
+    if (v.empty()) continue;
+    auto* src = holder(*impl_, v);
+    if (!src) continue;  // local bytes
+    const uint64_t off = static_cast<uint64_t>(v.data() - src->bytes().data());
+    auto it = std::find_if(by_source.begin(), by_source.end(), [&](const auto& e) { return e.first == src; });
+    if (it == by_source.end()) it = by_source.insert(by_source.end(), {src, {}});
+    it->second.emplace_back(off, off + v.size());
+  }
+  for (auto& [src, ranges] : by_source)
+    if (auto r = src->fetch(ranges); !r) return r;
+  return {};
+}
+
+result<void> file::fetch(std::span<const std::pair<uint64_t, uint64_t>> ranges) const {
+  if (!impl_->source) return {};
+  return impl_->source->fetch(ranges);
+}
+
+bool file::resident(uint64_t offset, uint64_t size) const noexcept {
+  if (!impl_->source) return offset <= impl_->bytes.size() && size <= impl_->bytes.size() - offset;
+  return impl_->source->resident(offset, size);
+}
+
+void file::release(std::span<const std::byte> view) const noexcept {
+  if (view.empty()) return;
+  if (auto* src = holder(*impl_, view)) src->release(static_cast<uint64_t>(view.data() - src->bytes().data()), view.size());
+}
+
+transfer_stats file::transfer() const noexcept { return impl_->source ? impl_->source->stats() : transfer_stats{}; }
 
 const std::string& file::path() const noexcept { return impl_->path; }
 uint32_t file::version() const noexcept { return impl_->version; }

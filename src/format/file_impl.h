@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gguf/file.h"
-#include "format/mapped_file.h"
+#include "format/byte_source.h"
 
 namespace gguf::detail {
 
@@ -33,10 +33,9 @@ inline T load_raw(const std::byte* p, bool swap) noexcept {
 
 struct file_impl {
   std::string path;
-  mapped_file mapping;          // owns the bytes when opened from a path
-  std::vector<std::byte> owned;  // owns the bytes when parsed from a buffer
-  std::span<const std::byte> bytes;
-  std::vector<gguf::file> parts;  // the shards a merged view's tensors point into
+  std::unique_ptr<byte_source> source;  // a mapped file, a buffer, or a remote file
+  std::span<const std::byte> bytes;     // source->bytes(): the whole file at a fixed address
+  std::vector<gguf::file> parts;      // the shards a merged view's tensors point into
 
   uint32_t version = 0;
   bool swap = false;  // file byte order differs from the host's

@@ -16,7 +16,7 @@ mapped_file::mapped_file(mapped_file&& o) noexcept
 
 mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   if (this != &o) {
-    this->~mapped_file();
+    if (map_) munmap(map_, size_);
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
     map_ = std::exchange(o.map_, nullptr);

@@ -5,27 +5,40 @@
 #include <filesystem>
 #include <span>
 
+#include "format/byte_source.h"
 #include "gguf/error.h"
 
 namespace gguf::detail {
 
-class mapped_file {
+class mapped_file : public whole_source {
  public:
   mapped_file() = default;
   mapped_file(const mapped_file&) = delete;
   mapped_file& operator=(const mapped_file&) = delete;
   mapped_file(mapped_file&& o) noexcept;
   mapped_file& operator=(mapped_file&& o) noexcept;
-  ~mapped_file();
+  ~mapped_file() override;
 
   /// Maps `path` read-only. Errors: io_error naming the system error.
   static result<mapped_file> open(const std::filesystem::path& path);
-  std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+  std::span<const std::byte> bytes() const noexcept override { return {data_, size_}; }
 
  private:
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
   void* map_ = nullptr;
+};
+
+/// Bytes a caller keeps alive, or owned bytes (standard input).
+class buffer_source : public whole_source {
+ public:
+  explicit buffer_source(std::span<const std::byte> b) : view_(b) {}
+  explicit buffer_source(std::vector<std::byte> owned) : owned_(std::move(owned)), view_(owned_) {}
+  std::span<const std::byte> bytes() const noexcept override { return view_; }
+
+ private:
+  std::vector<std::byte> owned_;
+  std::span<const std::byte> view_;
 };
 
 }  // namespace gguf::detail

@@ -23,7 +23,8 @@ std::string hex_bytes(const std::byte* p, size_t n) {
 
 class parser {
  public:
-  parser(file_impl& f, const reader_limits& lim) : f_(f), lim_(lim), size_(f.bytes.size()) {}
+  parser(file_impl& f, const reader_limits& lim)
+      : f_(f), lim_(lim), size_(f.bytes.size()), avail_(f.source ? f.source->prefix() : size_) {}
 
   bool run() { return header() && metadata() && tensor_infos() && layout(); }
   gguf::error err;
@@ -32,7 +33,10 @@ class parser {
   file_impl& f_;
   const reader_limits& lim_;
   uint64_t size_;
+  uint64_t avail_;  // bytes [0, avail_) are readable (all of them, unless the file is remote)
   uint64_t pos_ = 0;
+  // What is left of the metadata, for sizing a remote file's next request.
+  uint64_t kv_i_ = 0, t_i_ = 0, tensors_at_ = 0, array_rest_ = 0;
   std::string subject_;
   bool subject_is_tensor_ = false;
 
@@ -41,8 +45,55 @@ class parser {
     return false;
   }
   uint64_t left() const { return size_ - pos_; }
+  // The vocabulary seen so far, for rest_hint: llama.cpp's converters write
+  // tokenizer.ggml.tokens, then scores (SPM, UGM, gemma4) and token_type (float32 / int32
+  // per token), then merges (BPE, gemma4: about one per token, each about twice a token's
+  // text and a space).
+  std::string_view tok_model_;
+  uint64_t vocab_n_ = 0, tok_bytes_ = 0;  // tokens, and the average bytes of one (length included)
+  bool seen_scores_ = false, seen_types_ = false, seen_merges_ = false;
+
+  void note_key(std::string_view key, uint64_t value_at) {
+    if (key == "tokenizer.ggml.scores") seen_scores_ = true;
+    else if (key == "tokenizer.ggml.token_type") seen_types_ = true;
+    else if (key == "tokenizer.ggml.merges") seen_merges_ = true;
+    else if (key == "tokenizer.ggml.tokens" && value_at <= avail_ && avail_ - value_at >= 4 + f_.len_width()) {
+      vocab_n_ = f_.load_len(value_at + 4);
+      tok_bytes_ = f_.len_width() + 8;
+    }
+  }
+
+  // Bytes the metadata probably still holds after pos_: the rest of the string array the
+  // reader is in, the vocabulary arrays still to come, the key/values to come (small,
+  // most of them) and the tensor infos.
+  uint64_t rest_hint() const {
+    uint64_t kvs_left = n_kv_ > kv_i_ ? n_kv_ - kv_i_ - 1 : 0;
+    if (tensors_at_ == 0) {
+      uint64_t vocab = 0;
+      if (vocab_n_ && kvs_left) {
+        const bool scores = tok_model_ == "llama" || tok_model_ == "t5" || tok_model_ == "gemma4";
+        const bool merges = tok_model_ == "gpt2" || tok_model_ == "gemma4";
+        if (scores && !seen_scores_) vocab += vocab_n_ * 4;
+        if (!seen_types_) vocab += vocab_n_ * 4;
+        if (merges && !seen_merges_) vocab += vocab_n_ * (2 * (tok_bytes_ - f_.len_width()) + 1 + f_.len_width());
+      }
+      return array_rest_ + vocab + kvs_left * 64 + n_tensors_ * 96;
+    }
+    uint64_t avg = t_i_ ? (pos_ - tensors_at_) / t_i_ : 96;
+    return (n_tensors_ - t_i_) * avg;
+  }
   bool need(uint64_t n, const char* what) {
-    if (left() >= n) return true;
+    if (avail_ - pos_ >= n) return true;
+    if (left() >= n) {
+      if (auto r = f_.source->grow_prefix(pos_ + n, rest_hint()); !r) {
+        err = r.error();
+        return false;
+      }
+      avail_ = f_.source->prefix();
+      if (avail_ - pos_ >= n) return true;
+      err = make_error(errc::io_error, pos_, "the remote bytes up to " + std::to_string(pos_ + n) + " could not be read");
+      return false;
+    }
     return fail(errc::truncated, pos_,
                 std::string("file ends inside ") + what + ": " + std::to_string(n) + " bytes needed, " +
                     std::to_string(left()) + " left");
@@ -71,7 +122,7 @@ class parser {
   }
 
   bool header() {
-    if (size_ < 4) return need(4, "the magic");
+    if (!need(8 <= size_ ? 8 : 4, "the magic")) return false;
     const std::byte* p = f_.at(0);
     auto magic = std::string_view(reinterpret_cast<const char*>(p), 4);
     if (magic != "GGUF") {
@@ -136,6 +187,7 @@ class parser {
     f_.kvs.reserve(n_kv_);
     f_.kv_index.reserve(n_kv_);
     for (uint64_t i = 0; i < n_kv_; ++i) {
+      kv_i_ = i;
       subject_.clear();
       subject_is_tensor_ = false;
       uint64_t key_off = pos_;
@@ -160,6 +212,7 @@ class parser {
       }
       pos_ += len;
       subject_ = std::string(key);
+      if (key.starts_with("tokenizer.ggml.")) note_key(key, pos_ + 4);
       uint32_t type_id = 0;
       uint64_t type_off = pos_;
       if (!read_u32(type_id, "a value type")) return false;
@@ -176,6 +229,12 @@ class parser {
         return fail(errc::duplicate_key, key_off, "duplicate key");
       }
       if (key == "general.alignment" && !alignment(kv)) return false;
+      if (key == "tokenizer.ggml.model" && kv.value.type() == value_type::string) {
+        tok_model_ = std::string_view(reinterpret_cast<const char*>(f_.at(kv.value.offset() + f_.len_width())),
+                                      f_.load_len(kv.value.offset()));
+      } else if (key == "tokenizer.ggml.tokens" && vocab_n_) {
+        tok_bytes_ = (pos_ - kv.value.offset() - 4 - f_.len_width()) / vocab_n_;
+      }
       f_.kvs.push_back(kv);
     }
     subject_.clear();
@@ -281,48 +340,54 @@ class parser {
   }
 
   // The hot loop of opening a vocabulary: walk `count` strings, checking each length
-  // against the bytes left and the limit. On a problem, re-read that element through
-  // skip_value for the detailed error.
+  // against the bytes left and the limit. An element that does not fit in the readable
+  // bytes goes through skip_value: the detailed error, or (remote file) the next request.
   bool skip_strings(uint64_t count) {
     const uint64_t w = f_.len_width();
     const uint64_t max_len = lim_.max_string_length;
-    uint64_t pos = pos_;
-    if (w == 8 && !f_.swap) {
-      // v2/v3 in host order: the common case, without per-element width or swap tests.
-      const std::byte* base = f_.at(0);
-      for (uint64_t i = 0; i < count; ++i) {
-        if (size_ - pos < 8) break;
-        uint64_t len;
-        std::memcpy(&len, base + pos, 8);
-        if (len > max_len || size_ - pos - 8 < len) break;
-        pos += 8 + len;
-        if (i + 1 == count) {
-          pos_ = pos;
-          return true;
+    const uint64_t start = pos_;
+    uint64_t i = 0;
+    while (i < count) {
+      uint64_t pos = pos_;
+      const uint64_t end = avail_;
+      if (w == 8 && !f_.swap) {
+        // v2/v3 in host order: the common case, without per-element width or swap tests.
+        const std::byte* base = f_.at(0);
+        for (; i < count; ++i) {
+          if (end - pos < 8) break;
+          uint64_t len;
+          std::memcpy(&len, base + pos, 8);
+          if (len > max_len || end - pos - 8 < len) break;
+          pos += 8 + len;
+        }
+      } else {
+        for (; i < count; ++i) {
+          if (end - pos < w) break;
+          uint64_t len = f_.load_len(pos);
+          if (len > max_len || end - pos - w < len) break;
+          pos += w + len;
         }
       }
-    } else {
-      for (uint64_t i = 0; i < count; ++i) {
-        if (size_ - pos < w) break;
-        uint64_t len = f_.load_len(pos);
-        if (len > max_len || size_ - pos - w < len) break;
-        pos += w + len;
-        if (i + 1 == count) {
-          pos_ = pos;
-          return true;
-        }
-      }
+      pos_ = pos;
+      if (i == count) break;
+      // Later elements are longer (tokens and merges are ordered by rank: rarer, longer):
+      // the average so far plus an eighth.
+      array_rest_ = i ? (count - i - 1) * ((pos_ - start) / i) * 9 / 8 : 0;
+      if (i && count == vocab_n_ && subject_ == "tokenizer.ggml.tokens") tok_bytes_ = (pos_ - start) / i;
+      if (!skip_value(value_type::string, 1)) return false;  // reports the failing element, or fetches
+      ++i;
     }
-    if (count == 0) return true;
-    pos_ = pos;
-    return skip_value(value_type::string, 1);  // reports the failing element
+    array_rest_ = 0;
+    return true;
   }
 
   bool tensor_infos() {
     if (!check_count(n_tensors_, lim_.max_tensor_count, min_tensor_bytes(), pos_, "tensor count")) return false;
     f_.tensors.reserve(n_tensors_);
     f_.tensor_index.reserve(n_tensors_);
+    tensors_at_ = pos_;
     for (uint64_t i = 0; i < n_tensors_; ++i) {
+      t_i_ = i;
       subject_.clear();
       subject_is_tensor_ = true;
       tensor_info t;

@@ -126,6 +126,7 @@ result<void> dequantize_tensor(const file& f, const tensor_info& t, std::span<fl
                        t);
   }
   // A contiguous tensor is a sequence of whole blocks (the reader checked ne[0] % blck_size).
+  if (auto fr = f.fetch(t.data); !fr) return with_tensor(fr.error(), t);  // a remote file's bytes
   auto r = dequantize_row(t.type, t.data, out, f.byte_order());
   if (!r) return with_tensor(r.error(), t);
   return {};
@@ -183,6 +184,15 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
   const size_t nblocks = size_t(ne0) / dq->tr->blck_size;
   if (nblocks == 0) return {};
   const auto* data = reinterpret_cast<const uint8_t*>(t.data.data());
+  {  // a remote file: only the rows asked for, in as few requests as their gaps allow
+    std::vector<std::span<const std::byte>> rows;
+    rows.reserve(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
+      rows.push_back(t.data.subspan(static_cast<size_t>(row * *row_bytes), *row_bytes));
+    }
+    if (auto fr = f.fetch(std::span<const std::span<const std::byte>>(rows)); !fr) return with_tensor(fr.error(), t);
+  }
   for (size_t i = 0; i < ids.size(); ++i) {
     const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
     dq->run(data + row * *row_bytes, out.data() + i * ne0, nblocks);

@@ -12,6 +12,16 @@
 namespace gguf::cli {
 
 namespace {
+// The remote options of this process (one command per process).
+struct remote_flags {
+  std::vector<std::string> headers;
+  long timeout = 30;
+  int retries = 3;
+  std::string cache;
+  bool verbose = false;
+  uint64_t first_request = 0;
+} remote;
+
 std::vector<command>& registry() {
   static std::vector<command> r;
   return r;
@@ -61,8 +71,40 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     }
     return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
   }
-  if (auto r = finish_interrupted_edit(path); !r) return r.error();
-  return gguf::file::open(path);
+  if (!is_url(path)) {
+    if (auto r = finish_interrupted_edit(path); !r) return r.error();
+    return gguf::file::open(path);
+  }
+  remote_options o;
+  o.headers = remote.headers;
+  o.timeout_seconds = remote.timeout;
+  o.retries = remote.retries;
+  o.cache_dir = remote.cache;
+  if (remote.first_request) o.first_request = remote.first_request;
+  if (remote.verbose) {
+    o.log = [](std::string_view line) { std::cerr << "gguf: " << line << "\n"; };  // never a header
+  }
+  return gguf::file::open_url(path, o);
+}
+
+void add_remote_options(CLI::App& app) {
+  const char* group = "Remote files (http:// or https:// URLs)";
+  app.add_option("--header", remote.headers,
+                 "request header 'Name: value', e.g. 'Authorization: Bearer TOKEN' (repeatable; HF_TOKEN is used "
+                 "for huggingface.co when no Authorization is given)")
+      ->group(group);
+  app.add_option("--timeout", remote.timeout, "seconds to connect, and seconds a transfer may stall (default 30)")
+      ->check(CLI::Range(1L, 86400L))
+      ->group(group);
+  app.add_option("--retries", remote.retries, "retries after 429, 5xx or a broken connection (default 3)")
+      ->check(CLI::Range(0, 20))
+      ->group(group);
+  app.add_option("--cache", remote.cache, "directory of cached metadata, keyed by URL and ETag")->group(group);
+  app.add_option("--first-request", remote.first_request, "bytes of the first request (default 8 MiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34))
+      ->group(group);
+  app.add_flag("--verbose", remote.verbose, "print each request (range, status, bytes, milliseconds) to stderr")
+      ->group(group);
 }
 
 result<gguf::file> open_model(const std::string& path, bool use_stdin) {

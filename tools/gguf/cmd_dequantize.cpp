@@ -35,6 +35,8 @@ result<void> write_tensor(const gguf::file& f, const tensor_info& t, int fd) {
   if (!can_dequantize(t.type) || (f.byte_order() == byte_order::big && !can_dequantize_big_endian(t.type))) {
     // Let dequantize_row produce the precise message.
     std::vector<float> probe(ggml_type_traits(t.type)->blck_size);
+    if (auto fr = f.fetch(t.data.first(std::min<size_t>(t.data.size(), ggml_type_traits(t.type)->type_size))); !fr)
+      return fr.error();
     auto r = dequantize_row(t.type, t.data.first(std::min<size_t>(t.data.size(), ggml_type_traits(t.type)->type_size)),
                             probe, f.byte_order());
     gguf::error e = r ? make_error(errc::unsupported, no_offset, "cannot dequantize") : r.error();
@@ -46,8 +48,22 @@ result<void> write_tensor(const gguf::file& f, const tensor_info& t, int fd) {
   const size_t total_blocks = t.nbytes / tr->type_size;
   const size_t chunk_blocks = std::max<size_t>(1, (size_t{1} << 18) / tr->blck_size);
   std::vector<float> buf(chunk_blocks * tr->blck_size);
+  // A remote tensor is fetched in windows of 16 MiB, each dropped once written.
+  const size_t window = std::max<size_t>(tr->type_size, (size_t{16} << 20) / tr->type_size * tr->type_size);
+  size_t fetched_from = 0, fetched_to = 0;
   for (size_t done = 0; done < total_blocks;) {
     const size_t n = std::min(chunk_blocks, total_blocks - done);
+    if ((done + n) * tr->type_size > fetched_to) {
+      f.release(t.data.subspan(fetched_from, fetched_to - fetched_from));
+      fetched_from = done * tr->type_size;
+      fetched_to = std::min(t.nbytes, fetched_from + std::max(window, n * tr->type_size));
+      if (auto fr = f.fetch(t.data.subspan(fetched_from, fetched_to - fetched_from)); !fr) {
+        gguf::error e = fr.error();
+        e.subject = std::string(t.name);
+        e.subject_is_tensor = true;
+        return e;
+      }
+    }
     std::span<float> out(buf.data(), n * tr->blck_size);
     auto r = dequantize_row(t.type, t.data.subspan(done * tr->type_size, n * tr->type_size), out, f.byte_order());
     if (!r) {
@@ -76,6 +92,7 @@ int run(int argc, char** argv) {
   app.add_option("TENSOR", tensor, "tensor name, e.g. token_embd.weight")->required();
   app.add_option("-o,--output", out_path, "output file (written to a temporary name, then renamed); default stdout");
   app.add_flag("--json", json, "with -o: print a JSON summary (tensor, type, ne, elements, bytes, output)");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (json && out_path.empty()) {
     std::cerr << "gguf dequantize: --json needs -o (the floats go to standard output otherwise)\n";

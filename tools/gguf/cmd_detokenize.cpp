@@ -39,6 +39,7 @@ int run(int argc, char** argv) {
   app.add_flag("--jsonl", jsonl, "each input line is a JSON array of ids; prints one JSON string per line");
   app.add_flag("--remove-special", remove_special, "drop a leading BOS / trailing EOS the model adds");
   app.add_flag("--unparse-special", unparse_special, "render control tokens as their text");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
 
   auto f = open_model(model);

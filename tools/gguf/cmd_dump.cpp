@@ -87,6 +87,7 @@ int run(int argc, char** argv) {
   app.add_flag("--json", json, "one JSON document (field names of shared/data/expected)");
   app.add_flag("--no-tensors", no_tensors, "leave out the tensor infos");
   app.add_flag("--full-arrays", full, "print every array element (default: first 8 and the last)");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (path.empty() && !use_stdin) {
     std::cerr << "gguf dump: FILE is required (see --help)\n";

@@ -84,6 +84,7 @@ int run(int argc, char** argv) {
                "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
                "write one JSON object per line");
   app.add_flag("--no-add-special", no_add_special, "do not add BOS/EOS as the model is configured to");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   bool have_text = app.count("TEXT") > 0;
   if (jsonl && have_text) {

@@ -95,6 +95,7 @@ int run(int argc, char** argv) {
   app.add_option("FILE", path, "GGUF file ('-' for standard input)");
   app.add_flag("--stdin", use_stdin, "read the file from standard input");
   app.add_flag("--json", json, "one JSON document");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (path.empty() && !use_stdin) {
     std::cerr << "gguf info: FILE is required (see --help)\n";

@@ -46,6 +46,7 @@ int run(int argc, char** argv) {
   app.add_option("FILENAME", names, "file names to check (with --suggest: GGUF files to read)");
   app.add_flag("--json", json, "one JSON document: {\"names\": [...]}");
   app.add_flag("--suggest", suggest, "read each FILE and print the conforming name from its metadata");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (names.empty()) {
     std::cerr << "gguf name: FILENAME is required (see --help)\n";

@@ -30,6 +30,7 @@ int run(int argc, char** argv) {
   app.add_flag("--no-parse-special", no_parse, "treat special-token text as plain text");
   app.add_flag("--pieces", pieces, "also print each token's text");
   app.add_flag("--count", count, "print only the number of tokens");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   const bool from_stdin = app.count("TEXT") == 0;
 

@@ -78,6 +78,7 @@ int run(int argc, char** argv) {
   app.add_flag("--jsonl", jsonl, "one JSON report per line, one line per file");
   app.add_flag("--strict", strict, "warnings fail the check too (exit 1)");
   app.add_flag("-q,--quiet", quiet, "print only the summary line of each file (text output)");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (use_stdin) paths.push_back("-");
   if (paths.empty()) {
