@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "gguf/remote.h"
 #include "tensor_hash.h"
 
 namespace gguf::cli {
@@ -89,6 +90,7 @@ int run(int argc, char** argv) {
   app.add_flag("--uuid", uuid, "the model's UUIDv5 (SHA-1 of llama.cpp's namespace and every tensor's bytes)");
   app.add_option("-c,--check", manifest_path, "verify against a manifest (gguf-hash's output)");
   app.add_option("--threads", threads, "worker threads (default: all cores)")->check(CLI::Range(1u, 4096u));
+  add_remote_options(app);
   app.add_flag("--json", json, "one JSON document instead of gguf-hash's lines");
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (all) xxh64 = sha1 = sha256 = true;
@@ -139,7 +141,10 @@ int run(int argc, char** argv) {
   req.per_tensor = !no_layer;
   req.uuid = uuid;
   req.threads = threads;
-  const hash_result h = hash_tensors(*f, req);
+  req.fetch = is_url(path);
+  auto hashed = hash_tensors(*f, req);
+  if (!hashed) return report(path, hashed.error());
+  const hash_result& h = *hashed;
 
   nlohmann::ordered_json j;
   j["file"] = path;

@@ -132,7 +132,7 @@ const char* hash_algo_name(hash_algo a) noexcept {
   return "?";
 }
 
-hash_result hash_tensors(const gguf::file& f, const hash_request& req) {
+result<hash_result> hash_tensors(const gguf::file& f, const hash_request& req) {
   const auto tensors = f.tensors();
   hash_result res;
   res.model.assign(hash_algo_count, {});
@@ -176,7 +176,7 @@ hash_result hash_tensors(const gguf::file& f, const hash_request& req) {
   // so without SHA per-tensor work the one-pass walk is used whatever --threads says.
   const bool cpu_bound = req.per_tensor && (req.algo[static_cast<int>(hash_algo::sha1)] ||
                                             req.algo[static_cast<int>(hash_algo::sha256)]);
-  if (req.threads <= 1 || !cpu_bound) {
+  if (req.threads <= 1 || !cpu_bound || req.fetch) {
     // One pass over the data, each chunk fed to the whole-model streams and to the
     // tensor's own hashes while it is in the cache.
     std::vector<std::unique_ptr<stream_hash>> model;
@@ -195,11 +195,19 @@ hash_result hash_tensors(const gguf::file& f, const hash_request& req) {
         }
       }
       const auto data = tensors[i].data;
-      constexpr size_t chunk = size_t{1} << 18;  // fits in L2
-      for (size_t off = 0; off < data.size(); off += chunk) {
-        const auto piece = data.subspan(off, std::min(chunk, data.size() - off));
-        for (auto& m : model) m->update(piece);
-        for (auto& [a, h] : own) h->update(piece);
+      constexpr size_t chunk = size_t{1} << 18;   // fits in L2
+      constexpr size_t window = size_t{1} << 24;  // fetched at once from a remote file
+      for (size_t w = 0; w < data.size(); w += window) {
+        const auto win = data.subspan(w, std::min(window, data.size() - w));
+        if (req.fetch) {
+          if (auto r = f.fetch(win); !r) return r.error();
+        }
+        for (size_t off = 0; off < win.size(); off += chunk) {
+          const auto piece = win.subspan(off, std::min(chunk, win.size() - off));
+          for (auto& m : model) m->update(piece);
+          for (auto& [a, h] : own) h->update(piece);
+        }
+        if (req.fetch) f.release(win);
       }
       for (auto& [a, h] : own) res.tensor[i][a] = h->hex_digest();
     }

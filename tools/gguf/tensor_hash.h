@@ -23,6 +23,9 @@ struct hash_request {
   bool per_tensor = true;           ///< per-tensor hashes (false: --no-layer)
   bool uuid = false;                ///< the UUIDv5 of the model's tensor data
   unsigned threads = 1;             ///< worker threads (>= 1)
+  /// The tensor bytes must be fetched before they are read (a remote file, or a split
+  /// model with remote shards): one pass, in windows fetched and released in turn.
+  bool fetch = false;
 };
 
 struct hash_result {
@@ -37,6 +40,9 @@ struct hash_result {
 /// per-tensor work (xxHash is memory-bound): a single pass, each chunk fed to every hash
 /// that needs it. Otherwise each whole-model hash is one sequential stream and the
 /// per-tensor hashes are jobs spread over the threads.
-hash_result hash_tensors(const gguf::file& f, const hash_request& req);
+/// With `req.fetch`, the single pass fetches each tensor in windows of 16 MiB and
+/// releases them once hashed (memory bounded whatever the tensor sizes).
+/// Errors: those of file::fetch (io_error of a remote read).
+result<hash_result> hash_tensors(const gguf::file& f, const hash_request& req);
 
 }  // namespace gguf::cli
