@@ -16,6 +16,7 @@
 
 #include "gguf/format.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 // ---------------------------------------------------------------------------------
@@ -139,3 +140,4 @@ std::span<const std::string_view> special_token_keys() noexcept;
 bool is_standard_tensor_name(std::string_view name) noexcept;
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -23,6 +23,7 @@
 #include "gguf/error.h"
 #include "gguf/file.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// Tokenizer model (llama_vocab_type), from tokenizer.ggml.model:
@@ -150,3 +151,4 @@ class vocab {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop

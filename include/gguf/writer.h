@@ -27,6 +27,7 @@
 #include "gguf/file.h"
 #include "gguf/format.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// An owned metadata value for writing: type, and its payload encoded little-endian
@@ -146,3 +147,4 @@ class writer {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop
