@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "gguf/format.h"
+#include "gguf/tokenizer_models.h"
 
 #pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
@@ -117,9 +118,9 @@ const arch_info* find_architecture(std::string_view name) noexcept;
 // Tokenizer and tensor names
 // ---------------------------------------------------------------------------------
 
-/// Values of tokenizer.ggml.model llama.cpp accepts and the vocab type each selects:
-/// "llama" spm, "gpt2" bpe, "bert" wpm, "t5" ugm, "rwkv" rwkv, "plamo2" plamo2,
-/// "gemma4" gemma4, "none"/"no_vocab" none.
+/// Values of tokenizer.ggml.model llama.cpp accepts and the vocab type each selects
+/// (the rows of gguf/tokenizer_models.h): "llama" spm, "gpt2" bpe, "gemma4" bpe,
+/// "bert" wpm, "t5" ugm, "rwkv" rwkv, "plamo2" plamo2, "none"/"no_vocab" none.
 /// Empty for an unknown model.
 std::string_view tokenizer_vocab_type(std::string_view ggml_model) noexcept;
 

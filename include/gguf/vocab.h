@@ -22,23 +22,10 @@
 
 #include "gguf/error.h"
 #include "gguf/file.h"
+#include "gguf/tokenizer_models.h"  // vocab_type, token_type, token_null, vocab_type_name
 
 #pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
-
-/// Tokenizer model (llama_vocab_type), from tokenizer.ggml.model:
-/// llama -> spm, gpt2 and gemma4 -> bpe, bert -> wpm, t5 -> ugm, rwkv -> rwkv,
-/// no_vocab / none / absent -> none.
-enum class vocab_type { none, spm, bpe, wpm, ugm, rwkv };
-
-/// "none" "spm" "bpe" "wpm" "ugm" "rwkv".
-std::string_view vocab_type_name(vocab_type t) noexcept;
-
-/// tokenizer.ggml.token_type values (llama_token_type).
-enum class token_type : int32_t { undefined = 0, normal = 1, unknown = 2, control = 3, user_defined = 4, unused = 5, byte = 6 };
-
-/// "no token" for special ids that are not set (llama.cpp's LLAMA_TOKEN_NULL).
-inline constexpr int32_t token_null = -1;
 
 class vocab {
  public:

@@ -11,8 +11,9 @@
 // insertion order, tensor infos in insertion order, zero padding to the alignment,
 // then each tensor's bytes at the next multiple of the alignment, zero-padded.
 // The alignment is general.alignment when set (uint32, a power of two), else 32.
-// write_file writes to a temporary file in the target's folder, flushes it and
-// renames it into place: a failure never leaves a half-written file.
+// write_file writes through gguf::safe_output (gguf/output.h): a temporary file in the
+// target's folder, fsynced and renamed into place, the target's mode/owner kept, memory
+// bounded (tensor bytes of a source file are copied by the kernel, never buffered).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,7 @@
 #include "gguf/error.h"
 #include "gguf/file.h"
 #include "gguf/format.h"
+#include "gguf/output.h"
 
 #pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
@@ -121,9 +123,22 @@ class writer {
 
   /// The whole file as bytes.
   std::vector<std::byte> to_bytes() const;
-  /// Writes atomically: temp file in the same folder, fsync, rename over `path`.
-  /// Errors: io_error (nothing at `path` changes).
-  result<void> write_file(const std::filesystem::path& path) const;
+  /// Size in bytes of the file to_bytes() / write_file() produce.
+  uint64_t file_size() const noexcept;
+  /// Byte offset of the data section in that file (end of metadata + padding).
+  uint64_t data_offset() const noexcept;
+  /// The header, metadata and tensor infos, padded to the data section (data_offset()
+  /// bytes; without padding for a tensor-less file written unpadded).
+  std::vector<std::byte> metadata_bytes() const;
+
+  /// Writes atomically through safe_output (see gguf/output.h for every guarantee:
+  /// symlinks followed, mode/owner kept, refusals, signals, bounded memory).
+  /// `opts.expected_size` is filled in when 0. Errors: io_error (nothing at `path` changes).
+  result<void> write_file(const std::filesystem::path& path, const output_options& opts = {}) const;
+  /// Appends the whole file to `out` (the caller commits). Tensor bytes that lie in the
+  /// source file of from_file() are copied from that file by the kernel
+  /// (safe_output::copy_from_fd) when it is still the file that was opened.
+  result<void> write_to(safe_output& out) const;
 
  private:
   struct kv_entry {
@@ -140,7 +155,7 @@ class writer {
   writer_options opts_;
   std::vector<kv_entry> kvs_;
   std::vector<tensor_entry> tensors_;
-  std::shared_ptr<void> keepalive_;  // the source file of from_file
+  std::shared_ptr<const file> source_;  // the source file of from_file
 
   template <class Sink>
   void emit(Sink& sink) const;

@@ -51,45 +51,59 @@ struct vector_sink {
     out.insert(out.end(), b, b + n);
   }
   void zeros(size_t n) { out.insert(out.end(), n, std::byte{0}); }
+  void tensor(std::span<const std::byte> d) { put(d.data(), d.size()); }
 };
 
-struct fd_sink {
-  int fd;
-  bool ok = true;
-  std::vector<char> buf;
-  explicit fd_sink(int f) : fd(f) { buf.reserve(1 << 20); }
-  void flush() {
-    size_t done = 0;
-    while (ok && done < buf.size()) {
-      ssize_t n = ::write(fd, buf.data() + done, buf.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        ok = false;
-        break;
-      }
-      done += static_cast<size_t>(n);
-    }
-    buf.clear();
-  }
-  void put(const void* p, size_t n) {
-    if (n >= (1u << 20)) {
-      flush();
-      buf.assign(static_cast<const char*>(p), static_cast<const char*>(p) + n);
-      flush();
-      return;
-    }
-    if (buf.size() + n > buf.capacity()) flush();
-    buf.insert(buf.end(), static_cast<const char*>(p), static_cast<const char*>(p) + n);
-  }
-  void zeros(size_t n) {
-    static const char z[64] = {};
-    while (n > 0) {
-      size_t k = std::min(n, sizeof z);
-      put(z, k);
-      n -= k;
+// Counts bytes only (file_size, data_offset).
+struct count_sink {
+  uint64_t n = 0;
+  void put(const void*, size_t k) { n += k; }
+  void zeros(size_t k) { n += k; }
+  void tensor(std::span<const std::byte> d) { n += d.size(); }
+};
+
+// Streams into a safe_output; tensor bytes inside the source file are copied from its
+// descriptor by the kernel (bounded memory), others from memory.
+struct output_sink {
+  safe_output& out;
+  int src_fd = -1;
+  const std::byte* src_base = nullptr;
+  uint64_t src_size = 0;
+  bool metadata_only = false;
+  void put(const void* p, size_t n) { (void)out.write(p, n); }
+  void zeros(size_t n) { (void)out.write_zeros(n); }
+  void tensor(std::span<const std::byte> d) {
+    if (src_fd >= 0 && d.data() >= src_base && d.data() + d.size() <= src_base + src_size) {
+      (void)out.copy_from_fd(src_fd, static_cast<uint64_t>(d.data() - src_base), d.size());
+    } else {
+      (void)out.write(d);
     }
   }
 };
+
+// Opens the file `f` was read from, if it still holds the same bytes where the metadata
+// is (size equal, header/metadata/tensor infos equal): -1 otherwise.
+int open_same_file(const file& f) {
+  if (f.path().empty()) return -1;
+  int fd = ::open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st {};
+  auto bytes = f.bytes();
+  bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == bytes.size();
+  uint64_t end = std::min<uint64_t>(f.data_offset(), bytes.size());
+  std::vector<std::byte> buf(same ? std::min<uint64_t>(end, 1u << 20) : 0);
+  for (uint64_t at = 0; same && at < end;) {
+    size_t k = static_cast<size_t>(std::min<uint64_t>(end - at, buf.size()));
+    ssize_t got = ::pread(fd, buf.data(), k, static_cast<off_t>(at));
+    same = got == static_cast<ssize_t>(k) && std::memcmp(buf.data(), bytes.data() + at, k) == 0;
+    at += k;
+  }
+  if (!same) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
 
 // Writes a little-endian payload of type t, byte-swapping numbers when `swap`.
 // Returns the number of payload bytes consumed.
@@ -352,7 +366,7 @@ writer writer::from_file(const file& f) {
   // Keep the source's convention for a file without tensors (see writer_options).
   o.pad_without_tensors = f.tensor_count() > 0 || f.size() >= f.data_offset();
   writer w(o);
-  w.keepalive_ = std::make_shared<file>(f);
+  w.source_ = std::make_shared<const file>(f);
   w.kvs_.reserve(f.kv_count());
   for (const auto& kv : f.kvs()) w.kvs_.push_back({std::string(kv.key), value::copy_of(kv.value)});
   for (const auto& t : f.tensors()) {
@@ -484,7 +498,7 @@ void writer::emit(Sink& sink) const {
   }
   if (!tensors_.empty() || opts_.pad_without_tensors) sink.zeros((align - pos % align) % align);
   for (const auto& t : tensors_) {
-    sink.put(t.data.data(), t.data.size());
+    sink.tensor(t.data);
     sink.zeros((align - t.data.size() % align) % align);
   }
 }
@@ -496,32 +510,65 @@ std::vector<std::byte> writer::to_bytes() const {
   return out;
 }
 
-result<void> writer::write_file(const std::filesystem::path& path) const {
-  auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) {
-    return make_error(errc::io_error, no_offset, "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
-  }
-  fd_sink sink(fd);
+uint64_t writer::file_size() const noexcept {
+  count_sink c;
+  emit(c);
+  return c.n;
+}
+
+uint64_t writer::data_offset() const noexcept {
+  struct header_sink : count_sink {
+    bool done = false;
+    uint64_t at = 0;
+    void tensor(std::span<const std::byte>) {
+      if (!done) at = n;
+      done = true;
+    }
+  } c;
+  emit(c);
+  return c.done ? c.at : c.n;
+}
+
+std::vector<std::byte> writer::metadata_bytes() const {
+  std::vector<std::byte> out;
+  struct meta_sink {
+    std::vector<std::byte>& out;
+    bool stop = false;
+    void put(const void* p, size_t n) {
+      if (stop) return;
+      auto* b = static_cast<const std::byte*>(p);
+      out.insert(out.end(), b, b + n);
+    }
+    void zeros(size_t n) {
+      if (!stop) out.insert(out.end(), n, std::byte{0});
+    }
+    void tensor(std::span<const std::byte>) { stop = true; }
+  } sink{out};
   emit(sink);
-  sink.flush();
-  int saved = errno;
-  bool ok = sink.ok && ::fsync(fd) == 0;
-  if (!sink.ok) errno = saved;
-  if (::close(fd) != 0) ok = false;
-  if (ok) {
-    // mkstemp creates 0600; give the file the usual permissions (umask applies).
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::chmod(tmpl.c_str(), 0666 & ~mask);
+  return out;
+}
+
+result<void> writer::write_to(safe_output& out) const {
+  output_sink sink{out};
+  int fd = source_ ? open_same_file(*source_) : -1;
+  if (fd >= 0) {
+    sink.src_fd = fd;
+    sink.src_base = source_->bytes().data();
+    sink.src_size = source_->bytes().size();
   }
-  if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    std::string why = std::strerror(errno);
-    ::unlink(tmpl.c_str());
-    return make_error(errc::io_error, no_offset, "cannot write " + path.string() + ": " + why);
-  }
-  return {};
+  emit(sink);
+  if (fd >= 0) ::close(fd);
+  // safe_output keeps the first error: an empty write reports it.
+  return out.write(std::span<const std::byte>{});
+}
+
+result<void> writer::write_file(const std::filesystem::path& path, const output_options& opts) const {
+  output_options o = opts;
+  if (o.expected_size == 0) o.expected_size = file_size();
+  auto out = safe_output::create(path, o);
+  if (!out) return out.error();
+  if (auto r = write_to(*out); !r) return r;
+  return out->commit();
 }
 
 }  // namespace gguf

@@ -291,15 +291,8 @@ const arch_info* find_architecture(std::string_view name) noexcept {
 }
 
 std::string_view tokenizer_vocab_type(std::string_view m) noexcept {
-  if (m == "llama") return "spm";
-  if (m == "gpt2") return "bpe";
-  if (m == "gemma4") return "gemma4";
-  if (m == "bert") return "wpm";
-  if (m == "t5") return "ugm";
-  if (m == "rwkv") return "rwkv";
-  if (m == "plamo2") return "plamo2";
-  if (m == "none" || m == "no_vocab") return "none";
-  return {};
+  const tokenizer_model_info* row = find_tokenizer_model(m);
+  return row ? row->type_name : std::string_view{};
 }
 
 std::span<const std::string_view> special_token_keys() noexcept { return special_keys; }

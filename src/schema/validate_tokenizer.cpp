@@ -107,16 +107,16 @@ void check_tokenizer(checker& c) {
     c.add(severity::note, "tokenizer.absent", {}, no_offset, "no embedded tokenizer (tokenizer.ggml.model absent)");
     return;
   }
-  std::string_view vocab_type;
+  const tokenizer_model_info* row = nullptr;
   if (!model_kv) {
     c.add(severity::error, "tokenizer.model", "tokenizer.ggml.model", no_offset,
           "tokenizer.ggml.tokens is present but tokenizer.ggml.model is missing (llama.cpp requires it)");
   } else if (auto m = model_kv->value.get<std::string_view>(); m) {
-    vocab_type = tokenizer_vocab_type(*m);
-    if (vocab_type.empty())
+    row = find_tokenizer_model(*m);
+    if (!row)
       c.add(severity::error, "tokenizer.model", "tokenizer.ggml.model", model_kv->value.offset(),
             "unknown tokenizer model '" + std::string(*m) + "' (llama.cpp: llama gpt2 bert t5 rwkv plamo2 none)");
-    if (vocab_type == "none") return;
+    if (row && row->no_vocab) return;
   }
 
   auto tokens = typed_array(tokens_kv, value_type::string);
@@ -135,15 +135,15 @@ void check_tokenizer(checker& c) {
   check_token_types(c, n_vocab);
   check_special_ids(c, n_vocab);
 
-  bool gpt2 = model_kv && model_kv->value.get<std::string_view>().value_or("") == "gpt2";
-  if (gpt2 || c.kv("tokenizer.ggml.merges")) check_merges(c);
-  if (gpt2) {
+  const bool reads_pre = row && row->reads_pre;  // gpt2-style BPE
+  if (reads_pre || c.kv("tokenizer.ggml.merges")) check_merges(c);
+  if (reads_pre) {
     if (!c.kv("tokenizer.ggml.pre"))
       c.add(severity::warning, "tokenizer.pre", "tokenizer.ggml.pre", no_offset,
             "BPE tokenizer without tokenizer.ggml.pre: llama.cpp falls back to the 'default' pre-tokenizer and "
             "warns that generation quality will be degraded");
   }
-  if (vocab_type == "ugm" && !c.kv("tokenizer.ggml.precompiled_charsmap"))
+  if (row && row->charsmap && !c.kv("tokenizer.ggml.precompiled_charsmap"))
     c.add(severity::warning, "tokenizer.charsmap", "tokenizer.ggml.precompiled_charsmap", no_offset,
           "UGM (t5) tokenizer without tokenizer.ggml.precompiled_charsmap: no normalization will be applied");
 }

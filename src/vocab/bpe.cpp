@@ -18,7 +18,8 @@
 #include <string>
 
 #include "vocab/merge_queue.h"
-#include "vocab/model.h"
+#include "vocab/tokenizer_model.h"
+#include "vocab/normalizer.h"
 #include "vocab/pre_tokenizer.h"
 #include "vocab/unicode.h"
 #include "vocab/thread_scratch.h"
@@ -100,7 +101,7 @@ class bpe_model final : public tokenizer_model {
       : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words),
         merges_(v.merges, split_words ? &filter_ : nullptr) {
     byte_encode_ = pre_.preset().byte_encode;
-    gemma4_newlines_ = pre_.preset().id == "gemma4";
+    gemma4_newlines_ = pre_.preset().newline_runs_whole;
     static constexpr char hex[] = "0123456789ABCDEF";
     for (int c = 0; c < 256; ++c) {
       if (byte_encode_) {
@@ -111,6 +112,13 @@ class bpe_model final : public tokenizer_model {
         byte_fallback_[c] = v.find(std::string_view(h, 6));
       }
     }
+  }
+
+  // Normalizer: spaces become U+2581 where the pre type escapes whitespace (gemma4).
+  std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
+    if (!v_.escape_whitespaces) return fragment;
+    escape_whitespace(fragment, false, buf);
+    return buf;
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {

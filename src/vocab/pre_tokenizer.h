@@ -47,6 +47,10 @@ struct pre_preset {
   std::string_view id;  ///< llama.cpp's name of the pre type, lowercase ("llama3", "qwen2", ...)
   std::span<const split_rule> rules;
   bool byte_encode = true;  ///< map the pieces through the GPT-2 byte alphabet
+  // The quirks llama.cpp attaches to a pre type (checked by name there):
+  bool newline_runs_whole = false;  ///< a piece of only '\n' is looked up whole, not merged (gemma4)
+  bool force_add_bos = false;       ///< add_bos is forced on, with a warning (gemma4)
+  bool keep_case = false;           ///< tokenizer.ggml.normalizer.lowercase defaults to false (whitespace)
 };
 
 /// Flags a tokenizer.ggml.pre name sets besides its preset (llama.cpp load()).
@@ -57,6 +61,7 @@ enum pre_flag : uint8_t {
   pre_add_sep = 8,        ///< add_sep default true
   pre_escape_ws = 16,     ///< escape_whitespaces (spaces -> U+2581 before BPE)
   pre_no_bos = 32,        ///< bos id defaults to none
+  pre_merges_optional = 64,  ///< tokenizer.ggml.merges may be absent (kimi-k2)
 };
 
 struct pre_name {

@@ -174,10 +174,10 @@ const pre_preset presets[] = {
     {"afmoe", r_afmoe},
     {"laguna", r_laguna},
     {"exaone-moe", r_exaone_moe},
-    {"gemma4", r_newlines, false},
+    {.id = "gemma4", .rules = r_newlines, .byte_encode = false, .newline_runs_whole = true, .force_add_bos = true},
     {"sarvam-moe", r_newlines, false},
     {"minicpm5", r_minicpm5},
-    {"whitespace", r_whitespace, false},
+    {.id = "whitespace", .rules = r_whitespace, .byte_encode = false, .keep_case = true},
 };
 
 constexpr size_t n_presets = sizeof(presets) / sizeof(presets[0]);
@@ -286,7 +286,7 @@ const pre_name names[] = {
     {"hunyuan-dense", P("hunyuan-dense"), K},
     {"hy_v4", P("hy-v4"), K},
     {"joyai-llm", P("joyai-llm"), K},
-    {"kimi-k2", P("kimi-k2"), K},
+    {"kimi-k2", P("kimi-k2"), K | pre_merges_optional},
     {"ufakzeka", P("ufakzeka"), K},
     {"grok-2", P("grok-2"), K},
     {"afmoe", P("afmoe"), K},

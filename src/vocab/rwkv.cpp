@@ -6,7 +6,7 @@
 // always taking the longest token that starts at the current byte. A byte that starts no
 // token becomes the unknown token.
 #include "vocab/rwkv_unescape.h"
-#include "vocab/model.h"
+#include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
 
 namespace gguf::vocab_detail {

@@ -1,5 +1,5 @@
 // SPM model: llama.cpp's llm_tokenizer_spm. The text (spaces already escaped to U+2581
-// by the session) is split into UTF-8 characters; adjacent symbols whose concatenation
+// by the normalizer) is split into UTF-8 characters; adjacent symbols whose concatenation
 // is a token merge, highest token score first; a final symbol that is not a token is
 // emitted as byte tokens (<0xXX>, or the single-byte token).
 //
@@ -12,7 +12,8 @@
 #include <string>
 
 #include "vocab/merge_queue.h"
-#include "vocab/model.h"
+#include "vocab/normalizer.h"
+#include "vocab/tokenizer_model.h"
 #include "vocab/unicode.h"
 #include "vocab/thread_scratch.h"
 #include "vocab/word_cache.h"
@@ -45,6 +46,13 @@ class spm_model final : public tokenizer_model {
         }
       }
     }
+  }
+
+  // Normalizer: a space before the first fragment and after each special token
+  // (add_space_prefix), then every space becomes U+2581.
+  std::string_view normalize(std::string_view fragment, bool after_special, std::string& buf) const override {
+    escape_whitespace(fragment, v_.add_space_prefix && after_special, buf);
+    return buf;
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {

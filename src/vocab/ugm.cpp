@@ -16,7 +16,8 @@
 #include <algorithm>
 #include <cfloat>
 
-#include "vocab/model.h"
+#include "vocab/tokenizer_model.h"
+#include "vocab/normalizer.h"
 #include "vocab/ugm_charsmap.h"
 #include "vocab/ugm_trie.h"
 #include "vocab/unicode_norm.h"
@@ -25,7 +26,6 @@ namespace gguf::vocab_detail {
 
 namespace {
 
-constexpr std::string_view escaped_space = "\xE2\x96\x81";  // U+2581
 constexpr float unknown_token_score_penalty = 10.0f;
 
 class ugm_model final : public tokenizer_model {
@@ -54,11 +54,12 @@ class ugm_model final : public tokenizer_model {
     user_defined_ = byte_trie(std::move(user_defined));
   }
 
-  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    std::string normalized;
-    normalize(text, normalized);
-    viterbi(normalized, out);
+  std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
+    normalize_into(fragment, buf);
+    return buf;
   }
+
+  void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override { viterbi(normalized, out); }
 
  private:
   struct piece {
@@ -74,7 +75,7 @@ class ugm_model final : public tokenizer_model {
     return {"\xEF\xBF\xBD", 1};  // U+FFFD for one invalid byte
   }
 
-  void normalize(std::string_view in, std::string& out) const {
+  void normalize_into(std::string_view in, std::string& out) const {
     out.clear();
     out.reserve(in.size() * 3);
     const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");

@@ -1,14 +1,19 @@
-// The state behind gguf::vocab (internal): the loaded vocab_data, the tokenizer model,
+// The state behind gguf::vocab (internal): the loaded vocab_data, the two rows of its
+// tokenizer model (the public facts, the factory/decoder row), the tokenizer model,
 // llama.cpp's special-token cache and the extra ids the public API exposes.
+// Loading: vocab_load.cpp; tokenize: tokenize.cpp; decode: decode.cpp; accessors:
+// accessors.cpp.
 #pragma once
 
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "gguf/vocab.h"
-#include "vocab/model.h"
+#include "vocab/model_table.h"
+#include "vocab/tokenizer_model.h"
 
 namespace gguf {
 
@@ -16,6 +21,9 @@ struct vocab::impl {
   explicit impl(gguf::file f) : file(std::move(f)) {}
   gguf::file file;  ///< keeps the mapping the token texts point into alive
   vocab_detail::vocab_data d;
+  const tokenizer_model_info* info = nullptr;  ///< the row of tokenizer.ggml.model
+  const vocab_detail::model_row* row = nullptr;  ///< its factory/decoder row; nullptr for none
+  uint8_t pre_flags = 0;                         ///< pre_flag bits of the tokenizer.ggml.pre row
   std::unique_ptr<vocab_detail::tokenizer_model> model;
   std::string model_name;  ///< tokenizer.ggml.model
   std::string pre;         ///< tokenizer.ggml.pre after defaulting
@@ -35,6 +43,16 @@ struct vocab::impl {
   std::array<std::vector<uint32_t>, 256> single_byte;
 
   void build_special_index();
+
+  /// vocab::load over the given tables (tests load a made-up tokenizer model with them).
+  static result<std::shared_ptr<impl>> load(const gguf::file& f, std::span<const tokenizer_model_info> models,
+                                            std::span<const vocab_detail::model_row> rows);
+  /// vocab::tokenize_into, token_to_piece, detokenize.
+  bool tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special, bool parse_special) const;
+  std::string token_to_piece(int32_t id, bool special) const;
+  std::string detokenize(std::span<const int32_t> ids, bool remove_special, bool unparse_special) const;
+  /// The first id the model gives `text` without special tokens (token_null if none).
+  int32_t first_model_id(std::string_view text) const;
 };
 
 }  // namespace gguf

@@ -24,7 +24,6 @@ using vocab_detail::attr_unknown;
 using vocab_detail::attr_unused;
 using vocab_detail::attr_user_defined;
 using vocab_detail::no_token;
-using vocab_detail::vocab_type;
 using vocab_detail::find_pre_name;
 using vocab_detail::pre_name;
 using vocab_detail::token_type;
@@ -34,6 +33,7 @@ using vocab_detail::pre_add_bos;
 using vocab_detail::pre_add_sep;
 using vocab_detail::pre_escape_ws;
 using vocab_detail::pre_no_bos;
+using vocab_detail::pre_merges_optional;
 
 gguf::error vocab_error(errc code, std::string what, std::string_view key = {}, uint64_t offset = no_offset) {
   return make_error(code, offset, std::move(what), std::string(key));
@@ -85,13 +85,9 @@ constexpr uint32_t attr_of_type(int32_t t) {
     if (!r_) return std::move(r_).error();     \
   } while (0)
 
-// The per-model defaults of llama.cpp (special ids and flags).
-struct model_defaults {
-  vocab_type type;
-  int32_t bos, eos, unk, sep, pad, mask;
-};
-
-result<void> read_model(vocab::impl& v, const keys& k, std::string& pre_key, bool& has_pre) {
+// tokenizer.ggml.model -> its row; the row's defaults (special ids and flags).
+result<void> read_model(vocab::impl& v, const keys& k, std::span<const tokenizer_model_info> models,
+                        std::span<const vocab_detail::model_row> rows, std::string& pre_key, bool& has_pre) {
   auto& d = v.d;
   bool has_model = false;
   {
@@ -105,81 +101,57 @@ result<void> read_model(vocab::impl& v, const keys& k, std::string& pre_key, boo
     has_pre = *r;
   }
   const std::string& m = v.model_name;
-  const auto set = [&](vocab_type t, int32_t bos, int32_t eos, int32_t unk, int32_t sep, int32_t pad, int32_t mask) {
-    d.type = t;
-    d.bos = bos, d.eos = eos, d.unk = unk, d.sep = sep, d.pad = pad, d.mask = mask;
-  };
-  constexpr int32_t N = no_token;
-  if (!has_model || m == "no_vocab" || m == "none") {
-    set(vocab_type::none, N, N, N, N, N, N);
-    return {};
-  }
-  if (m == "llama") {
-    set(vocab_type::spm, 1, 2, 0, N, N, N);
-  } else if (m == "bert") {
-    set(vocab_type::wpm, 101, N, 100, 102, 0, 103);
-    d.add_sep = true;
-  } else if (m == "gpt2") {
-    set(vocab_type::bpe, 11, 11, N, N, N, N);
-  } else if (m == "t5") {
-    set(vocab_type::ugm, N, 1, 2, N, 0, N);
-  } else if (m == "rwkv") {
-    set(vocab_type::rwkv, N, N, N, N, N, N);
-  } else if (m == "gemma4") {
-    set(vocab_type::bpe, N, N, N, N, N, N);
-    pre_key = "gemma4";
-    has_pre = true;
-  } else {
+  const std::string_view name = has_model ? std::string_view(m) : std::string_view("none");
+  const tokenizer_model_info* info = nullptr;
+  for (const auto& row : models)
+    for (std::string_view n : row.names)
+      if (!info && !n.empty() && n == name) info = &row;
+  if (!info || !info->supported)
     return vocab_error(errc::unsupported, "unsupported tokenizer '" + m + "'", "tokenizer.ggml.model");
+  v.info = info;
+  d.type = info->type;
+  d.bos = info->bos, d.eos = info->eos, d.unk = info->unk, d.sep = info->sep, d.pad = info->pad, d.mask = info->mask;
+  d.add_bos = info->add_bos, d.add_eos = info->add_eos, d.add_sep = info->add_sep;
+  d.add_space_prefix = info->add_space_prefix, d.clean_spaces = info->clean_spaces;
+  d.escape_whitespaces = info->escape_whitespaces;
+  if (!info->forced_pre.empty()) {
+    pre_key = info->forced_pre;
+    has_pre = true;
   }
+  for (const auto& row : rows)
+    if (row.type == info->type) v.row = &row;
+  if (!v.row && !info->no_vocab)
+    return vocab_error(errc::unsupported, "unsupported tokenizer '" + m + "'", "tokenizer.ggml.model");
   return {};
 }
 
+// tokenizer.ggml.pre: for a model that reads it, the pre-tokenizer row and the flags it
+// sets; then the keys that override the defaults.
 result<void> read_pre(vocab::impl& v, const std::string& pre_key, bool has_pre) {
   auto& d = v.d;
-  switch (d.type) {
-    case vocab_type::bpe: {
-      d.add_space_prefix = false;
-      d.escape_whitespaces = false;
-      d.clean_spaces = true;
-      const pre_name* row = nullptr;
-      if (!has_pre || pre_key.empty()) {
-        v.warnings.push_back("missing pre-tokenizer type (tokenizer.ggml.pre), using 'default'; generation quality will be degraded");
-        row = find_pre_name("default");
-      } else {
-        row = find_pre_name(pre_key);
-        if (!row)
-          return vocab_error(errc::unsupported, "unknown pre-tokenizer type '" + pre_key + "'", "tokenizer.ggml.pre");
-      }
-      v.pre = row->name;
-      d.pre = row->name;
-      d.preset = row->preset;
-      v.pre_type = row->preset->id;
-      if (row->flags & pre_keep_spaces) d.clean_spaces = false;
-      if (row->flags & pre_ignore_merges) d.ignore_merges = true;
-      if (row->flags & pre_add_bos) d.add_bos = true;
-      if (row->flags & pre_add_sep) d.add_sep = true;
-      if (row->flags & pre_escape_ws) d.escape_whitespaces = true;
-      if (row->flags & pre_no_bos) d.bos = no_token;
-      if (row->preset->id == "whitespace") d.lowercase = false;
-      break;
+  if (v.info->reads_pre || !v.info->forced_pre.empty()) {
+    const pre_name* row = nullptr;
+    if (!has_pre || pre_key.empty()) {
+      v.warnings.push_back("missing pre-tokenizer type (tokenizer.ggml.pre), using 'default'; generation quality will be degraded");
+      row = find_pre_name("default");
+    } else {
+      row = find_pre_name(pre_key);
+      if (!row)
+        return vocab_error(errc::unsupported, "unknown pre-tokenizer type '" + pre_key + "'", "tokenizer.ggml.pre");
     }
-    case vocab_type::spm:
-      d.add_space_prefix = true, d.clean_spaces = false, d.add_bos = true, d.add_eos = false;
-      break;
-    case vocab_type::wpm:
-      d.add_space_prefix = false, d.clean_spaces = true, d.add_bos = true, d.add_eos = false, d.add_sep = true;
-      break;
-    case vocab_type::ugm:
-      d.add_bos = false, d.add_eos = true;
-      break;
-    case vocab_type::rwkv:
-      d.add_space_prefix = false, d.clean_spaces = false, d.add_bos = false, d.add_eos = false;
-      break;
-    case vocab_type::none:
-      break;
-  }
-  if (d.type != vocab_type::bpe && has_pre) {
+    v.pre = row->name;
+    d.pre = row->name;
+    d.preset = row->preset;
+    v.pre_type = row->preset->id;
+    v.pre_flags = row->flags;
+    if (row->flags & pre_keep_spaces) d.clean_spaces = false;
+    if (row->flags & pre_ignore_merges) d.ignore_merges = true;
+    if (row->flags & pre_add_bos) d.add_bos = true;
+    if (row->flags & pre_add_sep) d.add_sep = true;
+    if (row->flags & pre_escape_ws) d.escape_whitespaces = true;
+    if (row->flags & pre_no_bos) d.bos = no_token;
+    if (row->preset->keep_case) d.lowercase = false;
+  } else if (has_pre) {
     v.pre = pre_key;
     d.pre = pre_key;
   }
@@ -196,7 +168,7 @@ result<void> read_merges(vocab::impl& v, const keys& k) {
   auto ma = k.get_array("tokenizer.ggml.merges");
   if (!ma) return std::move(ma).error();
   if (!*ma) {
-    if (v.model_name == "gpt2" && v.pre == "kimi-k2") return {};
+    if (v.pre_flags & pre_merges_optional) return {};
     return vocab_error(errc::invalid_vocab, "cannot find tokenizer merges", "tokenizer.ggml.merges");
   }
   const array_ref a = **ma;
@@ -336,7 +308,7 @@ result<void> read_special_ids(vocab::impl& v, const keys& k) {
   auto rs = k.get_bool("tokenizer.ggml.add_sep_token", b);
   if (!rs) return std::move(rs).error();
   if (*rs) d.add_sep = b;
-  if (v.pre_type == "gemma4" && !d.add_bos) {
+  if (d.preset && d.preset->force_add_bos && !d.add_bos) {
     d.add_bos = true;
     v.warnings.push_back("override 'tokenizer.ggml.add_bos_token' to 'true' for Gemma4");
   }
@@ -519,21 +491,21 @@ void vocab::impl::build_special_index() {
   }
 }
 
-result<vocab> vocab::load(const file& f) {
-  using vocab_detail::vocab_type;
+result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std::span<const tokenizer_model_info> models,
+                                                       std::span<const vocab_detail::model_row> rows) {
   using namespace vocab_detail;
   auto p = std::make_shared<impl>(f);
   const keys k{p->file};
   std::string pre_key;
   bool has_pre = false;
-  TRY(read_model(*p, k, pre_key, has_pre));
-  if (p->d.type == vocab_type::none) {
+  TRY(read_model(*p, k, models, rows, pre_key, has_pre));
+  if (p->info->no_vocab) {  // tokenizer.ggml.model none / no_vocab / absent
     p->d.nl = no_token;
-    return vocab(std::move(p));
+    return p;
   }
   TRY(read_pre(*p, pre_key, has_pre));
-  if (p->d.type == vocab_type::bpe) TRY(read_merges(*p, k));
-  if (p->d.type == vocab_type::ugm) {
+  if (p->info->merges) TRY(read_merges(*p, k));
+  if (p->info->charsmap) {
     auto ca = k.get_array("tokenizer.ggml.precompiled_charsmap");
     if (!ca) return std::move(ca).error();
     if (*ca) {
@@ -546,14 +518,7 @@ result<vocab> vocab::load(const file& f) {
   TRY(read_tokens(*p, k));
   TRY(read_special_ids(*p, k));
   try {
-    switch (p->d.type) {
-      case vocab_type::spm: p->model = make_spm(p->d); break;
-      case vocab_type::bpe: p->model = make_bpe(p->d); break;
-      case vocab_type::wpm: p->model = make_wpm(p->d); break;
-      case vocab_type::ugm: p->model = make_ugm(p->d); break;
-      case vocab_type::rwkv: p->model = make_rwkv(p->d); break;
-      case vocab_type::none: break;
-    }
+    p->model = p->row->make(p->d);
   } catch (const std::exception& e) {
     return vocab_error(errc::invalid_vocab, std::string("cannot build the tokenizer: ") + e.what(), "tokenizer.ggml.model");
   }
@@ -562,19 +527,22 @@ result<vocab> vocab::load(const file& f) {
   set_strip_attrs(*p, k);
   // newline token (llama.cpp linefeed_id)
   auto& d = p->d;
-  vocab v(p);
-  if (d.type == vocab_type::spm) {
-    d.nl = d.find("<0x0A>");
-    if (d.nl < 0) d.nl = d.find("\n");
-    if (d.nl < 0) d.nl = d.pad;
-  } else if (d.type == vocab_type::wpm) {
-    d.nl = d.pad;
-  } else {
-    std::vector<int32_t> ids;
-    v.tokenize_into("\n", ids, false, false);
-    d.nl = ids.empty() ? d.pad : ids[0];
+  switch (p->row->newline) {
+    case newline_rule::byte_token:
+      d.nl = d.find("<0x0A>");
+      if (d.nl < 0) d.nl = d.find("\n");
+      break;
+    case newline_rule::pad: d.nl = no_token; break;
+    case newline_rule::first_id: d.nl = p->first_model_id("\n"); break;
   }
-  return v;
+  if (d.nl < 0) d.nl = d.pad;
+  return p;
+}
+
+result<vocab> vocab::load(const file& f) {
+  auto p = impl::load(f, tokenizer_models(), vocab_detail::model_table());
+  if (!p) return std::move(p).error();
+  return vocab(std::move(*p));
 }
 
 }  // namespace gguf

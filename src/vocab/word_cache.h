@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vocab/model.h"
+#include "vocab/tokenizer_model.h"
 
 namespace gguf::vocab_detail {
 

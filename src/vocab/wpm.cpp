@@ -2,7 +2,8 @@
 // longest-match word pieces.
 //
 // Follows llama.cpp's llm_tokenizer_wpm_session (src/llama-vocab.cpp):
-//  - per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
+//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; word boundaries
+//    become single spaces), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
 //    it by llama.cpp's "NFD" (first code point of its decomposition, unicode_norm.h);
 //    White_Space ends the current word; NUL, U+FFFD and \p{C} are dropped; with
 //    strip_accents \p{M} is dropped; \p{P}, ASCII \p{S} and CJK ideographs become
@@ -14,7 +15,7 @@
 //    word becomes the unknown token.
 #include <array>
 
-#include "vocab/model.h"
+#include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
 #include "vocab/unicode_norm.h"
 
@@ -53,12 +54,16 @@ class wpm_model final : public tokenizer_model {
     }
   }
 
-  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    std::string word(word_prefix);
-    const size_t prefix = word.size();
+  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
+  // normalized code point is a space, so ' ' marks exactly the word ends).
+  std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
+    buf.clear();
+    buf.reserve(text.size() + 8);
+    std::string& word = buf;
+    size_t word_start = 0;
     auto flush = [&] {
-      if (word.size() > prefix) emit_word(word, out);
-      word.resize(prefix);
+      if (word.size() > word_start) word.push_back(' ');
+      word_start = word.size();
     };
     for (size_t pos = 0; pos < text.size();) {
       const auto b = static_cast<uint8_t>(text[pos]);
@@ -92,6 +97,23 @@ class wpm_model final : public tokenizer_model {
       }
     }
     flush();
+    return buf;
+  }
+
+  // Model: every space-terminated word of the normalized text, cut into word pieces.
+  void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override {
+    std::string word(word_prefix);
+    const size_t prefix = word.size();
+    for (size_t pos = 0; pos < normalized.size();) {
+      size_t end = normalized.find(' ', pos);
+      if (end == std::string_view::npos) end = normalized.size();
+      if (end > pos) {
+        word.resize(prefix);
+        word.append(normalized.substr(pos, end - pos));
+        emit_word(word, out);
+      }
+      pos = end + 1;
+    }
   }
 
  private:

@@ -15,7 +15,7 @@
 
 #include "gguf/file.h"
 #include "test_support.h"
-#include "vocab/model.h"
+#include "vocab/tokenizer_model.h"
 
 namespace gguf::test::models {
 
@@ -132,7 +132,7 @@ inline size_t check_cases(const vocab_detail::tokenizer_model& model, const std:
   std::vector<int32_t> got;
   for (size_t i = 0; i < cases.size(); ++i) {
     got.clear();
-    model.tokenize(cases[i].text, got);
+    model.run(cases[i].text, true, got);
     if (got == cases[i].ids) {
       ++ok;
     } else if (reported++ < 5) {

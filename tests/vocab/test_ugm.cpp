@@ -21,7 +21,7 @@ vocab_data tiny_vocab(std::initializer_list<std::tuple<const char*, float, token
 }
 std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
   std::vector<int32_t> out;
-  m.tokenize(text, out);
+  m.run(text, true, out);
   return out;
 }
 }  // namespace
@@ -125,7 +125,7 @@ TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
     auto v = tiny_vocab({{"<unk>", 0, token_type::unknown}, {"a", -1, token_type::normal}});
     v.precompiled_charsmap = blob;
     std::vector<int32_t> out;
-    make_ugm(v)->tokenize(text, out);
+    make_ugm(v)->run(text, true, out);
   }
 }
 

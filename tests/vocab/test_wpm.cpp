@@ -20,7 +20,7 @@ vocab_data tiny_vocab() {
 }
 std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
   std::vector<int32_t> out;
-  m.tokenize(text, out);
+  m.run(text, true, out);
   return out;
 }
 }  // namespace

@@ -1,10 +1,13 @@
 // Internal contract between the vocabulary loader and the tokenizer models (not installed).
 //
-// The pipeline (DESIGN.md, STYLE.md): the loader fills a vocab_data from the
-// tokenizer.ggml.* keys; the session splits the input on special tokens (parse_special)
-// and hands each plain-text fragment to one tokenizer_model, which runs its own
-// normalizer -> pre-tokenizer -> model steps and appends token ids. BOS/EOS/SEP/CLS
-// insertion and detokenization are the session's business, not the model's.
+// The pipeline (docs/architecture.md): the loader fills a vocab_data from the
+// tokenizer.ggml.* keys and builds the tokenizer_model of its model row (model_table.h);
+// tokenize.cpp splits the input on special tokens (parse_special) and runs every
+// plain-text fragment through the same two stages, for every model type:
+// tokenizer_model::normalize (the normalizer: U+2581 escaping and the SPM space prefix,
+// BERT's clean-up/lowercasing/accent stripping, the UGM charsmap) then
+// tokenizer_model::tokenize (pre-tokenizer + model), which appends token ids. BOS/EOS/SEP
+// come from the row's special-token template, decoding from its decoder.
 // Mirrors llama.cpp's llm_tokenizer_{spm,bpe,wpm,ugm,rwkv} + *_session split.
 #pragma once
 
@@ -18,23 +21,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gguf/tokenizer_models.h"
+
 namespace gguf::vocab_detail {
 
-/// tokenizer.ggml.token_type values (llama_token_type / llama_token_attr origin).
-enum class token_type : int32_t {
-  undefined = 0,
-  normal = 1,
-  unknown = 2,
-  control = 3,
-  user_defined = 4,
-  unused = 5,
-  byte = 6,
-};
+// One enum each, the public ones (gguf/tokenizer_models.h).
+using gguf::token_type;
+using gguf::vocab_type;
 
-/// tokenizer.ggml.model: llama -> spm, gpt2 -> bpe, bert -> wpm, t5 -> ugm, rwkv -> rwkv.
-enum class vocab_type { none, spm, bpe, wpm, ugm, rwkv };
-
-inline constexpr int32_t no_token = -1;
+inline constexpr int32_t no_token = gguf::token_null;
 
 /// llama_token_attr bits (llama.h), after llama.cpp's load-time fix-ups.
 enum token_attr : uint32_t {
@@ -225,12 +220,25 @@ struct vocab_data {
   int32_t find(std::string_view text) const { return token_to_id.find_id(text); }
 };
 
-/// One tokenizer model. Built once per vocabulary (may precompute tries, tables);
-/// `tokenize` is const and thread-safe, appending the ids of one plain-text fragment.
+/// One tokenizer model: its normalizer and its pre-tokenizer + model. Built once per
+/// vocabulary (may precompute tries, tables); const and thread-safe.
 class tokenizer_model {
  public:
   virtual ~tokenizer_model() = default;
-  virtual void tokenize(std::string_view text, std::vector<int32_t>& out) const = 0;
+  /// The normalizer stage: the text the model tokenizes for one plain-text fragment,
+  /// either `fragment` itself or a view of `buf`. `after_special` is true for the first
+  /// fragment and for one that follows a special token (SPM adds its space prefix there).
+  virtual std::string_view normalize(std::string_view fragment, bool after_special, std::string& buf) const {
+    (void)after_special, (void)buf;
+    return fragment;
+  }
+  /// The model stage: appends the ids of a normalized fragment.
+  virtual void tokenize(std::string_view normalized, std::vector<int32_t>& out) const = 0;
+  /// Both stages.
+  void run(std::string_view fragment, bool after_special, std::vector<int32_t>& out) const {
+    std::string buf;
+    tokenize(normalize(fragment, after_special, buf), out);
+  }
 };
 
 /// split_words = false runs each fragment through one merge queue, as llama.cpp does (the

@@ -1,0 +1,140 @@
+// gguf/output.h — writing a file so that a failure never loses the old one.
+//
+//   gguf::output_options o;
+//   o.progress = [](uint64_t done, uint64_t total) { ... };
+//   auto out = gguf::safe_output::create("model.gguf", o);   // temp file beside the target
+//   if (!out) return out.error();
+//   out->write(header_bytes);                                 // buffered (1 MiB)
+//   out->copy_from_fd(src_fd, tensor_offset, tensor_nbytes);  // kernel copy, no user buffer
+//   if (auto r = out->commit(); !r) return r.error();         // fsync, rename, fsync folder
+//
+// Contract (what a user of `gguf set`, split, merge or convert-endian relies on):
+//   - The bytes go to a temporary file `.NAME.tmp-XXXXXX` in the target's folder (same
+//     file system, so the final rename is atomic). Until commit() returns, the target is
+//     untouched; after it returns, the target holds the new bytes, fsynced, and the
+//     folder entry is fsynced too. A process that has the old file mapped keeps reading
+//     the old bytes (its inode lives on until it unmaps).
+//   - A symlink is followed: the file it points to (at any depth) is replaced, the link
+//     stays a link (Hugging Face cache layouts keep working).
+//   - An existing target keeps its permission bits (setuid/setgid/sticky included), its
+//     group and its owner. Where the owner cannot be kept (an unprivileged process
+//     replacing another user's file) the write is refused before anything is written.
+//   - Refused (errc::io_error, before anything is written) where the user could not
+//     write the target itself: no write permission for this process's effective user,
+//     or no write bit at all (a file made read-only with chmod a-w is refused even for
+//     root, as rm and editors treat it). A target with other hard links is refused unless
+//     `break_links` (a rename gives this name a new inode: the other names keep the old
+//     bytes). The folder must be writable.
+//   - Memory is bounded whatever the size of the output: write() buffers at most 1 MiB;
+//     copy_from_fd() copies in the kernel (copy_file_range, which reflinks where the file
+//     system can, then sendfile) or through the same 1 MiB buffer (pread) where neither
+//     works. No tensor is ever held in memory.
+//   - SIGINT / SIGTERM: every live temp file is removed before the process dies (a
+//     handler is installed on first use where the signal's disposition is the default;
+//     a program with its own handler calls remove_temp_files() from it). SIGKILL or a
+//     power loss can leave a temp file: each temp file is flock()ed while it is written,
+//     so the next safe_output for the same target finds unlocked ones and names them in
+//     stale_temp_files() (it does not delete them: they may be the only copy of an edit).
+//   - The target must not change while the output is written: if another process
+//     replaced, truncated or modified it (its inode, size or mtime differ from what
+//     create() saw), commit() refuses and removes the temp file.
+//   - A safe_output that is destroyed or abort()ed without commit removes its temp file.
+// Errors are errc::io_error with the system's reason and the path, e.g.
+//   "cannot write /m/a.gguf: No space left on device".
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gguf/error.h"
+
+namespace gguf {
+
+/// Progress of a write: `done` bytes of `total` (total 0 when unknown). Called from the
+/// writing thread after each chunk (at most every 64 MiB and at the end).
+using progress_fn = std::function<void(uint64_t done, uint64_t total)>;
+
+struct output_options {
+  /// Replace a target that has other hard links (they keep the old content).
+  bool break_links = false;
+  /// Expected size of the output, passed to `progress` as `total` (0: unknown).
+  uint64_t expected_size = 0;
+  /// Called as bytes are written (may be empty).
+  progress_fn progress;
+  /// Install the SIGINT/SIGTERM cleanup handler where the disposition is the default.
+  bool handle_signals = true;
+};
+
+/// A file being written through a temporary file and renamed over its target on commit.
+/// Move-only; not thread-safe (one writer thread).
+class safe_output {
+ public:
+  /// Checks the target (see the contract above), creates and locks the temp file.
+  /// `target` need not exist. Errors: io_error.
+  static result<safe_output> create(const std::filesystem::path& target, const output_options& opts = {});
+
+  safe_output(safe_output&&) noexcept;
+  safe_output& operator=(safe_output&&) noexcept;
+  safe_output(const safe_output&) = delete;
+  safe_output& operator=(const safe_output&) = delete;
+  /// Removes the temp file unless committed.
+  ~safe_output();
+
+  /// Appends bytes (buffered). Errors: io_error (ENOSPC, EIO, …); the output is then
+  /// unusable and commit() fails.
+  result<void> write(std::span<const std::byte> bytes);
+  result<void> write(const void* p, size_t n) { return write({static_cast<const std::byte*>(p), n}); }
+  /// Appends n zero bytes.
+  result<void> write_zeros(uint64_t n);
+  /// Appends n bytes of `fd` starting at `offset` (pread semantics: fd's file position
+  /// is not used). Errors: io_error, also when fd has fewer than offset + n bytes (a
+  /// source truncated while it is copied).
+  result<void> copy_from_fd(int fd, uint64_t offset, uint64_t n);
+
+  /// Flushes, fsyncs, gives the temp file the target's mode/owner/group, checks that
+  /// the target did not change since create(), renames, fsyncs the folder.
+  result<void> commit();
+  /// Removes the temp file now (idempotent).
+  void abort() noexcept;
+
+  /// Bytes appended so far.
+  uint64_t size() const noexcept;
+  /// The file that commit() replaces (symlinks resolved).
+  const std::filesystem::path& target() const noexcept;
+  /// The temp file being written.
+  const std::filesystem::path& temp_path() const noexcept;
+  /// Temp files of earlier writes of the same target that no process holds (left by a
+  /// killed process), found by create().
+  const std::vector<std::filesystem::path>& stale_temp_files() const noexcept;
+
+ private:
+  struct state;
+  std::unique_ptr<state> s_;
+  explicit safe_output(std::unique_ptr<state> s);
+};
+
+/// The file a write to `path` changes: symlinks followed (a dangling link resolves to
+/// the path it names); `path` itself when it is not a link.
+std::filesystem::path resolve_write_target(const std::filesystem::path& path);
+
+/// Checks that this process may write the existing file `path` itself (see the
+/// contract above: permission, write bits, owner keepable when `rewrite`, hard links
+/// unless `break_links`). Errors: io_error naming the reason.
+result<void> check_writable(const std::filesystem::path& path, bool rewrite, bool break_links);
+
+/// Temp files `.NAME.tmp-*` beside `target` that no live writer holds (async-unsafe).
+std::vector<std::filesystem::path> find_stale_temp_files(const std::filesystem::path& target);
+
+/// Removes every temp file of live safe_outputs in this process. Async-signal-safe:
+/// call it from a SIGINT/SIGTERM handler of your own.
+void remove_temp_files() noexcept;
+
+}  // namespace gguf

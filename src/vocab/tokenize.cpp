@@ -1,0 +1,170 @@
+// Tokenize: llama.cpp's llama_vocab::impl::tokenize. The special-token partition
+// (tokenizer_st_partition), then one pipeline for every model type: each plain-text
+// fragment through the model's normalizer and model (tokenizer_model.h), special tokens
+// as they are, BOS / EOS / SEP from the row's special-token template.
+#include <algorithm>
+#include <cstring>
+
+#include "vocab/vocab_impl.h"
+
+namespace gguf {
+namespace {
+
+using vocab_detail::attr_control;
+using vocab_detail::attr_lstrip;
+using vocab_detail::attr_rstrip;
+using vocab_detail::attr_unknown;
+using vocab_detail::attr_user_defined;
+
+struct fragment {
+  int32_t token;  // >= 0: a token; -1: text [off, off + len)
+  size_t off, len;
+};
+
+bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// Which special-cache entries occur anywhere in `text` (a token absent from the whole
+// text cannot occur in any fragment, so the exact partition below only runs for these).
+std::vector<uint32_t> occurring_specials(const vocab::impl& v, std::string_view text) {
+  std::vector<uint8_t> seen(v.special_cache.size(), 0);
+  const auto& toks = v.d.tokens;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const uint8_t c0 = uint8_t(text[i]);
+    for (uint32_t s : v.single_byte[c0]) seen[s] = 1;
+    if (i + 1 >= text.size()) break;
+    const uint32_t key = (uint32_t(c0) << 8) | uint8_t(text[i + 1]);
+    for (uint32_t j = v.bucket_start[key]; j < v.bucket_start[key + 1]; ++j) {
+      const uint32_t s = v.bucket_items[j];
+      if (seen[s]) continue;
+      const std::string_view t = toks[v.special_cache[s]].text;
+      if (text.compare(i, t.size(), t) == 0) seen[s] = 1;
+    }
+  }
+  std::vector<uint32_t> out;
+  for (uint32_t s = 0; s < seen.size(); ++s)
+    if (seen[s]) out.push_back(s);
+  return out;
+}
+
+// llama.cpp's tokenizer_st_partition.
+void partition(const vocab::impl& v, std::string_view text, bool parse_special, std::vector<fragment>& frags) {
+  frags.clear();
+  if (text.empty()) return;
+  frags.push_back({-1, 0, text.size()});
+  if (v.special_cache.empty()) return;
+  std::vector<fragment> next;
+  for (uint32_t s : occurring_specials(v, text)) {
+    const int32_t id = v.special_cache[s];
+    const auto& td = v.d.tokens[id];
+    if (!parse_special && (td.attr & (attr_control | attr_unknown))) continue;
+    const std::string_view tok = td.text;
+    next.clear();
+    for (const fragment& f : frags) {
+      if (f.token >= 0) {
+        next.push_back(f);
+        continue;
+      }
+      size_t off = f.off, len = f.len;
+      for (;;) {
+        const size_t match = text.substr(0, off + len).find(tok, off);
+        if (match == std::string_view::npos) {
+          next.push_back({-1, off, len});
+          break;
+        }
+        if (match > off) {
+          size_t left = match - off;
+          if (td.attr & attr_lstrip)
+            while (left > 0 && ascii_space(text[off + left - 1])) --left;
+          if (left > 0) next.push_back({-1, off, left});
+        }
+        next.push_back({id, 0, 0});
+        if (match + tok.size() < off + len) {
+          size_t roff = match + tok.size();
+          size_t rlen = len - ((match - off) + tok.size());
+          if (td.attr & attr_rstrip)
+            while (rlen > 0 && ascii_space(text[roff])) ++roff, --rlen;
+          if (rlen == 0) break;
+          off = roff, len = rlen;
+        } else {
+          break;
+        }
+      }
+    }
+    frags.swap(next);
+  }
+}
+
+bool adds(add_when w, bool flag) { return w == add_when::always || (w == add_when::if_flag && flag); }
+
+// A model falls back to the unknown token, or to BOS/EOS/SEP ids the file declares; in a
+// vocabulary without them (no_token) that would hand out -1: refuse instead.
+bool all_valid(const std::vector<int32_t>& out, size_t start, size_t n) {
+  for (size_t i = start; i < out.size(); ++i)
+    if (out[i] < 0 || static_cast<size_t>(out[i]) >= n) return false;
+  return true;
+}
+
+}  // namespace
+
+bool vocab::impl::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special,
+                                bool parse_special) const {
+  if (!model) return false;
+  const size_t start = out.size();
+  std::vector<fragment> frags;
+  partition(*this, text, parse_special, frags);
+  const special_template& tmpl = info->tmpl;
+  if (add_special && adds(tmpl.bos, d.add_bos)) out.push_back(d.bos);
+  std::string buf;
+  bool after_special = true;
+  for (const auto& f : frags) {
+    if (f.token >= 0) {
+      out.push_back(f.token);
+      after_special = true;
+      continue;
+    }
+    model->tokenize(model->normalize(text.substr(f.off, f.len), after_special, buf), out);
+    after_special = false;
+  }
+  if (add_special && adds(tmpl.eos, d.add_eos)) out.push_back(d.eos);
+  if (add_special && adds(tmpl.sep, d.add_sep)) out.push_back(d.sep);
+  if (!all_valid(out, start, d.tokens.size())) {
+    out.resize(start);
+    return false;
+  }
+  return true;
+}
+
+int32_t vocab::impl::first_model_id(std::string_view text) const {
+  // As tokenize_into(text, add_special = false, parse_special = false) would: a
+  // user-defined token with exactly this text wins the partition.
+  if (const int32_t id = d.find(text); id >= 0) {
+    const uint32_t a = d.tokens[id].attr;
+    if ((a & attr_user_defined) && !(a & (attr_control | attr_unknown))) return id;
+  }
+  if (!model) return token_null;
+  std::vector<int32_t> ids;
+  model->run(text, true, ids);
+  if (ids.empty() || !all_valid(ids, 0, d.tokens.size())) return token_null;
+  return ids[0];
+}
+
+bool vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special, bool parse_special) const {
+  return impl_->tokenize_into(text, out, add_special, parse_special);
+}
+
+result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
+  std::vector<int32_t> out;
+  if (!tokenize_into(text, out, add_special, parse_special)) {
+    if (!impl_->model) {
+      return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +
+                                                          impl_->model_name + "')", "tokenizer.ggml.model");
+    }
+    return make_error(errc::invalid_vocab, no_offset,
+                      "the text needs a token this vocabulary does not have, and it has no unknown token "
+                      "(or a BOS/EOS/SEP id it adds is missing)",
+                      "tokenizer.ggml.unknown_token_id");
+  }
+  return out;
+}
+
+}  // namespace gguf
