@@ -43,6 +43,13 @@ consumer() {  # consumer NAME PREFIX [cmake args...]: configure, build, run, com
   echo "test-package: $name ok ($got)"
 }
 
+# every public header exports what it declares (the library is built with hidden visibility)
+for h in "$root"/include/gguf/*.h "$root"/include/gguf/detail/*.h; do
+  [ "$(grep -c '^#pragma GCC visibility push(default)' "$h")" = "$(grep -c '^#pragma GCC visibility pop' "$h")" ] &&
+    grep '^#pragma GCC visibility push(default)' "$h" >/dev/null ||
+    fail "$h: public header without '#pragma GCC visibility push(default)' ... 'pop' around its declarations"
+done
+
 prefix=$work/prefix
 cmake --build "$build" --target gguf_static gguf_shared >/dev/null
 cmake --install "$build" --prefix "$prefix" >/dev/null
