@@ -30,12 +30,12 @@ def gguf_py():
 
 def all_files():
     """Every .gguf of the data folder with GGUF_COMPAT_FILES=all; by default the files up to
-    2 MB and the command-r vocabulary (gguf-py itself takes minutes over the big vocabularies)."""
+    2 MB (gguf-py itself takes minutes over the big vocabularies)."""
     if not DATA.is_dir():
         return []
     files = sorted(DATA.rglob("*.gguf"))
     if os.environ.get("GGUF_COMPAT_FILES") != "all":
-        files = [p for p in files if p.stat().st_size <= 2 << 20 or p.name == "ggml-vocab-command-r.gguf"]
+        files = [p for p in files if p.stat().st_size <= 2 << 20]
     return [str(p.relative_to(DATA)) for p in files]
 
 
