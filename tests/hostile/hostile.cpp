@@ -307,6 +307,7 @@ std::vector<invocation> invocations(const std::string& c, const std::string& fil
   if (c == "embed") return {{{"embed", "-m", file, "Hello world"}}};
   if (c == "name") return {{{"name", std::filesystem::path(file).filename().string()}}};
   if (c == "hash") return {{{"hash", file}}};
+  if (c == "estimate") return {{{"estimate", file, "-c", "300,70000", "--parallel", "3"}}, {{"estimate", "--json", file}}};
   if (c == "set") {
     auto edit = copy();
     // An absent key without --type is a documented usage error (exit 2).
