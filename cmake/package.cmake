@@ -14,7 +14,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(gguf_package_layers gguf_format gguf_schema gguf_quant gguf_model gguf_vocab)
+# the layers: whatever the internal `gguf` target links (CMakeLists.txt)
+get_target_property(gguf_package_layers gguf INTERFACE_LINK_LIBRARIES)
+list(FILTER gguf_package_layers INCLUDE REGEX "^gguf_")
 set(gguf_package_objects)
 set(gguf_package_deps)
 foreach(layer ${gguf_package_layers})
