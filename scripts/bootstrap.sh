@@ -8,6 +8,9 @@ packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev n
           libcli11-dev libpcre2-dev libicu-dev libxxhash-dev clang-14 libclang-rt-14-dev
           python3-dev python3-venv python3-pybind11 pybind11-dev python3-numpy python3-pytest
           python3-distributed python3-setuptools python3-wheel)
+# node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
+# its own npm (Debian's npm package would conflict with it).
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,6 +21,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# @huggingface/gguf, pinned by tests/js/package-lock.json (a GGUF reader that is not ours).
+(cd tests/js && npm ci --no-audit --no-fund --loglevel=error) ||
+  echo "bootstrap: npm ci in tests/js failed: the @huggingface/gguf cross-check will be skipped" >&2
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j"$(nproc)"

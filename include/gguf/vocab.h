@@ -27,6 +27,10 @@
 #pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
+/// Every tokenizer.ggml.pre value llama.cpp accepts (its pre-tokenizer presets), in the
+/// order of llama.cpp's table; used to check `gguf edit --pre-tokenizer`.
+std::vector<std::string_view> known_pre_tokenizers();
+
 class vocab {
  public:
   /// Reads the tokenizer keys of `f` and builds the tokenizer. Errors:

@@ -125,6 +125,8 @@ class writer {
   std::vector<std::byte> to_bytes() const;
   /// Size in bytes of the file to_bytes() / write_file() produce.
   uint64_t file_size() const noexcept;
+  /// Bytes of the header, metadata and tensor infos (before the zero padding).
+  uint64_t metadata_end() const noexcept;
   /// Byte offset of the data section in that file (end of metadata + padding).
   uint64_t data_offset() const noexcept;
   /// The header, metadata and tensor infos, padded to the data section (data_offset()

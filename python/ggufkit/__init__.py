@@ -84,16 +84,21 @@ def open(path_or_url: PathLike) -> File:  # noqa: A001 - the package's entry poi
 
 
 def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = None,  # noqa: A002
-         out: PathLike | None = None) -> None:
-    """Edits metadata: keys of `set` replaced (keeping their position and, when present,
-    their GGUF type) or appended, keys of `remove` dropped; tensors are copied unchanged.
-    Written atomically (temporary file + rename) to `out`, or over `path`.
+         out: PathLike | None = None, in_place: bool = True) -> dict:
+    """Edits metadata with the library's gguf::edit: keys of `remove` dropped, then keys of
+    `set` replaced (keeping their position and their GGUF type) or appended; tensor data
+    unchanged. Over `path`: in place when the new metadata fits in the old metadata region
+    (journaled, tensor bytes untouched; in_place=False forbids it, e.g. for a file other
+    processes have mapped), else a streamed atomic rewrite (temporary file + rename). With
+    `out`, the result is written there and `path` is only read. Returns what was done:
+    {"target", "in_place", "old_size", "new_size"}.
 
     New keys take their type from the value: numpy scalars their dtype (np.uint32(5)),
     bool -> bool, int -> int32 (int64 / uint64 when out of range), float -> float32,
     str -> string, a list of str -> string array, other sequences / numpy arrays -> arrays
     of their dtype (Python ints -> int32 when they fit, floats -> float32).
     Raises GGUFError: key_not_found (a key of `remove` absent), out_of_range /
-    invalid_argument (a value that does not fit the key's type), invalid_key, io_error.
+    invalid_argument (a value that does not fit the key's type), invalid_key, io_error
+    (unwritable, or another process is editing the file). On error the file is unchanged.
     """
-    _core.edit(path, set, remove, out)
+    return _core.edit(path, set, remove, out, in_place)

@@ -23,5 +23,6 @@ def open(path_or_url: Union[str, os.PathLike[str]]) -> File:
     """Maps, parses and validates a GGUF file. Raises GGUFError."""
 
 def edit(path: Union[str, os.PathLike[str]], set: Optional[Mapping[str, Any]] = None,
-         remove: Optional[Iterable[str]] = None, out: Optional[Union[str, os.PathLike[str]]] = None) -> None:
+         remove: Optional[Iterable[str]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,
+         in_place: bool = True) -> dict[str, Any]:
     """Metadata edits written atomically to `out` or over `path`. Raises GGUFError."""

@@ -128,6 +128,6 @@ class Model:
         "out_of_range" for an id outside [0, n_vocab)."""
 
 def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Iterable[str]] = None,
-         out: Optional[_Path] = None) -> None: ...
+         out: Optional[_Path] = None, in_place: bool = True) -> dict[str, Any]: ...
 def ggml_types() -> list[tuple[int, str, int, int]]:
     """(id, name, blck_size, type_size) of every ggml type."""

@@ -1,9 +1,10 @@
-// ggufkit._core.edit: metadata edits over gguf::writer (every key/value and tensor of
-// the file copied, `set` keys replaced in place or appended, `remove` keys dropped),
-// written atomically (temp file + rename) to `out` or over the file.
+// ggufkit._core.edit: metadata edits through the library's gguf::edit (gguf/edit.h):
+// in place when the new metadata fits (journaled), else a streamed atomic rewrite; to
+// `out` when given (the input only read). Values take the key's type in the file.
 #include <limits>
 
 #include "common.h"
+#include "gguf/edit.h"
 #include "gguf/format.h"
 #include "gguf/writer.h"
 
@@ -92,25 +93,29 @@ value array_value(const std::string& key, py::handle v, std::optional<value_type
 // numpy scalars keep their dtype, bool -> bool, int -> int32 (int64 / uint64 when out of
 // range), float -> float32, str -> string, sequences -> arrays.
 value to_value(const std::string& key, py::handle v, std::optional<gguf::value_ref> old) {
-  std::optional<value_type> type = old ? std::optional(old->type()) : std::nullopt;
+  value_type type = value_type::uint8;
+  bool typed = false;  // the key's type is known (from the file, or a numpy scalar)
+  if (old) type = old->type(), typed = true;
   std::optional<value_type> elem;
-  if (type == value_type::array) elem = take(old->array()).element_type();
+  if (typed && type == value_type::array) elem = take(old->array()).element_type();
   py::module_ np = py::module_::import("numpy");
   if (py::isinstance(v, np.attr("generic"))) {
-    if (!type) type = type_of_dtype(py::str(v.attr("dtype").attr("name")));
+    if (!typed)
+      if (auto t = type_of_dtype(py::str(v.attr("dtype").attr("name")))) type = *t, typed = true;
     v = v.attr("item")();
   }
   if (py::isinstance<py::str>(v)) {
-    if (type && *type != value_type::string) return take(value::parse(*type, v.cast<std::string>()));
+    if (typed && type != value_type::string) return take(value::parse(type, v.cast<std::string>()));
     return value::string(v.cast<std::string>());
   }
   if (py::isinstance<py::bool_>(v)) {
-    if (type && *type != value_type::boolean) bad_value(key, "a bool for a key of type " + std::string(gguf::value_type_name(*type)));
+    if (typed && type != value_type::boolean) bad_value(key, "a bool for a key of type " + std::string(gguf::value_type_name(type)));
     return value::boolean(v.cast<bool>());
   }
   if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) {
     const bool is_int = py::isinstance<py::int_>(v);
-    if (!type) {
+    if (!typed) {
+      typed = true;
       if (!is_int) type = value_type::float32;
       else {
         const auto big = v.cast<py::int_>();
@@ -119,12 +124,12 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
         else type = value_type::int64;
       }
     }
-    if (*type == value_type::string || *type == value_type::array) bad_value(key, "a number for a key of type " + std::string(gguf::value_type_name(*type)));
-    if (!is_int && *type != value_type::float32 && *type != value_type::float64) bad_value(key, "a float for an integer key");
-    return take(value::parse(*type, py::str(py::repr(v)).cast<std::string>()));
+    if (type == value_type::string || type == value_type::array) bad_value(key, "a number for a key of type " + std::string(gguf::value_type_name(type)));
+    if (!is_int && type != value_type::float32 && type != value_type::float64) bad_value(key, "a float for an integer key");
+    return take(value::parse(type, py::str(py::repr(v)).cast<std::string>()));
   }
   if (py::isinstance<py::bytes>(v) || py::isinstance<py::dict>(v)) bad_value(key, "unsupported value type " + std::string(py::str(v.get_type().attr("__name__"))));
-  if (type && *type != value_type::array) bad_value(key, "a sequence for a key of type " + std::string(gguf::value_type_name(*type)));
+  if (typed && type != value_type::array) bad_value(key, "a sequence for a key of type " + std::string(gguf::value_type_name(type)));
   return array_value(key, v, elem);
 }
 
@@ -132,31 +137,34 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
 
 void register_edit(py::module_& m) {
   m.def("edit",
-        [](py::handle path, py::object set, py::object remove, py::object out) {
-          gguf::file f = file_from(path);
-          gguf::writer w = gguf::writer::from_file(f);
-          if (!remove.is_none()) {
-            for (py::handle k : remove) {
-              const std::string key = k.cast<std::string>();
-              if (!w.remove(key))
-                throw gguf::exception(gguf::make_error(gguf::errc::key_not_found, gguf::no_offset, "no such key", key));
-            }
-          }
-          if (!set.is_none()) {
+        [](py::handle path, py::object set, py::object remove, py::object out, bool in_place) {
+          const gguf::file f = file_from(path);  // the types of the keys being set
+          std::vector<gguf::edit_op> ops;
+          if (!remove.is_none())
+            for (py::handle k : remove) ops.push_back(gguf::edit_op::remove(k.cast<std::string>()));
+          if (!set.is_none())
             for (auto item : set.cast<py::dict>()) {
               const std::string key = item.first.cast<std::string>();
-              take(w.set(key, to_value(key, item.second, f.find(key))));
+              ops.push_back(gguf::edit_op::set(key, to_value(key, item.second, f.find(key))));
             }
-          }
-          const std::string target = out.is_none() ? f.path() : std::string(py::str(py::module_::import("os").attr("fspath")(out)));
-          gguf::result<void> r;
+          gguf::edit_options opts;
+          if (!out.is_none()) opts.output = std::string(py::str(py::module_::import("os").attr("fspath")(out)));
+          opts.in_place = in_place ? gguf::in_place_mode::automatic : gguf::in_place_mode::never;
+          gguf::result<gguf::edit_report> r{gguf::edit_report{}};
           {
             py::gil_scoped_release unlocked;
-            r = w.write_file(target);
+            r = gguf::edit(f.path(), ops, opts);
           }
-          take(std::move(r));
+          const auto rep = take(std::move(r));
+          py::dict d;
+          d["target"] = rep.target.string();
+          d["in_place"] = rep.in_place;
+          d["old_size"] = rep.old_size;
+          d["new_size"] = rep.new_size;
+          return d;
         },
-        py::arg("path"), py::arg("set") = py::none(), py::arg("remove") = py::none(), py::arg("out") = py::none());
+        py::arg("path"), py::arg("set") = py::none(), py::arg("remove") = py::none(), py::arg("out") = py::none(),
+        py::arg("in_place") = true);
 }
 
 }  // namespace ggufkit

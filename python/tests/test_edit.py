@@ -1,5 +1,6 @@
-"""edit(): set keeps the key's type and position, new keys take the value's type, remove
-drops keys, tensors are unchanged; written atomically to `out` or over the file."""
+"""edit() over the library's gguf::edit: set keeps the key's type and position, new keys
+take the value's type, remove drops keys, tensors are unchanged; to `out`, in place
+(tensor bytes untouched) or streamed over the file."""
 import shutil
 
 import numpy as np
@@ -12,9 +13,10 @@ def test_set_remove_out(data, tmp_path):
     src = data / "models/stories260K.gguf"
     out = tmp_path / "edited.gguf"
     before = ggufkit.open(src)
-    ggufkit.edit(src, set={"general.name": "edited", "llama.context_length": 4096, "my.flag": True,
+    rep = ggufkit.edit(src, set={"general.name": "edited", "llama.context_length": 4096, "my.flag": True,
                            "my.u16": np.uint16(7), "my.list": [1, 2, 3], "my.names": ["a", "b"]},
                  remove=["tokenizer.ggml.scores"], out=out)
+    assert rep["target"] == str(out) and not rep["in_place"]
     f = ggufkit.open(out)
     keys = list(f.metadata)
     assert "tokenizer.ggml.scores" not in keys
@@ -37,12 +39,22 @@ def test_set_remove_out(data, tmp_path):
 def test_in_place_and_errors(data, tmp_path):
     path = tmp_path / "m.gguf"
     shutil.copyfile(data / "models/stories260K.gguf", path)
-    ggufkit.edit(path, set={"general.name": "in place"})
-    assert ggufkit.open(path).metadata["general.name"] == "in place"
+    before = ggufkit.open(path)
+    offsets = [(t.name, t.offset) for t in before.tensors]
+    data_offset = before.data_offset
+    del before
+    rep = ggufkit.edit(path, set={"general.name": "in place"})
+    assert rep["in_place"] and rep["new_size"] == rep["old_size"]
+    f = ggufkit.open(path)
+    assert f.metadata["general.name"] == "in place"
+    assert f.data_offset == data_offset and [(t.name, t.offset) for t in f.tensors] == offsets
+    rep = ggufkit.edit(path, set={"general.name": "streamed " * 50}, in_place=False)
+    assert not rep["in_place"]
+    assert ggufkit.open(path).metadata["general.name"] == "streamed " * 50
     with pytest.raises(ggufkit.GGUFError) as e:
         ggufkit.edit(path, remove=["no.such.key"])
     assert e.value.code == "key_not_found" and e.value.key == "no.such.key"
     with pytest.raises(ggufkit.GGUFError) as e:
         ggufkit.edit(path, set={"llama.context_length": -1})  # uint32 key
     assert e.value.code in ("out_of_range", "invalid_argument")
-    assert ggufkit.open(path).metadata["general.name"] == "in place"  # nothing written
+    assert ggufkit.open(path).metadata["general.name"] == "streamed " * 50  # nothing written

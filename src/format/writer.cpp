@@ -516,6 +516,28 @@ uint64_t writer::file_size() const noexcept {
   return c.n;
 }
 
+uint64_t writer::metadata_end() const noexcept {
+  // emit() uses zeros() only for padding: the first zeros() or tensor() ends the metadata.
+  struct end_sink : count_sink {
+    bool done = false;
+    uint64_t at = 0;
+    void mark() {
+      if (!done) at = n;
+      done = true;
+    }
+    void zeros(size_t k) {
+      mark();
+      n += k;
+    }
+    void tensor(std::span<const std::byte> d) {
+      mark();
+      n += d.size();
+    }
+  } c;
+  emit(c);
+  return c.done ? c.at : c.n;
+}
+
 uint64_t writer::data_offset() const noexcept {
   struct header_sink : count_sink {
     bool done = false;

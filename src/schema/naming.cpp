@@ -178,6 +178,20 @@ std::optional<name_parts> match(const std::vector<sv>& t, size_t s, bool need_ve
       }
     }
   }
+  // A vocabulary-only file has no parameters to count: BaseName-Version[-Encoding]-vocab
+  // [-Shard] (the spec's regular expression makes SizeLabel optional; suggest_name
+  // writes such names).
+  if (need_version) {
+    for (size_t b = std::min(max_b, n - 1); b > s; --b) {
+      if (!version_token(t[b])) continue;
+      name_parts q;
+      if (!match_tail(t, b + 1, strict_shard, q) || q.type != "vocab") continue;
+      q.base_name = join(t, s, b);
+      q.version = std::string(t[b]);
+      q.version_given = true;
+      return q;
+    }
+  }
   return std::nullopt;
 }
 
@@ -283,6 +297,19 @@ std::string suggest_name(const file& f, std::vector<std::string>* problems) {
   std::string base = sanitize(str("general.basename"));
   if (base.empty()) base = sanitize(str("general.name"));
   if (base.empty()) base = sanitize(arch);
+  // Only segments the BaseName may hold (a later segment that starts with a digit must
+  // be all digits): "47b68-47b68" keeps "47b68".
+  {
+    std::string kept;
+    size_t i = 0;
+    while (i <= base.size()) {
+      size_t d = std::min(base.find('-', i), base.size());
+      sv seg = sv(base).substr(i, d - i);
+      if (base_segment(seg, kept.empty()) && !seg.empty()) kept += (kept.empty() ? "" : "-") + std::string(seg);
+      i = d + 1;
+    }
+    base = kept;
+  }
   if (base.empty()) base = "ggml-model";
   std::string name = base;
 
@@ -301,8 +328,9 @@ std::string suggest_name(const file& f, std::vector<std::string>* problems) {
   }
   if (!size.empty()) name += "-" + size;
 
+  // FineTune follows a SizeLabel (spec regex): a file without one (vocab) has none.
   std::string ft = sanitize(str("general.finetune"));
-  if (!ft.empty()) name += "-" + ft;
+  if (!ft.empty() && !size.empty()) name += "-" + ft;
 
   std::string ver = str("general.version");
   std::string v = !ver.empty() && (ver[0] == 'v' || ver[0] == 'V') ? "v" + ver.substr(1) : "v" + ver;

@@ -2,6 +2,7 @@
 // per-architecture required keys, general.file_type consistency. Tokenizer and tensor
 // rules live in validate_tokenizer.cpp and validate_tensors.cpp.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "gguf/keys.h"
@@ -87,6 +88,15 @@ void check_key_type(checker& c, const kv_ref& kv) {
     c.add(severity::error, "key.type", kv.key, kv.value.offset(),
           "value type " + type_text(kv.value) + ", expected " + std::string(info->spec_type) +
               ((info->types & count_types) == count_types ? " (uint32 accepted)" : ""));
+  // The model loader refuses a non-finite hparam (llama.cpp computes with it: a nan
+  // epsilon or rope base gives nan activations).
+  if (ok && (t == value_type::float32 || t == value_type::float64)) {
+    double d = *kv.value.to_double();
+    if (!std::isfinite(d))
+      c.add(severity::error, "key.not_finite", kv.key, kv.value.offset(),
+            "value is " + std::string(std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf") +
+                " (the model loader refuses a value that is not finite)");
+  }
 }
 
 bool any_quantized(const file& f) {

@@ -160,13 +160,26 @@ TEST(Naming, SuggestFromRealFiles) {
   EXPECT_TRUE(problems.empty());
   EXPECT_TRUE(parse_name(n).conforms);
 
-  // A vocabulary-only file: Type vocab; no parameters, so no SizeLabel: not conforming.
+  // A vocabulary-only file: Type vocab; no parameters, so no SizeLabel (the spec's
+  // regular expression makes it optional): conforming.
   auto v = file::open(test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
   ASSERT_TRUE(v);
   problems.clear();
   n = suggest_name(*v, &problems);
   EXPECT_EQ(n, "nomic-xlm-v2048-vocab.gguf");  // general.basename, general.version "2048"
-  EXPECT_FALSE(problems.empty());
+  EXPECT_TRUE(problems.empty()) << problems[0];
+  // The name suggested for a vocabulary-only file conforms to the check (it had no
+  // SizeLabel and was rejected): every vocab file of the test data.
+  for (const auto& e : std::filesystem::directory_iterator(test::data_file("vocab"))) {
+    if (e.path().extension() != ".gguf") continue;
+    auto vf = file::open(e.path());
+    ASSERT_TRUE(vf) << e.path();
+    auto suggested = suggest_name(*vf);
+    auto check = parse_name(suggested);
+    EXPECT_TRUE(check.conforms) << suggested << ": " << (check.problems.empty() ? "" : check.problems[0]);
+    EXPECT_EQ(check.parts->type, "vocab") << suggested;
+  }
+  EXPECT_FALSE(parse_name("Llama-v1.0.gguf").conforms);  // a model file still needs its SizeLabel
 }
 
 TEST(Keys, FileTypeNames) {

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "commands.h"
+#include "edit_support.h"
 
 namespace gguf::cli {
 
@@ -61,6 +62,7 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     }
     return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
   }
+  if (auto r = finish_interrupted_edit(path); !r) return r.error();
   return gguf::file::open(path);
 }
 

@@ -1,4 +1,5 @@
 // gguf dump FILE [--json] [--no-tensors] [--full-arrays]: every key/value and tensor info.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -44,9 +45,29 @@ nlohmann::ordered_json tensor_json(const tensor_info& t) {
   return j;
 }
 
+// JSON text, except that non-finite floats print as inf, -inf and nan (JSON has no
+// spelling for them: nlohmann writes null, which reads as "no value").
+std::string value_text(const value_ref& v, uint64_t limit) {
+  auto non_finite = [](double d) -> std::string { return std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"; };
+  if (v.type() == value_type::float32 || v.type() == value_type::float64) {
+    double d = *v.to_double();
+    if (!std::isfinite(d)) return non_finite(d);
+  }
+  if (v.type() == value_type::array) {
+    auto a = *v.array();
+    auto e = a.element_type();
+    if (e == value_type::float32 || e == value_type::float64 || e == value_type::array) {
+      uint64_t n = limit ? std::min(limit, a.size()) : a.size();
+      std::string s = "[";
+      for (uint64_t i = 0; i < n; ++i) s += (i ? "," : "") + value_text(*a.at(i), limit);
+      return s + "]";
+    }
+  }
+  return value_json(v, limit).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 std::string short_text(const value_ref& v, bool full) {
-  auto j = value_json(v, full ? 0 : short_array);
-  std::string s = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::string s = value_text(v, full ? 0 : short_array);
   if (v.type() == value_type::array) {
     auto a = *v.array();
     if (!full && a.size() > short_array) {

@@ -51,17 +51,35 @@ nlohmann::ordered_json report_json(const gguf::report& r, bool strict) {
   return j;
 }
 
+std::string counted(size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// A file that could not be read at all: listed with its error (--json, --jsonl).
+nlohmann::ordered_json unreadable_json(const std::string& name, const gguf::error& e) {
+  nlohmann::ordered_json j;
+  j["file"] = name;
+  j["valid"] = false;
+  j["readable"] = false;
+  j["error"] = e.message();
+  j["code"] = std::string(error_name(e.code));
+  j["diagnostics"] = nlohmann::ordered_json::array();
+  return j;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"Check GGUF files against the specification and llama.cpp's loader; report every problem.",
                "validate"};
   std::vector<std::string> paths;
-  bool json = false, jsonl = false, strict = false, quiet = false;
+  bool json = false, jsonl = false, strict = false, quiet = false, use_stdin = false;
   app.add_option("FILE", paths, "GGUF files ('-' for standard input)");
+  app.add_flag("--stdin", use_stdin, "read a file from standard input (as '-')");
   app.add_flag("--json", json, "one JSON document: {\"files\": [report, ...]}");
   app.add_flag("--jsonl", jsonl, "one JSON report per line, one line per file");
   app.add_flag("--strict", strict, "warnings fail the check too (exit 1)");
   app.add_flag("-q,--quiet", quiet, "print only the summary line of each file (text output)");
   if (auto rc = parse(app, argc, argv)) return *rc;
+  if (use_stdin) paths.push_back("-");
   if (paths.empty()) {
     std::cerr << "gguf validate: FILE is required (see --help)\n";
     return exit_usage;
@@ -80,6 +98,8 @@ int run(int argc, char** argv) {
     if (!f) {
       if (f.error().code == errc::io_error) {
         rc = std::max(rc, cli::report(name, f.error()));
+        if (json) all.push_back(unreadable_json(name, f.error()));
+        if (jsonl) print_json(unreadable_json(name, f.error()), -1);
         continue;
       }
       r = structure_report(name, f.error());
@@ -98,9 +118,9 @@ int run(int argc, char** argv) {
         for (const auto& d : r.diagnostics)
           std::printf("%s: %s %s: %s%s\n", name.c_str(), std::string(severity_name(d.level)).c_str(), d.rule.c_str(),
                       d.message.c_str(), where(d).c_str());
-      std::printf("%s: %s (%zu errors, %zu warnings, %zu notes)\n", name.c_str(),
-                  r.passes(strict) ? "valid" : "INVALID", r.count(severity::error), r.count(severity::warning),
-                  r.count(severity::note));
+      std::printf("%s: %s (%s, %s, %s)\n", name.c_str(), r.passes(strict) ? "valid" : "INVALID",
+                  counted(r.count(severity::error), "error").c_str(),
+                  counted(r.count(severity::warning), "warning").c_str(), counted(r.count(severity::note), "note").c_str());
     }
   }
   if (json) {
