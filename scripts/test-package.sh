@@ -51,7 +51,7 @@ for h in "$root"/include/gguf/*.h "$root"/include/gguf/detail/*.h; do
 done
 
 prefix=$work/prefix
-cmake --build "$build" --target gguf_static gguf_shared >/dev/null
+cmake --build "$build" --target gguf_static gguf_shared gguf_cli >/dev/null
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(dirname "$(find "$prefix" -name libgguf.a | head -1)")
 [ -f "$prefix/include/gguf/vocab.h" ] || fail "headers not installed"
@@ -91,7 +91,7 @@ done
 if [ "${GGUF_TEST_PACKAGE_REBUILD:-0}" = 1 ]; then
   cmake -S "$root" -B "$work/shared-build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGUF_BUILD_TESTS=OFF \
     -DGGUF_BUILD_BENCH=OFF ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher} >/dev/null
-  cmake --build "$work/shared-build" -j2 --target gguf_static gguf_shared >/dev/null
+  cmake --build "$work/shared-build" -j2 --target gguf_static gguf_shared gguf_cli >/dev/null
   cmake --install "$work/shared-build" --prefix "$work/prefix2" >/dev/null
   [ -n "$(find "$work/prefix2" -name "libgguf.so.$version")" ] || fail "BUILD_SHARED_LIBS=ON: no libgguf.so installed"
   consumer rebuilt-shared "$work/prefix2"
