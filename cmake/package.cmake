@@ -9,8 +9,8 @@
 #
 # Consumers: find_package(gguf CONFIG REQUIRED) + target_link_libraries(app gguf::gguf)
 # (the shared library when installed, else the static one; gguf::gguf_static always), or
-# `pkg-config --cflags --libs gguf` (add --static for libgguf.a). Private dependencies
-# (PCRE2, ICU) are link-only: no consumer sees their include paths.
+# `pkg-config --cflags --libs gguf` (add --static for libgguf.a). The private dependency
+# (PCRE2) is link-only: no consumer sees its include path.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -77,15 +77,8 @@ install(FILES ${PROJECT_BINARY_DIR}/package/ggufConfig.cmake ${PROJECT_BINARY_DI
 # pkg-config: the private libraries only in Libs.private (no Requires.private, whose
 # Cflags pkg-config would hand to consumers).
 set(gguf_pc_private "")
-foreach(mod PCRE2 PCRE2_32)
-  foreach(lib ${${mod}_LIBRARIES})
-    string(APPEND gguf_pc_private " -l${lib}")
-  endforeach()
-endforeach()
-foreach(lib ${ICU_LIBRARIES})
-  get_filename_component(name ${lib} NAME_WE)
-  string(REGEX REPLACE "^lib" "" name ${name})
-  string(APPEND gguf_pc_private " -l${name}")
+foreach(lib ${PCRE2_32_LIBRARIES})
+  string(APPEND gguf_pc_private " -l${lib}")
 endforeach()
 string(APPEND gguf_pc_private " -pthread")
 # relocatable: the prefix is found from the .pc file's own folder (cmake --install --prefix P)

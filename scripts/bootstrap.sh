@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          libcli11-dev libpcre2-dev libicu-dev libxxhash-dev clang-14 libclang-rt-14-dev
+          libcli11-dev libpcre2-dev libxxhash-dev clang-14 libclang-rt-14-dev
           python3-dev python3-venv python3-pybind11 pybind11-dev python3-numpy python3-pytest
           python3-distributed python3-setuptools python3-wheel)
 # node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings

@@ -53,6 +53,16 @@ std::optional<value_type> value_type_from_name(std::string_view name) noexcept;
 size_t value_type_size(value_type t) noexcept;
 /// True for ids 0..12.
 constexpr bool is_valid_value_type(uint32_t id) noexcept { return id < value_type_count; }
+/// uint8 int8 uint16 int16 uint32 int32 uint64 int64 (not bool, not the floats).
+constexpr bool is_integer_type(value_type t) noexcept {
+  switch (t) {
+    case value_type::uint8: case value_type::int8: case value_type::uint16: case value_type::int16:
+    case value_type::uint32: case value_type::int32: case value_type::uint64: case value_type::int64:
+      return true;
+    default:
+      return false;
+  }
+}
 
 /// The GGUF value type of a C++ type: uint8_t … double, bool, std::string_view.
 template <class T>

@@ -55,11 +55,14 @@ constexpr type_set type_bit(value_type t) noexcept { return type_set{1} << stati
 /// uint32 or uint64: the spec's counts "uint64 unless otherwise specified; some models use
 /// uint32; readers should support both".
 inline constexpr type_set count_types = type_bit(value_type::uint32) | type_bit(value_type::uint64);
-/// Every integer type (array elements of per-layer hparams, e.g. head_count_kv).
-inline constexpr type_set integer_types =
-    type_bit(value_type::uint8) | type_bit(value_type::int8) | type_bit(value_type::uint16) |
-    type_bit(value_type::int16) | type_bit(value_type::uint32) | type_bit(value_type::int32) |
-    type_bit(value_type::uint64) | type_bit(value_type::int64);
+/// Every integer type, is_integer_type as a set (array elements of per-layer hparams,
+/// e.g. head_count_kv).
+inline constexpr type_set integer_types = [] {
+  type_set s = 0;
+  for (uint32_t i = 0; i < value_type_count; ++i)
+    if (is_integer_type(static_cast<value_type>(i))) s |= type_bit(static_cast<value_type>(i));
+  return s;
+}();
 
 /// One standardized key and the value types it may have.
 struct key_info {

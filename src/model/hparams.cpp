@@ -25,16 +25,6 @@ namespace {
 using detail::key_kind;
 using detail::key_spec;
 
-bool is_integer_type(value_type t) {
-  switch (t) {
-    case value_type::uint8: case value_type::int8: case value_type::uint16: case value_type::int16:
-    case value_type::uint32: case value_type::int32: case value_type::uint64: case value_type::int64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// Reads the keys of one architecture, collecting nothing: the first problem is the error.
 class key_reader {
  public:

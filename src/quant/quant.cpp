@@ -42,9 +42,24 @@ gguf::error with_tensor(gguf::error e, const tensor_info& t) {
 }  // namespace
 
 namespace detail {
+namespace {
 
-result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, std::span<float> dst,
-                                byte_order order, kernel_isa isa) {
+// A type's kernel, checked and chosen once: runs rows of `n` elements (whole blocks).
+struct row_dequantizer {
+  const kernel_row* row;
+  const type_traits* tr;
+  row_kernel kernel;
+  byte_order order;
+
+  void run(const uint8_t* src, float* dst, size_t nblocks) const {
+    if (order == byte_order::big) dequantize_swapped(*row, kernel, *tr, src, dst, nblocks);
+    else kernel(src, dst, nblocks);
+  }
+};
+
+// The checks of dequantize_row that depend on the type, the byte order and the row
+// length only (not on the data).
+result<row_dequantizer> prepare(ggml_type type, size_t n, byte_order order, kernel_isa isa) {
   const type_traits* tr = ggml_type_traits(type);
   const kernel_row* row = kernels_for(type);
   if (!tr || !row) {
@@ -60,11 +75,21 @@ result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, 
                       type_label(type) + " data in a big-endian file has no defined byte order "
                                          "(gguf-py's endian converter does not handle it)");
   }
-  if (dst.size() % tr->blck_size != 0) {
+  if (n % tr->blck_size != 0) {
     return make_error(errc::partial_block, no_offset,
-                      std::to_string(dst.size()) + " elements are not a multiple of the " + type_label(type) +
+                      std::to_string(n) + " elements are not a multiple of the " + type_label(type) +
                           " block size " + std::to_string(tr->blck_size));
   }
+  return row_dequantizer{row, tr, select_kernel(*row, isa), order};
+}
+
+}  // namespace
+
+result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, std::span<float> dst,
+                                byte_order order, kernel_isa isa) {
+  auto dq = prepare(type, dst.size(), order, isa);
+  if (!dq) return dq.error();
+  const type_traits* tr = dq->tr;
   const size_t nblocks = dst.size() / tr->blck_size;
   uint64_t need = 0;
   if (!checked_mul(nblocks, tr->type_size, need) || src.size() != need) {
@@ -73,13 +98,7 @@ result<void> dequantize_row_isa(ggml_type type, std::span<const std::byte> src, 
                           " bytes, got " + std::to_string(src.size()));
   }
   if (nblocks == 0) return {};
-  const row_kernel kernel = select_kernel(*row, isa);
-  const auto* bytes = reinterpret_cast<const uint8_t*>(src.data());
-  if (order == byte_order::big) {
-    dequantize_swapped(*row, kernel, *tr, bytes, dst.data(), nblocks);
-  } else {
-    kernel(bytes, dst.data(), nblocks);
-  }
+  dq->run(reinterpret_cast<const uint8_t*>(src.data()), dst.data(), nblocks);
   return {};
 }
 
@@ -156,11 +175,17 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
                          t);
     }
   }
+  if (ids.empty()) return {};
+  // The type, byte order and row length are the same for every row: check them and
+  // choose the kernel once (dequantize_row would redo both per row).
+  auto dq = detail::prepare(t.type, size_t(ne0), f.byte_order(), detail::best_isa());
+  if (!dq) return with_tensor(dq.error(), t);
+  const size_t nblocks = size_t(ne0) / dq->tr->blck_size;
+  if (nblocks == 0) return {};
+  const auto* data = reinterpret_cast<const uint8_t*>(t.data.data());
   for (size_t i = 0; i < ids.size(); ++i) {
     const uint64_t row = (i / ids_per_mat) * n_rows + static_cast<uint64_t>(ids[i]);
-    auto src = t.data.subspan(static_cast<size_t>(row * *row_bytes), *row_bytes);
-    auto r = dequantize_row(t.type, src, out.subspan(i * ne0, ne0), f.byte_order());
-    if (!r) return with_tensor(r.error(), t);
+    dq->run(data + row * *row_bytes, out.data() + i * ne0, nblocks);
   }
   return {};
 }

@@ -20,7 +20,7 @@
 #include "vocab/normalizer.h"
 #include "vocab/ugm_charsmap.h"
 #include "vocab/ugm_trie.h"
-#include "vocab/unicode_norm.h"
+#include "vocab/unicode.h"
 
 namespace gguf::vocab_detail {
 
@@ -71,7 +71,7 @@ class ugm_model final : public tokenizer_model {
     if (const size_t n = user_defined_.walk_depth(in, pos); n > 0) return {in.substr(pos, n), n};
     if (const auto m = charsmap_.longest_prefix(in, pos); m.consumed > 0) return {m.replacement, m.consumed};
     uint32_t cpt = 0;
-    if (const size_t n = unicode::decode_utf8(in, pos, cpt); n > 0) return {in.substr(pos, n), n};
+    if (const size_t n = utf8_decode_strict(in, pos, cpt); n > 0) return {in.substr(pos, n), n};
     return {"\xEF\xBF\xBD", 1};  // U+FFFD for one invalid byte
   }
 
@@ -118,7 +118,7 @@ class ugm_model final : public tokenizer_model {
     std::vector<best> results(n + 1, best{unk_, 0, -DBL_MAX});
     results[0] = {unk_, 0, 0.0};
     for (size_t pos = 0; pos < n;) {
-      const size_t cp_len = std::min(unicode::utf8_len_from_lead(s[pos]), n - pos);
+      const size_t cp_len = std::min(utf8_len(s[pos]), n - pos);
       const double base = results[pos].score;
       bool single_codepoint_found = false;
       tokens_.for_each_prefix(s, pos, [&](size_t len, int32_t id) {

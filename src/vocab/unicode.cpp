@@ -5,7 +5,6 @@
 #include <array>
 #include <memory>
 
-#include "vocab/unicode_data.h"
 
 namespace gguf::vocab_detail {
 namespace {
@@ -64,72 +63,19 @@ cpt_flags flags_of(uint32_t cpt) noexcept {
   return cpt < max_codepoints ? cpt_flags{flags_table()[cpt]} : cpt_flags{};
 }
 
-bool utf8_decode(std::string_view s, size_t& offset, uint32_t& cpt) noexcept {
-  const size_t n = s.size();
-  const auto b = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
-  const uint8_t b0 = b(offset);
-  const auto cont = [&](size_t i) { return (b(i) & 0xC0) == 0x80; };
-  if (!(b0 & 0x80)) {
-    cpt = b0;
-    offset += 1;
-    return true;
-  }
-  if (!(b0 & 0x40)) return false;
-  if (!(b0 & 0x20)) {
-    if (offset + 1 >= n || !cont(offset + 1)) return false;
-    cpt = (uint32_t(b0 & 0x1F) << 6) | (b(offset + 1) & 0x3F);
-    offset += 2;
-    return true;
-  }
-  if (!(b0 & 0x10)) {
-    if (offset + 2 >= n || !cont(offset + 1) || !cont(offset + 2)) return false;
-    cpt = (uint32_t(b0 & 0x0F) << 12) | (uint32_t(b(offset + 1) & 0x3F) << 6) | (b(offset + 2) & 0x3F);
-    offset += 3;
-    return true;
-  }
-  if (!(b0 & 0x08)) {
-    if (offset + 3 >= n || !cont(offset + 1) || !cont(offset + 2) || !cont(offset + 3)) return false;
-    cpt = (uint32_t(b0 & 0x07) << 18) | (uint32_t(b(offset + 1) & 0x3F) << 12) |
-          (uint32_t(b(offset + 2) & 0x3F) << 6) | (b(offset + 3) & 0x3F);
-    offset += 4;
-    return true;
-  }
-  return false;
-}
-
 void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out) {
   out.clear();
   out.reserve(s.size());
-  size_t off = 0;
-  while (off < s.size()) {
+  for (size_t off = 0; off < s.size();) {
     uint32_t c;
-    if (utf8_decode(s, off, c)) {
-      out.push_back(c);
-    } else {
-      ++off;
-      out.push_back(0xFFFD);
-    }
+    off += utf8_decode_lenient(s, off, c);
+    out.push_back(c);
   }
 }
 
 void append_utf8(std::string& out, uint32_t cpt) {
-  if (cpt <= 0x7F) {
-    out.push_back(char(cpt));
-  } else if (cpt <= 0x7FF) {
-    out.push_back(char(0xC0 | ((cpt >> 6) & 0x1F)));
-    out.push_back(char(0x80 | (cpt & 0x3F)));
-  } else if (cpt <= 0xFFFF) {
-    out.push_back(char(0xE0 | ((cpt >> 12) & 0x0F)));
-    out.push_back(char(0x80 | ((cpt >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cpt & 0x3F)));
-  } else if (cpt <= 0x10FFFF) {
-    out.push_back(char(0xF0 | ((cpt >> 18) & 0x07)));
-    out.push_back(char(0x80 | ((cpt >> 12) & 0x3F)));
-    out.push_back(char(0x80 | ((cpt >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cpt & 0x3F)));
-  } else {
-    out.append("\xEF\xBF\xBD");
-  }
+  char u[4];
+  out.append(u, utf8_encode(cpt, u));
 }
 
 uint32_t to_lower(uint32_t cpt) noexcept {

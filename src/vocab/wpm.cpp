@@ -2,9 +2,9 @@
 // longest-match word pieces.
 //
 // Follows llama.cpp's llm_tokenizer_wpm_session (src/llama-vocab.cpp):
-//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; word boundaries
-//    become single spaces), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
-//    it by llama.cpp's "NFD" (first code point of its decomposition, unicode_norm.h);
+//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; its output is
+//    the words, each as U+2581 + word + ' '), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
+//    it by llama.cpp's "NFD" (first code point of its decomposition, unicode.h);
 //    White_Space ends the current word; NUL, U+FFFD and \p{C} are dropped; with
 //    strip_accents \p{M} is dropped; \p{P}, ASCII \p{S} and CJK ideographs become
 //    one-character words; everything else is appended to the word, lowercased (simple
@@ -14,10 +14,11 @@
 //    into the longest tokens from the left; if some position matches no token, the whole
 //    word becomes the unknown token.
 #include <array>
+#include <cstring>
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
-#include "vocab/unicode_norm.h"
+#include "vocab/unicode.h"
 
 namespace gguf::vocab_detail {
 
@@ -54,16 +55,37 @@ class wpm_model final : public tokenizer_model {
     }
   }
 
-  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
+  // Normalizer: the normalized words of the fragment, each as U+2581 + word + ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
-    buf.clear();
-    buf.reserve(text.size() + 8);
-    std::string& word = buf;
-    size_t word_start = 0;
-    auto flush = [&] {
-      if (word.size() > word_start) word.push_back(' ');
-      word_start = word.size();
+    // Each input byte yields at most 5 output bytes (an ASCII one-character word:
+    // U+2581, the byte, ' '; a 2-byte code point at most U+2581, 4 bytes, ' ').
+    // buf keeps its size between calls (only the returned view is the output), so it is
+    // zero-filled only when it grows.
+    if (buf.size() < text.size() * 5 + 8) buf.resize(text.size() * 5 + 8);
+    char* const base = buf.data();
+    char* o = base;
+    bool in_word = false;
+    const auto start = [&] {
+      if (!in_word) {
+        std::memcpy(o, word_prefix.data(), word_prefix.size());
+        o += word_prefix.size();
+        in_word = true;
+      }
+    };
+    const auto flush = [&] {
+      if (in_word) *o++ = ' ';
+      in_word = false;
+    };
+    const auto put = [&](uint32_t c) {
+      if (c < 0x80) {
+        *o++ = static_cast<char>(c);
+      } else {
+        char u[4];
+        const size_t n = utf8_encode(c, u);
+        std::memcpy(o, u, n);
+        o += n;
+      }
     };
     for (size_t pos = 0; pos < text.size();) {
       const auto b = static_cast<uint8_t>(text[pos]);
@@ -74,15 +96,14 @@ class wpm_model final : public tokenizer_model {
         mapped = static_cast<uint8_t>(ascii_out_[b]);
         ++pos;
       } else {
-        uint32_t cpt = 0xFFFD;
-        const size_t n = unicode::decode_utf8(text, pos, cpt);
-        pos += n == 0 ? 1 : n;
-        if (n == 0) cpt = 0xFFFD;
+        uint32_t cpt;
+        pos += utf8_decode_lenient(text, pos, cpt);
         k = classify(cpt, mapped);
       }
       switch (k) {
         case cpt_class::append:
-          unicode::append_utf8(word, mapped);
+          start();
+          put(mapped);
           break;
         case cpt_class::drop:
           break;
@@ -91,27 +112,22 @@ class wpm_model final : public tokenizer_model {
           break;
         case cpt_class::single:
           flush();
-          unicode::append_utf8(word, mapped);
+          start();
+          put(mapped);
           flush();
           break;
       }
     }
     flush();
-    return buf;
+    return std::string_view(base, static_cast<size_t>(o - base));
   }
 
   // Model: every space-terminated word of the normalized text, cut into word pieces.
   void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override {
-    std::string word(word_prefix);
-    const size_t prefix = word.size();
     for (size_t pos = 0; pos < normalized.size();) {
       size_t end = normalized.find(' ', pos);
       if (end == std::string_view::npos) end = normalized.size();
-      if (end > pos) {
-        word.resize(prefix);
-        word.append(normalized.substr(pos, end - pos));
-        emit_word(word, out);
-      }
+      if (end > pos) emit_word(normalized.substr(pos, end - pos), out);
       pos = end + 1;
     }
   }
@@ -120,15 +136,15 @@ class wpm_model final : public tokenizer_model {
   // What the preprocessor does with one input code point; `out` receives the code
   // point to emit (after NFD and lowercasing).
   cpt_class classify(uint32_t cpt, uint32_t& out) const noexcept {
-    if (strip_accents_) cpt = unicode::nfd_first(cpt);
-    const uint16_t f = unicode::flags(cpt);
-    if (f & unicode::whitespace) return cpt_class::space;
-    if (cpt == 0 || cpt == 0xFFFD || (f & unicode::control)) return cpt_class::drop;
-    if (strip_accents_ && (f & unicode::accent_mark)) return cpt_class::drop;
+    if (strip_accents_) cpt = to_nfd(cpt);
+    const cpt_flags f = flags_of(cpt);
+    if (f.is_whitespace()) return cpt_class::space;
+    if (cpt == 0 || cpt == 0xFFFD || f.is_control()) return cpt_class::drop;
+    if (strip_accents_ && f.is_accent_mark()) return cpt_class::drop;
     // Beyond U+10FFFF llama.cpp fails to encode the code point (and throws); we drop it.
     if (cpt > 0x10FFFF) return cpt_class::drop;
-    out = lowercase_ ? unicode::to_lower(cpt) : cpt;
-    if ((f & unicode::punctuation) || (cpt < 0x7F && (f & unicode::symbol)) || is_chinese_char(cpt))
+    out = lowercase_ ? to_lower(cpt) : cpt;
+    if (f.is_punctuation() || (cpt < 0x7F && f.is_symbol()) || is_chinese_char(cpt))
       return cpt_class::single;
     return cpt_class::append;
   }

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,11 +73,16 @@ std::string slurp(const std::filesystem::path& p) {
 }  // namespace
 
 run_result run_cli(const std::vector<std::string>& args, const std::string& stdin_path) {
+  return run_command(GGUF_CLI_PATH, args, stdin_path);
+}
+
+run_result run_command(const std::string& program, const std::vector<std::string>& args,
+                       const std::string& stdin_path) {
   static int counter = 0;
   auto dir = temp_dir();
   auto out_path = dir / ("out" + std::to_string(getpid()) + "_" + std::to_string(counter));
   auto err_path = dir / ("err" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-  std::string cmd = quote(GGUF_CLI_PATH);
+  std::string cmd = quote(program);
   for (const auto& a : args) {
     cmd.push_back(' ');
     cmd.append(quote(a));
@@ -90,6 +97,14 @@ run_result run_cli(const std::vector<std::string>& args, const std::string& stdi
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return r;
+}
+
+void expect_generated(const std::string& script, const std::string& committed) {
+  const auto root = source_dir();
+  auto r = run_command("python3", {(root / "scripts" / script).string(), "--check", (root / committed).string()});
+  if (r.exit_code == 77) GTEST_SKIP() << "reference source absent: " << r.err;
+  EXPECT_EQ(r.exit_code, 0) << "regenerating " << committed << " with scripts/" << script
+                            << " gives another file: " << r.out << r.err;
 }
 
 }  // namespace gguf::test

@@ -25,8 +25,17 @@ struct run_result {
   std::string out;
   std::string err;
 };
+/// Runs `program` with `args` (shell-quoted), optional stdin from a file.
+run_result run_command(const std::string& program, const std::vector<std::string>& args,
+                       const std::string& stdin_path = {});
 /// Runs the built `gguf` binary with `args` (shell-quoted), optional stdin from a file.
 run_result run_cli(const std::vector<std::string>& args, const std::string& stdin_path = {});
+/// The repository's root folder.
+inline std::filesystem::path source_dir() { return GGUF_SOURCE_DIR; }
+/// Runs `scripts/SCRIPT --check COMMITTED` (a generator of committed tables): the test
+/// passes when regenerating gives the committed file, skips when the generator's
+/// reference source is absent (exit code 77).
+void expect_generated(const std::string& script, const std::string& committed);
 
 }  // namespace gguf::test
 

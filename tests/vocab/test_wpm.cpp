@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model_vectors.h"
-#include "vocab/unicode_norm.h"
+#include "vocab/unicode.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;
@@ -52,22 +52,41 @@ TEST(wpm_model, normalization) {
   EXPECT_EQ(run(*make_wpm(v), "e\xCC\x81"), (std::vector<int32_t>{0}));
 }
 
-TEST(unicode_norm, tables_follow_llama_cpp) {
-  namespace u = gguf::vocab_detail::unicode;
-  EXPECT_TRUE(u::flags(' ') & u::whitespace);
-  EXPECT_TRUE(u::flags(0x3000) & u::whitespace);
-  EXPECT_TRUE(u::flags('!') & u::punctuation);
-  EXPECT_TRUE(u::flags('$') & u::symbol);
-  EXPECT_TRUE(u::flags(0x0301) & u::accent_mark);
-  EXPECT_TRUE(u::flags(0xE000) & u::control);  // private use is \p{C}
-  EXPECT_TRUE(u::flags(0x0378) & u::undefined);
-  EXPECT_TRUE(u::flags(0x31EF) & u::symbol);   // Unicode 15.1
-  EXPECT_EQ(u::flags(0x110000), u::undefined);
+TEST(unicode, tables_follow_llama_cpp) {
+  namespace u = gguf::vocab_detail;
+  EXPECT_TRUE(u::flags_of(' ').is_whitespace());
+  EXPECT_TRUE(u::flags_of(0x3000).is_whitespace());
+  EXPECT_TRUE(u::flags_of('!').is_punctuation());
+  EXPECT_TRUE(u::flags_of('$').is_symbol());
+  EXPECT_TRUE(u::flags_of(0x0301).is_accent_mark());
+  EXPECT_TRUE(u::flags_of(0xE000).is_control());  // private use is \p{C}
+  EXPECT_TRUE(u::flags_of(0x0378).is_undefined());
+  EXPECT_TRUE(u::flags_of(0x31EF).is_symbol());   // Unicode 15.1
+  EXPECT_EQ(u::flags_of(0x110000).bits, 0);
   EXPECT_EQ(u::to_lower('A'), uint32_t('a'));
   EXPECT_EQ(u::to_lower(0x0130), 0x0069u);     // İ -> i (simple mapping)
-  EXPECT_EQ(u::nfd_first(0x00C5), 0x0041u);
-  EXPECT_EQ(u::nfd_first(0xAC00), 0x1100u);    // Hangul syllable -> leading jamo
-  EXPECT_EQ(u::nfd_first('a'), uint32_t('a'));
+  EXPECT_EQ(u::to_nfd(0x00C5), 0x0041u);
+  EXPECT_EQ(u::to_nfd(0xAC00), 0x1100u);    // Hangul syllable -> leading jamo
+  EXPECT_EQ(u::to_nfd('a'), uint32_t('a'));
+}
+
+TEST(unicode, strict_and_lenient_decoders) {
+  namespace u = gguf::vocab_detail;
+  uint32_t c = 0;
+  EXPECT_EQ(u::utf8_decode_strict("\xC3\xA9", 0, c), 2u);
+  EXPECT_EQ(c, 0xE9u);
+  EXPECT_EQ(u::utf8_decode_strict("\xF0\x9F\x98\x80", 0, c), 4u);
+  EXPECT_EQ(c, 0x1F600u);
+  EXPECT_EQ(u::utf8_decode_strict("\xC3", 0, c), 0u);     // truncated
+  EXPECT_EQ(u::utf8_decode_strict("\x80", 0, c), 0u);     // stray continuation byte
+  EXPECT_EQ(u::utf8_decode_strict("\xE2\x28\xA1", 0, c), 0u);  // bad continuation
+  EXPECT_EQ(u::utf8_decode_lenient("\xE2\x28\xA1", 0, c), 1u);
+  EXPECT_EQ(c, 0xFFFDu);
+  EXPECT_EQ(u::utf8_decode_lenient("a", 0, c), 1u);
+  EXPECT_EQ(c, uint32_t('a'));
+  std::vector<uint32_t> cpts;
+  u::utf8_to_cpts("a\xFF" "b\xC3\xA9", cpts);
+  EXPECT_EQ(cpts, (std::vector<uint32_t>{'a', 0xFFFD, 'b', 0xE9}));
 }
 
 TEST(wpm_model, matches_llama_cpp_vectors_bert_bge) {
