@@ -42,6 +42,7 @@
 #include "gguf/output.h"
 #include "gguf/writer.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// The key of the filler that keeps the data section offset of an in-place edit.
@@ -118,3 +119,4 @@ result<recovery> recover_edit(const std::filesystem::path& path);
 std::filesystem::path journal_path(const std::filesystem::path& path);
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -12,6 +12,7 @@
 #include <utility>
 #include <variant>
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// Every way an operation can fail. Stable: new codes are appended.
@@ -145,3 +146,4 @@ inline gguf::error make_error(errc code, uint64_t offset, std::string detail,
 }
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -26,6 +26,7 @@
 #include "gguf/format.h"
 #include "gguf/model.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// llama.cpp's llama_flash_attn_type: auto (-1) enables flash attention where the backend
@@ -119,3 +120,4 @@ struct estimate_result {
 estimate_result estimate(const model& m, const estimate_params& p = {});
 
 }  // namespace gguf
+#pragma GCC visibility pop

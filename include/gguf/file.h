@@ -33,10 +33,11 @@
 #include "gguf/format.h"
 #include "gguf/remote.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 namespace detail {
-struct file_impl;
+struct [[gnu::visibility("hidden")]] file_impl;  // internal (src/format/file_impl.h): not exported
 }
 
 /// Hard ceiling on max_array_nesting: the reader, the nested-array accessors and every
@@ -244,5 +245,6 @@ class file {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop
 
 #include "gguf/detail/file_inl.h"

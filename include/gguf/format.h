@@ -24,6 +24,7 @@
 
 #include "gguf/error.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// GGUF metadata value type ids (spec: gguf_metadata_value_type).
@@ -153,3 +154,4 @@ inline constexpr uint64_t max_tensor_name = 64;     ///< spec: tensor names at m
 inline constexpr uint32_t max_dims = 4;             ///< spec / GGML_MAX_DIMS
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -17,6 +17,7 @@
 #include "gguf/format.h"
 #include "gguf/tokenizer_models.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 // ---------------------------------------------------------------------------------
@@ -143,3 +144,4 @@ std::span<const std::string_view> special_token_keys() noexcept;
 bool is_standard_tensor_name(std::string_view name) noexcept;
 
 }  // namespace gguf
+#pragma GCC visibility pop

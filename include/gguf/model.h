@@ -26,6 +26,7 @@
 #include "gguf/error.h"
 #include "gguf/file.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// llama.cpp's LLAMA_MAX_LAYERS: block_count and per-layer arrays above it are refused.
@@ -262,3 +263,4 @@ class model {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop

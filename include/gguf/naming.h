@@ -16,6 +16,7 @@
 #include "gguf/error.h"
 #include "gguf/file.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// The components of a file name. Empty strings for absent components.
@@ -67,3 +68,4 @@ std::string size_label_for(uint64_t parameter_count, uint32_t expert_count = 0);
 std::string suggest_name(const file& f, std::vector<std::string>* problems = nullptr);
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -56,6 +56,7 @@
 
 #include "gguf/error.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// Progress of a write: `done` bytes of `total` (total 0 when unknown). Called from the
@@ -138,3 +139,4 @@ std::vector<std::filesystem::path> find_stale_temp_files(const std::filesystem::
 void remove_temp_files() noexcept;
 
 }  // namespace gguf
+#pragma GCC visibility pop

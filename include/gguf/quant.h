@@ -31,6 +31,7 @@
 #include "gguf/file.h"
 #include "gguf/format.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// True when dequantize_row() handles `type` in little-endian data.
@@ -77,3 +78,4 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
 std::string_view dequantize_isa() noexcept;
 
 }  // namespace gguf
+#pragma GCC visibility pop

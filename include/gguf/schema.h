@@ -32,6 +32,7 @@
 #include "gguf/file.h"
 #include "gguf/format.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// How bad a diagnostic is (ordered: note < warning < error).
@@ -80,3 +81,4 @@ report validate_bytes(std::span<const std::byte> bytes, std::string name = "<mem
 report structure_report(std::string path, const gguf::error& e);
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// Tokenizer model (llama_vocab_type), from tokenizer.ggml.model:
@@ -100,3 +101,4 @@ constexpr std::string_view vocab_type_name(vocab_type t) noexcept {
 }
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -24,6 +24,7 @@
 #include "gguf/file.h"
 #include "gguf/tokenizer_models.h"  // vocab_type, token_type, token_null, vocab_type_name
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// Every tokenizer.ggml.pre value llama.cpp accepts (its pre-tokenizer presets), in the
@@ -114,6 +115,18 @@ class vocab {
   bool tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special = true,
                      bool parse_special = true) const;
 
+  /// tokenize() of every text of `texts`, on up to `n_threads` threads (0 = every core,
+  /// std::thread::hardware_concurrency()); result i holds the ids of texts[i]. The
+  /// vocabulary is shared read-only by the threads; each thread keeps its own word cache
+  /// from one call to the next (src/vocab/thread_scratch.h), so a batch of short texts
+  /// runs at the rate of one long text. Threads come from a process-wide pool that
+  /// grows to the largest n_threads asked for; one batch runs at a time (concurrent
+  /// callers wait). Errors: those of tokenize() for the first text (lowest index) that
+  /// fails, its detail prefixed with "text INDEX: ". Source: src/vocab/batch.cpp.
+  result<std::vector<std::vector<int32_t>>> tokenize_batch(std::span<const std::string_view> texts,
+                                                           unsigned n_threads = 0, bool add_special = true,
+                                                           bool parse_special = true) const;
+
   /// llama_token_to_piece(lstrip = 0): the text of one token. With special = false,
   /// control and unknown tokens render as "". Out-of-range ids render as "".
   std::string token_to_piece(int32_t id, bool special = true) const;
@@ -132,3 +145,4 @@ class vocab {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -29,6 +29,7 @@
 #include "gguf/format.h"
 #include "gguf/output.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// An owned metadata value for writing: type, and its payload encoded little-endian
@@ -163,3 +164,4 @@ class writer {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop

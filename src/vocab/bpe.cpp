@@ -22,6 +22,7 @@
 #include "vocab/normalizer.h"
 #include "vocab/pre_tokenizer.h"
 #include "vocab/unicode.h"
+#include "vocab/thread_scratch.h"
 #include "vocab/word_cache.h"
 #include "vocab/word_split.h"
 
@@ -121,7 +122,7 @@ class bpe_model final : public tokenizer_model {
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    scratch sc;
+    scratch& sc = thread_scratch<scratch>(instance_);
     utf8_to_cpts(text, sc.cpts);
     pre_.split(sc.cpts, sc.lengths);
     size_t start = 0;
@@ -153,6 +154,7 @@ class bpe_model final : public tokenizer_model {
   }
 
  private:
+  const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
   struct scratch {
     std::vector<uint32_t> cpts;
     std::vector<size_t> lengths;

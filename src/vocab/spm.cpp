@@ -15,6 +15,7 @@
 #include "vocab/normalizer.h"
 #include "vocab/tokenizer_model.h"
 #include "vocab/unicode.h"
+#include "vocab/thread_scratch.h"
 #include "vocab/word_cache.h"
 #include "vocab/word_split.h"
 
@@ -55,7 +56,7 @@ class spm_model final : public tokenizer_model {
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    scratch sc;
+    scratch& sc = thread_scratch<scratch>(instance_);
     if (!split_words_) {
       merge_word(text, 0, text.size(), sc, out);
       return;
@@ -64,6 +65,7 @@ class spm_model final : public tokenizer_model {
   }
 
  private:
+  const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
   struct scratch {
     std::vector<symbol> syms;
     merge_scratch<float> merge;

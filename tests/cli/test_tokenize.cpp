@@ -2,6 +2,7 @@
 // vectors in ../shared/data, the --jsonl / --count / error contracts of DESIGN.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -80,6 +81,56 @@ TEST(cli_tokenize, errors_follow_the_contract) {
   r = run_cli({"tokenize", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--jsonl"), std::string::npos);
+}
+
+// --jsonl --threads 2 over every case of a vector file (llama.cpp's ids_special), in
+// order, with lines in the shapes the fast reader decodes and ones it leaves to
+// nlohmann::json (other fields, escapes, odd spacing): the same ids either way.
+TEST(cli_tokenize, jsonl_threads_keep_order_over_all_vectors) {
+  GGUF_REQUIRE_DATA();
+  const auto tmp = gguf::test::temp_dir() / "tok_threads.jsonl";
+  std::ifstream in(data_file("tokenizer-vectors/llama-bpe.jsonl"));
+  std::ofstream out(tmp);
+  std::vector<nlohmann::json> want;
+  std::string line;
+  for (size_t i = 0; std::getline(in, line); ++i) {
+    const auto c = nlohmann::json::parse(line);
+    want.push_back(c["ids_special"]);
+    const nlohmann::json t = c["text"];
+    switch (i % 4) {
+      case 0: out << t.dump() << "\n"; break;                                          // "..."
+      case 1: out << nlohmann::json{{"text", t}}.dump() << "\n"; break;              // {"text":"..."}
+      case 2: out << " { \"id\": " << i << ", \"text\" : " << t.dump() << " }\r\n"; break;  // other fields
+      case 3: out << "{\"text\": " << t.dump(-1, ' ', true) << "}\n"; break;         // \uXXXX escapes
+    }
+  }
+  out.close();
+  for (const char* threads : {"1", "2"}) {
+    auto r = run_cli({"tokenize", "-m", data_file("vocab/ggml-vocab-llama-bpe.gguf").string(), "--jsonl",
+                      "--threads", threads},
+                     tmp.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    size_t i = 0, bad = 0;
+    for (std::string l; std::getline(lines, l); ++i) bad += i >= want.size() || nlohmann::json::parse(l) != want[i];
+    EXPECT_EQ(i, want.size()) << threads << " threads";
+    EXPECT_EQ(bad, 0u) << threads << " threads";
+  }
+}
+
+// Lines nlohmann::json rejects (a lone surrogate, invalid UTF-8, a raw control
+// character) are errors naming the line; the lines before are written.
+TEST(cli_tokenize, jsonl_invalid_strings_are_errors) {
+  GGUF_REQUIRE_DATA();
+  const std::string m = data_file("vocab/ggml-vocab-llama-bpe.gguf").string();
+  for (const std::string bad : {"\"\\ud800\"", "\"\xff\"", "{\"text\": \"a\tb\"}", "\"\\x\"", "[1]"}) {
+    const auto tmp = gguf::test::temp_dir() / "tok_bad.jsonl";
+    std::ofstream(tmp) << "\"Hello\"\n" << bad << "\n\"never\"\n";
+    auto r = run_cli({"tokenize", "-m", m, "--jsonl", "--threads", "2"}, tmp.string());
+    EXPECT_EQ(r.exit_code, 1) << bad;
+    EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
 }
 
 }  // namespace

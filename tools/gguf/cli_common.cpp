@@ -1,6 +1,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -148,6 +150,247 @@ nlohmann::ordered_json value_json(const value_ref& v, uint64_t max_elems) {
 
 void print_json(const nlohmann::ordered_json& j, int indent) {
   std::cout << j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace gguf::cli
+
+// --- --jsonl input loop ---
+
+namespace gguf::cli {
+
+jsonl_reader::jsonl_reader(int fd, size_t block_bytes) : fd_(fd), block_(std::max<size_t>(block_bytes, 4096)) {}
+
+jsonl_reader::jsonl_reader(std::string_view text) : buf_(text), eof_(true) {}
+
+bool jsonl_reader::next(std::vector<jsonl_line>& lines) {
+  lines.clear();
+  for (;;) {
+    // keep the unconsumed tail, then fill up to one block (or to the end of a long line)
+    if (begin_ > 0) {
+      buf_.erase(0, begin_);
+      begin_ = 0;
+    }
+    while (!eof_ && (buf_.size() < block_ || buf_.find('\n') == std::string::npos)) {
+      const size_t old = buf_.size();
+      buf_.resize(old + std::max(block_, old / 2));
+      ssize_t n;
+      do n = ::read(fd_, buf_.data() + old, buf_.size() - old);
+      while (n < 0 && errno == EINTR);
+      buf_.resize(old + size_t(std::max<ssize_t>(n, 0)));
+      if (n < 0) failed_ = true;
+      if (n <= 0) eof_ = true;
+    }
+    const size_t last_nl = buf_.rfind('\n');
+    const size_t end = eof_ ? buf_.size() : (last_nl == std::string::npos ? 0 : last_nl + 1);
+    const std::string_view data(buf_.data(), end);
+    for (size_t p = 0; p < data.size();) {
+      size_t q = data.find('\n', p);
+      if (q == std::string_view::npos) q = data.size();
+      ++line_no_;
+      if (q > p) lines.push_back({data.substr(p, q - p), line_no_});
+      p = q + 1;
+    }
+    begin_ = end;
+    if (!lines.empty()) return true;
+    if (eof_ && begin_ >= buf_.size()) return false;
+  }
+}
+
+int for_each_jsonl_block(jsonl_reader& in, const std::function<int(std::span<const jsonl_line>)>& fn) {
+  std::vector<jsonl_line> lines;
+  while (in.next(lines))
+    if (int rc = fn(lines)) return rc;
+  if (in.failed()) {
+    std::cerr << "gguf: <stdin>: cannot read standard input\n";
+    return exit_usage;
+  }
+  return exit_ok;
+}
+
+namespace {
+
+bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+void skip_space(std::string_view s, size_t& p) {
+  while (p < s.size() && json_space(s[p])) ++p;
+}
+
+int hex4(std::string_view s, size_t p) {
+  if (p + 4 > s.size()) return -1;
+  int v = 0;
+  for (size_t i = p; i < p + 4; ++i) {
+    const char c = s[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= c - '0';
+    else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
+    else return -1;
+  }
+  return v;
+}
+
+// Length of the well-formed UTF-8 sequence at s[p] (RFC 3629: no overlong forms, no
+// surrogates, at most U+10FFFF), or 0.
+size_t utf8_seq(std::string_view s, size_t p) {
+  const auto b = [&](size_t i) { return p + i < s.size() ? uint8_t(s[p + i]) : uint8_t(0); };
+  const uint8_t c = b(0);
+  const auto cont = [](uint8_t x) { return (x & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(b(1)) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const uint8_t lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return b(1) >= lo && b(1) <= hi && cont(b(2)) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const uint8_t lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return b(1) >= lo && b(1) <= hi && cont(b(2)) && cont(b(3)) ? 4 : 0;
+  }
+  return 0;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += char(cp);
+  } else if (cp < 0x800) {
+    out += char(0xC0 | (cp >> 6));
+    out += char(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += char(0xE0 | (cp >> 12));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  } else {
+    out += char(0xF0 | (cp >> 18));
+    out += char(0x80 | ((cp >> 12) & 0x3F));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  }
+}
+
+// A JSON string starting at s[p] == '"', decoded into out; p ends past the closing quote.
+// False on anything RFC 8259 does not allow (the caller then asks nlohmann::json).
+bool json_string(std::string_view s, size_t& p, std::string& out) {
+  ++p;
+  for (;;) {
+    size_t q = p;
+    while (q < s.size() && s[q] != '"' && s[q] != '\\' && uint8_t(s[q]) >= 0x20 && uint8_t(s[q]) < 0x80) ++q;
+    out.append(s.data() + p, q - p);
+    p = q;
+    if (p >= s.size()) return false;
+    const uint8_t c = uint8_t(s[p]);
+    if (c == '"') {
+      ++p;
+      return true;
+    }
+    if (c < 0x20) return false;
+    if (c >= 0x80) {
+      const size_t n = utf8_seq(s, p);
+      if (!n) return false;
+      out.append(s.data() + p, n);
+      p += n;
+      continue;
+    }
+    // backslash
+    if (p + 1 >= s.size()) return false;
+    const char e = s[p + 1];
+    p += 2;
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        int cp = hex4(s, p);
+        if (cp < 0) return false;
+        p += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (p + 6 > s.size() || s[p] != '\\' || s[p + 1] != 'u') return false;
+          const int lo = hex4(s, p + 2);
+          if (lo < 0xDC00 || lo > 0xDFFF) return false;
+          p += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          return false;
+        }
+        append_utf8(out, uint32_t(cp));
+        break;
+      }
+      default: return false;
+    }
+  }
+}
+
+// `"..."` or `{"text": "..."}` with JSON whitespace around the tokens; false for any
+// other shape.
+bool fast_text(std::string_view line, std::string& out) {
+  size_t p = 0;
+  skip_space(line, p);
+  if (p < line.size() && line[p] == '{') {
+    ++p;
+    skip_space(line, p);
+    if (line.compare(p, 6, "\"text\"") != 0) return false;
+    p += 6;
+    skip_space(line, p);
+    if (p >= line.size() || line[p] != ':') return false;
+    ++p;
+    skip_space(line, p);
+    if (p >= line.size() || line[p] != '"' || !json_string(line, p, out)) return false;
+    skip_space(line, p);
+    if (p >= line.size() || line[p] != '}') return false;
+    ++p;
+  } else if (p < line.size() && line[p] == '"') {
+    if (!json_string(line, p, out)) return false;
+  } else {
+    return false;
+  }
+  skip_space(line, p);
+  return p == line.size();
+}
+
+}  // namespace
+
+bool jsonl_text(std::string_view line, std::string& out) {
+  out.clear();
+  if (fast_text(line, out)) return true;
+  out.clear();
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_string()) {
+    out = j.get<std::string>();
+    return true;
+  }
+  if (j.is_object()) {
+    auto it = j.find("text");
+    if (it != j.end() && it->is_string()) {
+      out = it->get<std::string>();
+      return true;
+    }
+  }
+  return false;
+}
+
+int jsonl_error(size_t line_no, std::string_view what) {
+  std::cerr << "gguf: <stdin>: line " << line_no << ": expected " << what << "\n";
+  return exit_invalid;
+}
+
+void append_ids_json(std::string& out, std::span<const int32_t> ids) {
+  char buf[16];
+  out += '[';
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ',';
+    const auto r = std::to_chars(buf, buf + sizeof buf, ids[i]);
+    out.append(buf, r.ptr);
+  }
+  out += ']';
+}
+
+void out_buffer::flush() {
+  if (buf_.empty()) return;
+  std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+  std::fflush(stdout);
+  buf_.clear();
 }
 
 }  // namespace gguf::cli

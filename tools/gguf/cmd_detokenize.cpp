@@ -80,32 +80,36 @@ int run(int argc, char** argv) {
     std::cout << v->detokenize(ids, remove_special, unparse_special) << '\n';
     return exit_ok;
   }
-  std::string line;
-  size_t line_no = 0;
-  while (std::getline(std::cin, line)) {
-    ++line_no;
-    if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    raw.clear();
-    bool ok = j.is_array();
-    if (ok)
-      for (auto& e : j) {
-        if (!e.is_number_integer()) {
-          ok = false;
-          break;
+  jsonl_reader in(0);
+  out_buffer out;
+  return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
+    for (const jsonl_line& line : lines) {
+      auto j = nlohmann::json::parse(line.text, nullptr, false);
+      raw.clear();
+      bool ok = j.is_array();
+      if (ok)
+        for (auto& e : j) {
+          if (!e.is_number_integer()) {
+            ok = false;
+            break;
+          }
+          raw.push_back(e.get<int64_t>());
         }
-        raw.push_back(e.get<int64_t>());
+      if (!ok) {
+        out.flush();
+        return jsonl_error(line.line_no, "a JSON array of integers");
       }
-    if (!ok) {
-      std::cerr << "gguf: <stdin>: line " << line_no << ": expected a JSON array of integers\n";
-      return exit_invalid;
+      if (!to_ids(raw, ids)) {
+        out.flush();
+        return exit_invalid;
+      }
+      out.str() += nlohmann::json(v->detokenize(ids, remove_special, unparse_special))
+                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      out.str() += '\n';
+      out.maybe_flush();
     }
-    if (!to_ids(raw, ids)) return exit_invalid;
-    std::cout << nlohmann::json(v->detokenize(ids, remove_special, unparse_special))
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-              << '\n';
-  }
-  return exit_ok;
+    return exit_ok;
+  });
 }
 
 const registrar reg{"detokenize", "text of token ids, as llama.cpp's llama_detokenize", run};

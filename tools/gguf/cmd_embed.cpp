@@ -62,15 +62,6 @@ std::string read_stdin() {
   return s;
 }
 
-/// Text of one --jsonl input line: a JSON string, or an object with a "text" string.
-result<std::string> line_text(const std::string& line, size_t line_no) {
-  auto j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_string()) return j.get<std::string>();
-  if (j.is_object() && j.contains("text") && j["text"].is_string()) return j["text"].get<std::string>();
-  return make_error(errc::invalid_argument, no_offset,
-                    "input line " + std::to_string(line_no) + " is neither a JSON string nor an object with a \"text\" string");
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"Token embeddings of a text: tokenize (add_special on, parse_special off), then look the "
                "ids up in token_embd.weight. Output: {\"ids\": [...], \"embeddings\": [[n_embd floats], ...]}, "
@@ -120,18 +111,17 @@ int run(int argc, char** argv) {
     std::fwrite(out.data(), 1, out.size(), stdout);
     return exit_ok;
   }
-  std::string line;
-  size_t line_no = 0;
-  while (std::getline(std::cin, line)) {
-    ++line_no;
-    if (line.empty()) continue;
-    auto t = line_text(line, line_no);
-    if (!t) return report("<stdin>", t.error());
-    out.clear();
-    if (auto r = embed_one(*t); !r) return report(path, r.error());
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  }
-  return exit_ok;
+  jsonl_reader in(0);
+  std::string t;
+  return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
+    for (const jsonl_line& line : lines) {
+      if (!jsonl_text(line.text, t)) return jsonl_error(line.line_no, "a JSON string or an object with a \"text\" string");
+      out.clear();
+      if (auto r = embed_one(t); !r) return report(path, r.error());
+      std::fwrite(out.data(), 1, out.size(), stdout);
+    }
+    return exit_ok;
+  });
 }
 
 const registrar reg{"embed", "token embeddings of a text (tokenize, then look up token_embd rows)", run};

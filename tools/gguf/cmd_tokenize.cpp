@@ -1,5 +1,7 @@
-// gguf tokenize -m FILE [TEXT] [--jsonl] [--no-add-special] [--no-parse-special] [--pieces] [--count]
+// gguf tokenize -m FILE [TEXT] [--jsonl [--threads N]] [--no-add-special] [--no-parse-special] [--pieces] [--count]
 // Token ids of TEXT (or standard input) exactly as llama.cpp's llama_tokenize gives them.
+// --jsonl streams: one block of lines at a time (cli_common's loop), tokenized by
+// vocab::tokenize_batch on N threads, written in input order.
 #include <iostream>
 #include <iterator>
 
@@ -23,9 +25,11 @@ int run(int argc, char** argv) {
   CLI::App app{"Tokenize text with the tokenizer embedded in a GGUF file (llama.cpp-identical ids).", "tokenize"};
   std::string model, text;
   bool jsonl = false, no_add = false, no_parse = false, pieces = false, count = false;
+  unsigned threads = 1;
   app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
   app.add_option("TEXT", text, "text to tokenize (default: standard input)");
   app.add_flag("--jsonl", jsonl, "each input line is a JSON string or an object with \"text\"; prints one JSON array per line");
+  app.add_option("--threads", threads, "with --jsonl: tokenize on N threads, output order kept (0 = every core; default 1)");
   app.add_flag("--no-add-special", no_add, "do not add BOS/EOS/SEP");
   app.add_flag("--no-parse-special", no_parse, "treat special-token text as plain text");
   app.add_flag("--pieces", pieces, "also print each token's text");
@@ -39,53 +43,58 @@ int run(int argc, char** argv) {
   auto v = vocab::load(*f);
   if (!v) return report(model, v.error());
 
-  const auto emit = [&](const std::vector<int32_t>& ids) {
-    if (count) {
-      std::cout << ids.size() << '\n';
-    } else if (pieces) {
-      nlohmann::ordered_json j;
-      j["ids"] = ids;
-      j["pieces"] = pieces_json(*v, ids);
-      std::cout << dump(j) << '\n';
-    } else {
-      std::cout << dump(nlohmann::ordered_json(ids)) << '\n';
-    }
-  };
-  const auto tok = [&](std::string_view t, std::vector<int32_t>& ids) -> int {
-    auto r = v->tokenize(t, !no_add, !no_parse);
-    if (!r) return report(model, r.error());
-    ids = std::move(*r);
-    return exit_ok;
-  };
-
-  std::vector<int32_t> ids;
   if (!jsonl) {
     if (from_stdin) text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    if (int rc = tok(text, ids)) return rc;
-    emit(ids);
+    auto r = v->tokenize(text, !no_add, !no_parse);
+    if (!r) return report(model, r.error());
+    if (count) {
+      std::cout << r->size() << '\n';
+    } else if (pieces) {
+      nlohmann::ordered_json j;
+      j["ids"] = *r;
+      j["pieces"] = pieces_json(*v, *r);
+      std::cout << dump(j) << '\n';
+    } else {
+      std::cout << dump(nlohmann::ordered_json(*r)) << '\n';
+    }
     return exit_ok;
   }
-  std::string line;
-  size_t line_no = 0;
-  std::istringstream arg_lines(text);
-  std::istream& in = from_stdin ? std::cin : static_cast<std::istream&>(arg_lines);
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    std::string t;
-    if (j.is_string()) {
-      t = j.get<std::string>();
-    } else if (j.is_object() && j.contains("text") && j["text"].is_string()) {
-      t = j["text"].get<std::string>();
-    } else {
-      std::cerr << "gguf: <stdin>: line " << line_no << ": expected a JSON string or an object with a \"text\" string\n";
-      return exit_invalid;
+
+  jsonl_reader in = from_stdin ? jsonl_reader(0) : jsonl_reader(text);
+  out_buffer out;
+  std::vector<std::string> texts;
+  std::vector<std::string_view> views;
+  return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
+    if (texts.size() < lines.size()) texts.resize(lines.size());
+    views.clear();
+    size_t bad = lines.size();  // the lines before a bad one are still written
+    for (size_t i = 0; i < lines.size() && bad == lines.size(); ++i) {
+      if (jsonl_text(lines[i].text, texts[i])) views.push_back(texts[i]);
+      else bad = i;
     }
-    if (int rc = tok(t, ids)) return rc;
-    emit(ids);
-  }
-  return exit_ok;
+    auto r = v->tokenize_batch(views, threads, !no_add, !no_parse);
+    if (!r) return report(model, r.error());
+    std::string& o = out.str();
+    for (const auto& ids : *r) {
+      if (count) {
+        o += std::to_string(ids.size());
+      } else if (pieces) {
+        nlohmann::ordered_json j;
+        j["ids"] = ids;
+        j["pieces"] = pieces_json(*v, ids);
+        o += dump(j);
+      } else {
+        append_ids_json(o, ids);
+      }
+      o += '\n';
+    }
+    if (bad < lines.size()) {
+      out.flush();
+      return jsonl_error(lines[bad].line_no, "a JSON string or an object with a \"text\" string");
+    }
+    out.maybe_flush();
+    return exit_ok;
+  });
 }
 
 const registrar reg{"tokenize", "token ids of a text, as llama.cpp's llama_tokenize", run};

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,5 +65,66 @@ nlohmann::ordered_json value_json(const value_ref& v, uint64_t max_elems = 0);
 
 /// Dumps JSON to stdout with invalid UTF-8 replaced by U+FFFD.
 void print_json(const nlohmann::ordered_json& j, int indent = 1);
+
+// --- The --jsonl input loop every command shares (tokenize, detokenize, embed). ---
+
+/// One non-empty line of a --jsonl input and its 1-based line number.
+struct jsonl_line {
+  std::string_view text;  ///< without the '\n'
+  size_t line_no;
+};
+
+/// Reads a --jsonl input in blocks of whole lines: about `block_bytes` of input per block
+/// (more only for a longer line), so memory stays bounded however long the input is.
+class jsonl_reader {
+ public:
+  /// Lines of file descriptor `fd` (standard input: 0).
+  explicit jsonl_reader(int fd, size_t block_bytes = size_t(1) << 20);
+  /// Lines of a text given on the command line.
+  explicit jsonl_reader(std::string_view text);
+  /// The next block of non-empty lines (views valid until the next call); false at the end
+  /// of the input or when reading failed (then failed() is true).
+  bool next(std::vector<jsonl_line>& lines);
+  bool failed() const noexcept { return failed_; }
+
+ private:
+  int fd_ = -1;
+  size_t block_ = 0;
+  std::string buf_;
+  size_t begin_ = 0;  ///< start of the unconsumed bytes of buf_
+  size_t line_no_ = 0;
+  bool eof_ = false, failed_ = false;
+};
+
+/// Runs `fn` on each block of `in` in input order; stops at the first non-zero exit code
+/// fn returns. A read error gives exit_usage (reported on stderr).
+int for_each_jsonl_block(jsonl_reader& in, const std::function<int(std::span<const jsonl_line>)>& fn);
+
+/// The text of a --jsonl line: a JSON string, or an object with a "text" string (other
+/// fields ignored), decoded into `out`. False if the line is neither (or is not JSON).
+/// The usual shapes (`"..."`, `{"text": "..."}`) are decoded without building a JSON
+/// document; anything else goes through nlohmann::json with the same result.
+bool jsonl_text(std::string_view line, std::string& out);
+
+/// Prints `gguf: <stdin>: line N: expected WHAT` and returns exit_invalid.
+int jsonl_error(size_t line_no, std::string_view what);
+
+/// Appends `[id,id,...]` (nlohmann's compact spelling of a JSON array of integers).
+void append_ids_json(std::string& out, std::span<const int32_t> ids);
+
+/// Standard output through one buffer written when it passes 1 MiB (and by flush()).
+class out_buffer {
+ public:
+  std::string& str() { return buf_; }
+  /// Writes the buffer if it is large; call after each appended record.
+  void maybe_flush() {
+    if (buf_.size() >= (size_t(1) << 20)) flush();
+  }
+  void flush();
+  ~out_buffer() { flush(); }
+
+ private:
+  std::string buf_;
+};
 
 }  // namespace gguf::cli

@@ -1,6 +1,7 @@
 // Inline parts of gguf/file.h. Not a public header on its own.
 #pragma once
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 namespace detail {
 /// Reads the (already validated) string starting at absolute offset `pos` of `f` and
@@ -20,3 +21,4 @@ result<void> array_ref::for_each_string(Fn&& fn) const {
 }
 
 }  // namespace gguf
+#pragma GCC visibility pop

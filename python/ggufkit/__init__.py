@@ -1,0 +1,104 @@
+"""ggufkit: GGUF model files from Python, over the gguf C++ library.
+
+    import ggufkit
+    f = ggufkit.open("model.gguf")                  # mapped, parsed and validated
+    f.metadata["general.architecture"]               # 'llama'
+    t = f.tensor("token_embd.weight")                # t.type 'q4_K', t.ne, t.shape
+    t.data                                           # zero-copy uint8 view of the mapping
+    t.dequantize()                                   # float32 array of t.shape
+    v = ggufkit.Vocab("model.gguf")                  # llama.cpp's tokenizer, exact ids
+    v.encode("Hello"), v.encode_batch(texts, threads=0), v.decode(ids)
+    ggufkit.Model("model.gguf").embed("Hello")       # token embeddings [n_tokens, n_embd]
+    ggufkit.edit("model.gguf", set={"general.name": "x"}, remove=["general.url"])
+    from ggufkit.compat import GGUFReader            # gguf-py's reader interface
+
+Errors are GGUFError (code, offset, key, tensor). Calls that do real work release the GIL.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Iterator, Union
+
+from . import _core
+from ._core import File, Model, Tensor, Vocab
+from ._errors import GGUFError
+
+__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "GGUFError"]
+__version__ = "0.1.0"
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Metadata(Mapping):
+    """Read-only mapping key -> value of a File's metadata, in file order.
+
+    Values: int, float, bool, str; numeric arrays as 1-D numpy arrays (read-only views of
+    the mapping when the file's byte order is the host's, copies otherwise); string
+    arrays as list[str]; arrays of arrays as lists. Strings that are not valid UTF-8 keep
+    their bytes as lone surrogates (``s.encode("utf-8", "surrogateescape")``).
+    Values are converted on each lookup (keep the result to reuse a large array).
+    """
+
+    __slots__ = ("_file", "_keys", "_key_set")
+
+    def __init__(self, file: File) -> None:
+        self._file = file
+        self._keys = file._keys()
+        self._key_set = frozenset(self._keys)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._file._value(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._key_set
+
+    def type(self, key: str) -> str:
+        """The GGUF value type of `key`: "uint32", "string", "array", ... (KeyError if absent)."""
+        return self._file._type(key)
+
+    def __repr__(self) -> str:
+        return f"<ggufkit.Metadata of {self._file.path!r}: {len(self)} keys>"
+
+
+File.metadata = property(Metadata, doc="The file's metadata as a read-only Mapping (see Metadata).")
+
+
+def open(path_or_url: PathLike) -> File:  # noqa: A001 - the package's entry point
+    """Maps and parses a GGUF file; every rule of the format is checked before use.
+
+    Raises GGUFError (code "io_error" for an unreadable file, or the format error with
+    its byte offset and key / tensor). HTTP(S) URLs are not read yet: GGUFError
+    "unsupported".
+    """
+    s = os.fspath(path_or_url)
+    if isinstance(s, str) and (s.startswith("http://") or s.startswith("https://")):
+        raise GGUFError(f"reading over HTTP is not supported by this build ({s})", "unsupported", None, None, None)
+    return File(s)
+
+
+def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = None,  # noqa: A002
+         out: PathLike | None = None, in_place: bool = True) -> dict:
+    """Edits metadata with the library's gguf::edit: keys of `remove` dropped, then keys of
+    `set` replaced (keeping their position and their GGUF type) or appended; tensor data
+    unchanged. Over `path`: in place when the new metadata fits in the old metadata region
+    (journaled, tensor bytes untouched; in_place=False forbids it, e.g. for a file other
+    processes have mapped), else a streamed atomic rewrite (temporary file + rename). With
+    `out`, the result is written there and `path` is only read. Returns what was done:
+    {"target", "in_place", "old_size", "new_size"}.
+
+    New keys take their type from the value: numpy scalars their dtype (np.uint32(5)),
+    bool -> bool, int -> int32 (int64 / uint64 when out of range), float -> float32,
+    str -> string, a list of str -> string array, other sequences / numpy arrays -> arrays
+    of their dtype (Python ints -> int32 when they fit, floats -> float32).
+    Raises GGUFError: key_not_found (a key of `remove` absent), out_of_range /
+    invalid_argument (a value that does not fit the key's type), invalid_key, io_error
+    (unwritable, or another process is editing the file). On error the file is unchanged.
+    """
+    return _core.edit(path, set, remove, out, in_place)

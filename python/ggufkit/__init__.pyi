@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Iterable, Iterator, Optional, Union
+
+from ._core import File as File, Model as Model, Tensor as Tensor, Vocab as Vocab
+from ._errors import GGUFError as GGUFError
+
+__version__: str
+
+class Metadata(Mapping[str, Any]):
+    """Read-only mapping key -> value of a File's metadata (int, float, bool, str; numeric
+    arrays as numpy arrays, zero-copy in host byte order; string arrays as list[str];
+    arrays of arrays as lists)."""
+    def __init__(self, file: File) -> None: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+    def type(self, key: str) -> str: ...
+
+def open(path_or_url: Union[str, os.PathLike[str]]) -> File:
+    """Maps, parses and validates a GGUF file. Raises GGUFError."""
+
+def edit(path: Union[str, os.PathLike[str]], set: Optional[Mapping[str, Any]] = None,
+         remove: Optional[Iterable[str]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,
+         in_place: bool = True) -> dict[str, Any]:
+    """Metadata edits written atomically to `out` or over `path`. Raises GGUFError."""

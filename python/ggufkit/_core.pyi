@@ -1,0 +1,133 @@
+"""Type stubs of ggufkit's extension module (see the ggufkit package for the API)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Path = Union[str, os.PathLike[str]]
+
+class File:
+    """An opened, validated GGUF file (memory-mapped; zero-copy views keep it alive).
+
+    Raises GGUFError when the file is unreadable (code "io_error") or malformed (the
+    format error, with its byte offset and key or tensor)."""
+    def __init__(self, path: _Path) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def version(self) -> int:
+        """GGUF version: 1, 2 or 3."""
+    @property
+    def byte_order(self) -> str:
+        """"little" or "big"."""
+    @property
+    def alignment(self) -> int:
+        """general.alignment, or 32."""
+    @property
+    def data_offset(self) -> int:
+        """Absolute byte offset of the tensor data section."""
+    @property
+    def size(self) -> int:
+        """File size in bytes."""
+    @property
+    def buffer(self) -> npt.NDArray[np.uint8]:
+        """The whole mapped file: a read-only uint8 view (base: this File)."""
+    @property
+    def metadata(self) -> Any:
+        """Read-only Mapping key -> value (ggufkit.Metadata)."""
+    @property
+    def tensors(self) -> list[Tensor]:
+        """Tensor infos in file order."""
+    def tensor(self, name: str) -> Tensor:
+        """The tensor named `name`; GGUFError "tensor_not_found" if absent."""
+    def _keys(self) -> list[str]: ...
+    def _value(self, key: str) -> Any: ...
+    def _type(self, key: str) -> str: ...
+    def _types(self, key: str) -> list[int]: ...
+    def _kv_layout(self) -> list[tuple[str, int, int, int]]: ...
+    def _tensor_layout(self) -> list[tuple[str, int, int, int, int]]: ...
+
+class Tensor:
+    """One tensor of a File."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str:
+        """ggml type name, ggml's spelling: "f32", "q4_K", "iq2_xxs", ..."""
+    @property
+    def ne(self) -> tuple[int, ...]:
+        """Elements per dimension, ggml order (ne[0] contiguous)."""
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """numpy order: reversed ne."""
+    @property
+    def n_elements(self) -> int: ...
+    @property
+    def offset(self) -> int:
+        """Byte offset relative to File.data_offset."""
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def data(self) -> npt.NDArray[np.uint8]:
+        """The tensor's bytes as stored: a zero-copy, read-only uint8 view of the mapping
+        (nbytes elements; base: the File)."""
+    def dequantize(self) -> npt.NDArray[np.float32]:
+        """float32 array of `shape`, ggml's dequantization bit for bit (releases the GIL).
+        GGUFError "unsupported" for q8_1 / q8_K and for types without a big-endian layout
+        in a big-endian file."""
+
+class Vocab:
+    """llama.cpp's tokenizer built from a GGUF file's tokenizer.ggml.* keys: ids equal to
+    llama_tokenize, text equal to llama_detokenize. Picklable (reopened by path), so it
+    can be sent to multiprocessing and Dask workers. Thread-safe."""
+    def __init__(self, path_or_file: Union[_Path, File]) -> None: ...
+    def encode(self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = True) -> list[int]:
+        """Token ids of `text` (releases the GIL). add_special: BOS/EOS/SEP as the model
+        is configured; parse_special: control-token text becomes those tokens.
+        GGUFError "unsupported" for a file without a tokenizer, "invalid_vocab" when the
+        text needs a token the vocabulary lacks."""
+    def encode_batch(self, texts: Iterable[Union[str, bytes]], add_special: bool = True, parse_special: bool = True,
+                     threads: int = 0) -> list[list[int]]:
+        """encode() of every text, on `threads` threads (0 = every core), results in input
+        order; the GIL is released for the whole batch."""
+    def decode(self, ids: Sequence[int], remove_special: bool = False, unparse_special: bool = False) -> str:
+        """Text of `ids` (invalid UTF-8 replaced by U+FFFD). GGUFError "out_of_range" for an
+        id outside [0, n_tokens)."""
+    def token_to_piece(self, id: int) -> str:
+        """The text of one token (special tokens rendered; "" for an out-of-range id)."""
+    @property
+    def n_tokens(self) -> int: ...
+    @property
+    def bos(self) -> Optional[int]:
+        """BOS id, or None if the model has none."""
+    @property
+    def eos(self) -> Optional[int]:
+        """EOS id, or None if the model has none."""
+    @property
+    def type(self) -> str:
+        """"spm", "bpe", "wpm", "ugm", "rwkv" or "none"."""
+    @property
+    def path(self) -> str: ...
+
+class Model:
+    """A model file's architecture, hparams and token embeddings. Picklable (by path)."""
+    def __init__(self, path_or_file: Union[_Path, File]) -> None: ...
+    @property
+    def architecture(self) -> str: ...
+    @property
+    def hparams(self) -> dict[str, Any]:
+        """hparams in llama.cpp's names (n_ctx_train, n_embd, n_layer, n_head, ...), as
+        `gguf info --json` prints them."""
+    def embed(self, text_or_ids: Union[str, bytes, Sequence[int]], add_special: bool = True) -> npt.NDArray[np.float32]:
+        """Rows of token_embd.weight for the ids of a text (tokenized with add_special,
+        parse_special off) or for the ids given: float32 [n_tokens, n_embd], ggml's
+        get_rows bit for bit. GGUFError "tensor_not_found" without token_embd.weight,
+        "out_of_range" for an id outside [0, n_vocab)."""
+
+def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Iterable[str]] = None,
+         out: Optional[_Path] = None, in_place: bool = True) -> dict[str, Any]: ...
+def ggml_types() -> list[tuple[int, str, int, int]]:
+    """(id, name, blck_size, type_size) of every ggml type."""

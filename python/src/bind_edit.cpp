@@ -1,0 +1,170 @@
+// ggufkit._core.edit: metadata edits through the library's gguf::edit (gguf/edit.h):
+// in place when the new metadata fits (journaled), else a streamed atomic rewrite; to
+// `out` when given (the input only read). Values take the key's type in the file.
+#include <limits>
+
+#include "common.h"
+#include "gguf/edit.h"
+#include "gguf/format.h"
+#include "gguf/writer.h"
+
+namespace ggufkit {
+namespace {
+
+using gguf::value;
+using gguf::value_type;
+
+[[noreturn]] void bad_value(const std::string& key, const std::string& why) {
+  throw gguf::exception(gguf::make_error(gguf::errc::invalid_argument, gguf::no_offset, why, key));
+}
+
+// numpy dtype name of a fixed-size GGUF type, and back.
+const char* dtype_of(value_type t) {
+  switch (t) {
+    case value_type::uint8: return "uint8";
+    case value_type::int8: return "int8";
+    case value_type::uint16: return "uint16";
+    case value_type::int16: return "int16";
+    case value_type::uint32: return "uint32";
+    case value_type::int32: return "int32";
+    case value_type::float32: return "float32";
+    case value_type::boolean: return "bool";
+    case value_type::uint64: return "uint64";
+    case value_type::int64: return "int64";
+    case value_type::float64: return "float64";
+    default: return nullptr;
+  }
+}
+std::optional<value_type> type_of_dtype(const std::string& name) {
+  for (int i = 0; i <= 12; ++i) {
+    const auto t = value_type(i);
+    if (const char* d = dtype_of(t); d && name == d) return t;
+  }
+  return std::nullopt;
+}
+
+template <class T>
+value numeric_array(py::array a) {
+  auto c = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
+  return value::array<T>(std::span<const T>(c.data(), size_t(c.size())));
+}
+
+value array_value(const std::string& key, py::handle v, std::optional<value_type> elem) {
+  py::list items(py::reinterpret_borrow<py::object>(v));
+  bool all_str = items.size() > 0;
+  for (py::handle x : items) all_str = all_str && py::isinstance<py::str>(x);
+  if (all_str || elem == value_type::string) {
+    std::vector<std::string> s;
+    for (py::handle x : items) {
+      if (!py::isinstance<py::str>(x)) bad_value(key, "a string array takes only str elements");
+      s.push_back(x.cast<std::string>());
+    }
+    return value::string_array(std::span<const std::string>(s));
+  }
+  py::array a = py::module_::import("numpy").attr("asarray")(v);
+  if (a.ndim() != 1) bad_value(key, "arrays must be one-dimensional");
+  std::string dt = py::str(a.dtype().attr("name"));
+  if (!elem) {  // Python ints -> int32 when they fit, floats -> float32 (gguf-py's choices)
+    if (dt == "int64" && !py::isinstance<py::array>(v)) {
+      const auto mn = a.attr("min")().cast<long long>(), mx = a.attr("max")().cast<long long>();
+      if (mn >= std::numeric_limits<int32_t>::min() && mx <= std::numeric_limits<int32_t>::max()) dt = "int32";
+    }
+    if (dt == "float64" && !py::isinstance<py::array>(v)) dt = "float32";
+    elem = type_of_dtype(dt);
+    if (!elem) bad_value(key, "no GGUF array type for numpy dtype " + dt);
+  }
+  switch (*elem) {
+    case value_type::uint8: return numeric_array<uint8_t>(a);
+    case value_type::int8: return numeric_array<int8_t>(a);
+    case value_type::uint16: return numeric_array<uint16_t>(a);
+    case value_type::int16: return numeric_array<int16_t>(a);
+    case value_type::uint32: return numeric_array<uint32_t>(a);
+    case value_type::int32: return numeric_array<int32_t>(a);
+    case value_type::float32: return numeric_array<float>(a);
+    case value_type::boolean: return numeric_array<bool>(a);
+    case value_type::uint64: return numeric_array<uint64_t>(a);
+    case value_type::int64: return numeric_array<int64_t>(a);
+    case value_type::float64: return numeric_array<double>(a);
+    default: bad_value(key, "arrays of arrays cannot be set from Python");
+  }
+}
+
+// The value to store for `key`: the type of the key in the file when it has one, else
+// numpy scalars keep their dtype, bool -> bool, int -> int32 (int64 / uint64 when out of
+// range), float -> float32, str -> string, sequences -> arrays.
+value to_value(const std::string& key, py::handle v, std::optional<gguf::value_ref> old) {
+  value_type type = value_type::uint8;
+  bool typed = false;  // the key's type is known (from the file, or a numpy scalar)
+  if (old) type = old->type(), typed = true;
+  std::optional<value_type> elem;
+  if (typed && type == value_type::array) elem = take(old->array()).element_type();
+  py::module_ np = py::module_::import("numpy");
+  if (py::isinstance(v, np.attr("generic"))) {
+    if (!typed)
+      if (auto t = type_of_dtype(py::str(v.attr("dtype").attr("name")))) type = *t, typed = true;
+    v = v.attr("item")();
+  }
+  if (py::isinstance<py::str>(v)) {
+    if (typed && type != value_type::string) return take(value::parse(type, v.cast<std::string>()));
+    return value::string(v.cast<std::string>());
+  }
+  if (py::isinstance<py::bool_>(v)) {
+    if (typed && type != value_type::boolean) bad_value(key, "a bool for a key of type " + std::string(gguf::value_type_name(type)));
+    return value::boolean(v.cast<bool>());
+  }
+  if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) {
+    const bool is_int = py::isinstance<py::int_>(v);
+    if (!typed) {
+      typed = true;
+      if (!is_int) type = value_type::float32;
+      else {
+        const auto big = v.cast<py::int_>();
+        if (big >= py::int_(std::numeric_limits<int32_t>::min()) && big <= py::int_(std::numeric_limits<int32_t>::max())) type = value_type::int32;
+        else if (big >= py::int_(0) && big > py::int_(std::numeric_limits<int64_t>::max())) type = value_type::uint64;
+        else type = value_type::int64;
+      }
+    }
+    if (type == value_type::string || type == value_type::array) bad_value(key, "a number for a key of type " + std::string(gguf::value_type_name(type)));
+    if (!is_int && type != value_type::float32 && type != value_type::float64) bad_value(key, "a float for an integer key");
+    return take(value::parse(type, py::str(py::repr(v)).cast<std::string>()));
+  }
+  if (py::isinstance<py::bytes>(v) || py::isinstance<py::dict>(v)) bad_value(key, "unsupported value type " + std::string(py::str(v.get_type().attr("__name__"))));
+  if (typed && type != value_type::array) bad_value(key, "a sequence for a key of type " + std::string(gguf::value_type_name(type)));
+  return array_value(key, v, elem);
+}
+
+}  // namespace
+
+void register_edit(py::module_& m) {
+  m.def("edit",
+        [](py::handle path, py::object set, py::object remove, py::object out, bool in_place) {
+          const gguf::file f = file_from(path);  // the types of the keys being set
+          std::vector<gguf::edit_op> ops;
+          if (!remove.is_none())
+            for (py::handle k : remove) ops.push_back(gguf::edit_op::remove(k.cast<std::string>()));
+          if (!set.is_none())
+            for (auto item : set.cast<py::dict>()) {
+              const std::string key = item.first.cast<std::string>();
+              ops.push_back(gguf::edit_op::set(key, to_value(key, item.second, f.find(key))));
+            }
+          gguf::edit_options opts;
+          if (!out.is_none()) opts.output = std::string(py::str(py::module_::import("os").attr("fspath")(out)));
+          opts.in_place = in_place ? gguf::in_place_mode::automatic : gguf::in_place_mode::never;
+          gguf::result<gguf::edit_report> r{gguf::edit_report{}};
+          {
+            py::gil_scoped_release unlocked;
+            r = gguf::edit(f.path(), ops, opts);
+          }
+          const auto rep = take(std::move(r));
+          py::dict d;
+          d["target"] = rep.target.string();
+          d["in_place"] = rep.in_place;
+          d["old_size"] = rep.old_size;
+          d["new_size"] = rep.new_size;
+          return d;
+        },
+        py::arg("path"), py::arg("set") = py::none(), py::arg("remove") = py::none(), py::arg("out") = py::none(),
+        py::arg("in_place") = true);
+}
+
+}  // namespace ggufkit

@@ -1,0 +1,68 @@
+// Shared pieces of the ggufkit extension module (_core): error translation, text
+// conversion, and the registration functions of each part.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/error.h"
+#include "gguf/file.h"
+
+namespace ggufkit {
+
+namespace py = pybind11;
+
+/// The value of a result, or a gguf::exception (translated to ggufkit.GGUFError).
+template <class T>
+T take(gguf::result<T>&& r) {
+  if (!r) throw gguf::exception(std::move(r).error());
+  return std::move(*r);
+}
+inline void take(gguf::result<void>&& r) {
+  if (!r) throw gguf::exception(r.error());
+}
+
+/// UTF-8 bytes as str; invalid sequences become U+FFFD (text meant for reading).
+inline py::str text_replace(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), Py_ssize_t(s.size()), "replace");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+/// UTF-8 bytes as str, lossless: invalid bytes become lone surrogates (surrogateescape),
+/// which encode back to the same bytes (metadata strings, keys, tensor names).
+inline py::str text_lossless(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), Py_ssize_t(s.size()), "surrogateescape");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+/// A list of Python ints.
+inline py::list id_list(const std::vector<int32_t>& ids) {
+  PyObject* l = PyList_New(Py_ssize_t(ids.size()));
+  if (!l) throw py::error_already_set();
+  for (size_t i = 0; i < ids.size(); ++i) PyList_SET_ITEM(l, Py_ssize_t(i), PyLong_FromLong(ids[i]));
+  return py::reinterpret_steal<py::list>(l);
+}
+
+/// A read-only numpy array over memory owned by `base` (kept alive by the array).
+py::array readonly_view(py::dtype dt, std::vector<py::ssize_t> shape, const void* ptr, py::handle base);
+
+/// The Python object of a metadata value: int/float/bool/str, numeric arrays as numpy
+/// arrays (views of the mapping owned by `owner` in host byte order, else copies),
+/// string arrays as list[str], arrays of arrays as lists.
+py::object value_to_py(const gguf::value_ref& v, gguf::byte_order order, py::handle owner);
+
+/// The file behind a path (str / os.PathLike) or a ggufkit File object.
+gguf::file file_from(py::handle path_or_file);
+
+void register_file(py::module_& m);
+void register_vocab(py::module_& m);
+void register_model(py::module_& m);
+void register_edit(py::module_& m);
+
+}  // namespace ggufkit

@@ -1,0 +1,248 @@
+// ggufkit._core: the pybind11 module over the gguf library. This file: errors, File,
+// its metadata mapping and Tensor. Every call that does real work releases the GIL.
+#include <bit>
+#include <cstring>
+
+#include "common.h"
+#include "gguf/format.h"
+#include "gguf/quant.h"
+
+namespace ggufkit {
+
+py::array readonly_view(py::dtype dt, std::vector<py::ssize_t> shape, const void* ptr, py::handle base) {
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t s = dt.itemsize();
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  py::array a(dt, shape, strides, ptr, base);
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+namespace {
+
+struct py_file {
+  gguf::file f;
+};
+
+struct py_tensor {
+  py::object file;  // the File (keeps the mapping alive)
+  const gguf::tensor_info* t;
+};
+
+// numpy dtype of a fixed-size GGUF value type ("" for string / array).
+const char* numpy_code(gguf::value_type t) {
+  using gguf::value_type;
+  switch (t) {
+    case value_type::uint8: return "u1";
+    case value_type::int8: return "i1";
+    case value_type::uint16: return "u2";
+    case value_type::int16: return "i2";
+    case value_type::uint32: return "u4";
+    case value_type::int32: return "i4";
+    case value_type::float32: return "f4";
+    case value_type::boolean: return "?";
+    case value_type::uint64: return "u8";
+    case value_type::int64: return "i8";
+    case value_type::float64: return "f8";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+py::object value_to_py(const gguf::value_ref& v, gguf::byte_order order, py::handle owner) {
+  using gguf::value_type;
+  switch (v.type()) {
+    case value_type::uint8: return py::int_(take(v.get<uint8_t>()));
+    case value_type::int8: return py::int_(take(v.get<int8_t>()));
+    case value_type::uint16: return py::int_(take(v.get<uint16_t>()));
+    case value_type::int16: return py::int_(take(v.get<int16_t>()));
+    case value_type::uint32: return py::int_(take(v.get<uint32_t>()));
+    case value_type::int32: return py::int_(take(v.get<int32_t>()));
+    case value_type::uint64: return py::int_(take(v.get<uint64_t>()));
+    case value_type::int64: return py::int_(take(v.get<int64_t>()));
+    case value_type::float32: return py::float_(double(take(v.get<float>())));
+    case value_type::float64: return py::float_(take(v.get<double>()));
+    case value_type::boolean: return py::bool_(take(v.get<bool>()));
+    case value_type::string: return text_lossless(take(v.get<std::string_view>()));
+    case value_type::array: break;
+  }
+  const gguf::array_ref a = take(v.array());
+  if (a.element_type() == value_type::string) {
+    py::list out(a.size());
+    take(a.for_each_string([&](uint64_t i, std::string_view s) { out[i] = text_lossless(s); }));
+    return out;
+  }
+  if (a.element_type() == value_type::array) {
+    py::list out(a.size());
+    for (uint64_t i = 0; i < a.size(); ++i) out[i] = value_to_py(take(a.at(i)), order, owner);
+    return out;
+  }
+  const bool host = (order == gguf::byte_order::little) == (std::endian::native == std::endian::little);
+  const char* code = numpy_code(a.element_type());
+  const auto raw = a.raw();
+  if (host) return readonly_view(py::dtype(code), {py::ssize_t(a.size())}, raw.data(), owner);
+  const std::string swapped = std::string(order == gguf::byte_order::big ? ">" : "<") + code;
+  py::array view = readonly_view(py::dtype(swapped), {py::ssize_t(a.size())}, raw.data(), owner);
+  return view.attr("astype")(py::dtype(code));
+}
+
+gguf::file file_from(py::handle src) {
+  if (py::isinstance<py_file>(src)) return src.cast<py_file&>().f;
+  const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
+  py::gil_scoped_release unlocked;
+  return take(gguf::file::open(path));
+}
+
+void register_file(py::module_& m) {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const gguf::exception& e) {
+      const gguf::error& er = e.error();
+      py::object cls = py::module_::import("ggufkit._errors").attr("GGUFError");
+      py::object off = er.offset == gguf::no_offset ? py::object(py::none()) : py::object(py::int_(er.offset));
+      py::object subject = er.subject.empty() ? py::object(py::none()) : py::object(text_lossless(er.subject));
+      py::object exc = cls(er.message(), std::string(gguf::error_name(er.code)), off,
+                           er.subject_is_tensor ? py::object(py::none()) : subject,
+                           er.subject_is_tensor ? subject : py::object(py::none()), er.detail);
+      PyErr_SetObject(cls.ptr(), exc.ptr());
+    }
+  });
+
+  py::class_<py_file, std::shared_ptr<py_file>> file(m, "File");
+  file.def(py::init([](py::handle path) { return py_file{file_from(path)}; }), py::arg("path"))
+      .def_property_readonly("path", [](const py_file& s) { return s.f.path(); })
+      .def_property_readonly("version", [](const py_file& s) { return s.f.version(); })
+      .def_property_readonly("byte_order", [](const py_file& s) { return std::string(gguf::byte_order_name(s.f.byte_order())); })
+      .def_property_readonly("alignment", [](const py_file& s) { return s.f.alignment(); })
+      .def_property_readonly("data_offset", [](const py_file& s) { return s.f.data_offset(); })
+      .def_property_readonly("size", [](const py_file& s) { return s.f.size(); })
+      .def_property_readonly("buffer", [](py::object self) {
+        const auto b = self.cast<py_file&>().f.bytes();
+        return readonly_view(py::dtype("u1"), {py::ssize_t(b.size())}, b.data(), self);
+      })
+      .def("_keys", [](const py_file& s) {
+        py::list out(s.f.kv_count());
+        for (size_t i = 0; i < s.f.kv_count(); ++i) out[i] = text_lossless(s.f.kv(i).key);
+        return out;
+      })
+      .def("_value", [](py::object self, const std::string& key) -> py::object {
+        const auto& f = self.cast<py_file&>().f;
+        auto v = f.find(key);
+        if (!v) throw py::key_error(key);
+        return value_to_py(*v, f.byte_order(), self);
+      })
+      .def("_type", [](const py_file& s, const std::string& key) {
+        auto v = s.f.find(key);
+        if (!v) throw py::key_error(key);
+        return std::string(gguf::value_type_name(v->type()));
+      })
+      .def("_kv_layout", [](const py_file& s) {
+        // (key, offset of the key, value type id, offset of the value) per key/value
+        py::list out(s.f.kv_count());
+        for (size_t i = 0; i < s.f.kv_count(); ++i) {
+          const auto& kv = s.f.kv(i);
+          out[i] = py::make_tuple(text_lossless(kv.key), kv.offset, uint32_t(kv.value.type()), kv.value.offset());
+        }
+        return out;
+      })
+      .def("_types", [](const py_file& s, const std::string& key) {
+        // gguf-py's ReaderField.types: the type, then for an array the types of its first element
+        auto v = s.f.find(key);
+        if (!v) throw py::key_error(key);
+        py::list out;
+        gguf::value_ref cur = *v;
+        for (;;) {
+          out.append(uint32_t(cur.type()));
+          if (cur.type() != gguf::value_type::array) break;
+          const auto a = take(cur.array());
+          if (a.empty()) break;
+          cur = take(a.at(0));
+        }
+        return out;
+      })
+      .def("_tensor_layout", [](const py_file& s) {
+        // (name, offset of the tensor info, ggml type id, offset in the data section, nbytes)
+        py::list out(s.f.tensor_count());
+        size_t i = 0;
+        for (const auto& t : s.f.tensors())
+          out[i++] = py::make_tuple(text_lossless(t.name), t.info_offset, uint32_t(t.type), t.offset, t.nbytes);
+        return out;
+      })
+      .def_property_readonly("tensors", [](py::object self) {
+        const auto& f = self.cast<py_file&>().f;
+        py::list out(f.tensor_count());
+        size_t i = 0;
+        for (const auto& t : f.tensors()) out[i++] = py::cast(py_tensor{self, &t});
+        return out;
+      })
+      .def("tensor", [](py::object self, const std::string& name) {
+        return py_tensor{self, take(self.cast<py_file&>().f.get_tensor(name))};
+      }, py::arg("name"))
+      .def("__repr__", [](const py_file& s) {
+        return "<ggufkit.File '" + s.f.path() + "' v" + std::to_string(s.f.version()) + ", " +
+               std::to_string(s.f.kv_count()) + " keys, " + std::to_string(s.f.tensor_count()) + " tensors>";
+      });
+
+  m.def("ggml_types", [] {
+    // (id, name, blck_size, type_size) of every ggml type id in use
+    py::list out;
+    for (uint32_t id = 0; id < gguf::ggml_type_count; ++id)
+      if (const auto* t = gguf::ggml_type_traits(id)) out.append(py::make_tuple(id, std::string(t->name), t->blck_size, t->type_size));
+    return out;
+  });
+
+  py::class_<py_tensor>(m, "Tensor")
+      .def_property_readonly("name", [](const py_tensor& s) { return text_lossless(s.t->name); })
+      .def_property_readonly("type", [](const py_tensor& s) { return std::string(gguf::ggml_type_name(s.t->type)); })
+      .def_property_readonly("ne", [](const py_tensor& s) {
+        py::tuple ne(s.t->n_dims);
+        for (uint32_t i = 0; i < s.t->n_dims; ++i) ne[i] = s.t->ne[i];
+        return ne;
+      })
+      .def_property_readonly("shape", [](const py_tensor& s) {
+        py::tuple shape(s.t->n_dims);
+        for (uint32_t i = 0; i < s.t->n_dims; ++i) shape[i] = s.t->ne[s.t->n_dims - 1 - i];
+        return shape;
+      })
+      .def_property_readonly("n_elements", [](const py_tensor& s) { return s.t->nelements(); })
+      .def_property_readonly("offset", [](const py_tensor& s) { return s.t->offset; })
+      .def_property_readonly("nbytes", [](const py_tensor& s) { return s.t->nbytes; })
+      .def_property_readonly("data", [](const py_tensor& s) {
+        return readonly_view(py::dtype("u1"), {py::ssize_t(s.t->data.size())}, s.t->data.data(), s.file);
+      })
+      .def("dequantize", [](const py_tensor& s) {
+        std::vector<py::ssize_t> shape(s.t->n_dims);
+        for (uint32_t i = 0; i < s.t->n_dims; ++i) shape[i] = py::ssize_t(s.t->ne[s.t->n_dims - 1 - i]);
+        py::array_t<float> out(shape);
+        const auto& f = s.file.cast<py_file&>().f;
+        std::span<float> dst(out.mutable_data(), size_t(out.size()));
+        gguf::result<void> r;
+        {
+          py::gil_scoped_release unlocked;
+          r = gguf::dequantize_tensor(f, *s.t, dst);
+        }
+        take(std::move(r));
+        return out;
+      })
+      .def("__repr__", [](const py_tensor& s) {
+        std::string ne;
+        for (uint32_t i = 0; i < s.t->n_dims; ++i) ne += (i ? ", " : "") + std::to_string(s.t->ne[i]);
+        return "<ggufkit.Tensor '" + std::string(s.t->name) + "' " + std::string(gguf::ggml_type_name(s.t->type)) +
+               " ne=(" + ne + ")>";
+      });
+}
+
+}  // namespace ggufkit
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "ggufkit's extension module (use the ggufkit package)";
+  ggufkit::register_file(m);
+  ggufkit::register_vocab(m);
+  ggufkit::register_model(m);
+  ggufkit::register_edit(m);
+}

@@ -1,0 +1,80 @@
+"""Vocab: encode equals the gguf CLI (and llama.cpp's ids) on every tokenizer vector file
+in ../shared/data; encode_batch equals a loop of encode on 1 and 2 threads; decode,
+token_to_piece, specials, pickling, and the GIL released while tokenizing."""
+import json
+import pickle
+import threading
+import time
+
+import pytest
+
+import ggufkit
+from conftest import VECTOR_FILES, read_jsonl, run
+
+
+@pytest.mark.parametrize("name", sorted(VECTOR_FILES))
+def test_encode_equals_cli_and_llama_cpp(data, cli, name):
+    path = data / VECTOR_FILES[name]
+    cases = read_jsonl(data / "tokenizer-vectors" / (name + ".jsonl"))
+    texts = [c["text"] for c in cases]
+    stdin = "".join(json.dumps(t) + "\n" for t in texts).encode()
+    cli_special = [json.loads(line) for line in run(cli, "tokenize", "-m", str(path), "--jsonl", stdin=stdin).splitlines()]
+    cli_plain = [json.loads(line) for line in run(cli, "tokenize", "-m", str(path), "--jsonl", "--no-add-special",
+                                                  "--no-parse-special", stdin=stdin).splitlines()]
+    v = ggufkit.Vocab(path)
+    bad = 0
+    for i, c in enumerate(cases):
+        special = v.encode(c["text"])
+        plain = v.encode(c["text"], add_special=False, parse_special=False)
+        ok = special == cli_special[i] == c["ids_special"] and plain == cli_plain[i] == c["ids"]
+        ok = ok and v.decode(c["ids"]) == c["detok"]
+        bad += not ok
+    assert len(cases) > 2000 and bad == 0
+    assert v.encode_batch(texts, threads=2) == cli_special
+    assert v.encode_batch(texts, add_special=False, parse_special=False, threads=1) == cli_plain
+
+
+def test_vocab_properties_and_pieces(data):
+    f = ggufkit.open(data / "vocab/ggml-vocab-llama-bpe.gguf")
+    v = ggufkit.Vocab(f)  # from an open File too
+    assert v.n_tokens == len(f.metadata["tokenizer.ggml.tokens"])
+    assert v.bos == f.metadata["tokenizer.ggml.bos_token_id"]
+    assert v.eos == f.metadata["tokenizer.ggml.eos_token_id"]
+    ids = v.encode("Hello world", add_special=False)
+    assert "".join(v.token_to_piece(i) for i in ids) == "Hello world"
+    with pytest.raises(ggufkit.GGUFError) as e:
+        v.decode([v.n_tokens])
+    assert e.value.code == "out_of_range"
+
+
+def test_pickle_reopens_by_path(data):
+    v = ggufkit.Vocab(data / "vocab/ggml-vocab-gemma-4.gguf")
+    w = pickle.loads(pickle.dumps(v))
+    assert w.path == v.path and w.n_tokens == v.n_tokens
+    assert w.encode("pickled ✓ 123") == v.encode("pickled ✓ 123")
+
+
+def test_no_tokenizer_is_an_error(data):
+    with pytest.raises(ggufkit.GGUFError):
+        ggufkit.Vocab(data / "models/superpoint.gguf").encode("x")
+
+
+def test_encode_batch_releases_the_gil(data):
+    v = ggufkit.Vocab(data / "vocab/ggml-vocab-llama-bpe.gguf")
+    texts = [line for line in open(data / "corpus/bench.txt", encoding="utf-8").read().splitlines() if line][:40000]
+    done = threading.Event()
+    ticks = 0
+
+    def work():
+        v.encode_batch(texts, threads=1)
+        done.set()
+
+    t = threading.Thread(target=work)
+    start = time.perf_counter()
+    t.start()
+    while not done.is_set():  # this thread runs Python while the batch tokenizes
+        ticks += 1
+        time.sleep(0)
+    t.join()
+    assert time.perf_counter() - start > 0.05, "batch too small to observe"
+    assert ticks > 100
