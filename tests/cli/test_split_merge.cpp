@@ -66,7 +66,9 @@ void expect_shard_keys(const fs::path& shard, uint16_t no, uint16_t count, int32
   EXPECT_EQ(*sno->get<uint16_t>(), no);
   EXPECT_EQ(*scount->get<uint16_t>(), count);
   EXPECT_EQ(*stotal->get<int32_t>(), total);
-  if (no > 0) EXPECT_EQ(f->kv_count(), 3u) << shard << ": metadata only in the first shard";
+  if (no > 0) {
+    EXPECT_EQ(f->kv_count(), 3u) << shard << ": metadata only in the first shard";
+  }
 }
 
 }  // namespace
