@@ -2,8 +2,8 @@
 // longest-match word pieces.
 //
 // Follows llama.cpp's llm_tokenizer_wpm_session (src/llama-vocab.cpp):
-//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; its output is
-//    the words, each as U+2581 + word + ' '), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
+//  - the normalizer (BERT's clean-up, as Hugging Face's BertNormalizer; word boundaries
+//    become single spaces), per code point (invalid UTF-8 bytes decode to U+FFFD): with strip_accents, replace
 //    it by llama.cpp's "NFD" (first code point of its decomposition, unicode.h);
 //    White_Space ends the current word; NUL, U+FFFD and \p{C} are dropped; with
 //    strip_accents \p{M} is dropped; \p{P}, ASCII \p{S} and CJK ideographs become
@@ -14,7 +14,6 @@
 //    into the longest tokens from the left; if some position matches no token, the whole
 //    word becomes the unknown token.
 #include <array>
-#include <cstring>
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
@@ -66,37 +65,16 @@ class wpm_model final : public tokenizer_model {
     }
   }
 
-  // Normalizer: the normalized words of the fragment, each as U+2581 + word + ' ' (no
+  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
-    // Each input byte yields at most 5 output bytes (an ASCII one-character word:
-    // U+2581, the byte, ' '; a 2-byte code point at most U+2581, 4 bytes, ' ').
-    // buf keeps its size between calls (only the returned view is the output), so it is
-    // zero-filled only when it grows.
-    if (buf.size() < text.size() * 5 + 8) buf.resize(text.size() * 5 + 8);
-    char* const base = buf.data();
-    char* o = base;
-    bool in_word = false;
-    const auto start = [&] {
-      if (!in_word) {
-        std::memcpy(o, word_prefix.data(), word_prefix.size());
-        o += word_prefix.size();
-        in_word = true;
-      }
-    };
-    const auto flush = [&] {
-      if (in_word) *o++ = ' ';
-      in_word = false;
-    };
-    const auto put = [&](uint32_t c) {
-      if (c < 0x80) {
-        *o++ = static_cast<char>(c);
-      } else {
-        char u[4];
-        const size_t n = utf8_encode(c, u);
-        std::memcpy(o, u, n);
-        o += n;
-      }
+    buf.clear();
+    buf.reserve(text.size() + 8);
+    std::string& word = buf;
+    size_t word_start = 0;
+    auto flush = [&] {
+      if (word.size() > word_start) word.push_back(' ');
+      word_start = word.size();
     };
     for (size_t pos = 0; pos < text.size();) {
       const auto b = static_cast<uint8_t>(text[pos]);
@@ -123,8 +101,7 @@ class wpm_model final : public tokenizer_model {
       }
       switch (k) {
         case cpt_class::append:
-          start();
-          put(mapped);
+          append_utf8(word, mapped);
           break;
         case cpt_class::drop:
           break;
@@ -133,14 +110,13 @@ class wpm_model final : public tokenizer_model {
           break;
         case cpt_class::single:
           flush();
-          start();
-          put(mapped);
+          append_utf8(word, mapped);
           flush();
           break;
       }
     }
     flush();
-    return std::string_view(base, static_cast<size_t>(o - base));
+    return buf;
   }
 
   // Model: every space-terminated word of the normalized text, cut into word pieces.
