@@ -77,7 +77,8 @@ class model_files {
   static result<model_files> open(const std::filesystem::path& path, const reader_limits& limits = {});
 
   /// Same, from a file already opened (its path() names it); the other shards are
-  /// opened with `open_shard` (file::open when empty).
+  /// opened with `open_shard` (file::open_any when empty: a path, or a URL with the default
+  /// remote options).
   static result<model_files> from_file(const file& f, const opener& open_shard = {});
 
   /// Number of files: 1 for an unsplit model.

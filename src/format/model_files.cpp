@@ -94,7 +94,7 @@ result<model_files> model_files::from_file(const file& given, const opener& open
                                   " is not named " + split_path("PREFIX", me.no, me.count) +
                                   " (the other shards are found by that name)");
   }
-  auto opener_fn = open_shard ? open_shard : opener([](const std::string& p) { return file::open(p); });
+  auto opener_fn = open_shard ? open_shard : opener([](const std::string& p) { return file::open_any(p); });
   std::vector<file> shards;
   shards.reserve(me.count);
   for (uint32_t i = 0; i < me.count; ++i) {
