@@ -23,6 +23,7 @@
 #include "gguf/format.h"
 #include "gguf/output.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// `count` consecutive numbers of `width` bytes (2, 4 or 8) starting at byte `offset`
@@ -59,3 +60,4 @@ result<void> swap_blocks(ggml_type type, std::span<std::byte> data);
 result<void> write_byte_swapped(const file& f, safe_output& out);
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -28,6 +28,7 @@
 #include "gguf/error.h"
 #include "gguf/file.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 inline constexpr std::string_view kv_split_no = "split.no";                        ///< uint16, 0-based
@@ -109,3 +110,4 @@ class model_files {
 };
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// How a remote file is fetched. The defaults suit model hubs.
@@ -72,3 +73,4 @@ bool is_url(std::string_view path) noexcept;
 std::vector<std::string> request_headers(std::string_view url, std::vector<std::string> headers);
 
 }  // namespace gguf
+#pragma GCC visibility pop

@@ -31,6 +31,7 @@
 #include "gguf/model_files.h"
 #include "gguf/output.h"
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// How to split (gguf-split's options).
@@ -77,3 +78,4 @@ result<void> write_merged(const model_files& m, safe_output& out);
 uint64_t merged_size(const model_files& m);
 
 }  // namespace gguf
+#pragma GCC visibility pop
