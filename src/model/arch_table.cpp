@@ -24,11 +24,11 @@ using tensor_list = std::span<const tensor_spec>;
 
 constexpr key_spec rms_eps = f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps);
 constexpr key_spec ln_eps = f32_key("attention.layer_norm_epsilon", &H::f_norm_eps);
-constexpr key_spec pooling_opt = u32_key("pooling_type", &H::pooling_type);
+constexpr key_spec pooling = u32_key("pooling_type", &H::pooling_type);
 
 constexpr key_spec k_rms[] = {rms_eps};
 constexpr key_spec k_ln[] = {ln_eps};
-constexpr key_spec k_qwen[] = {pooling_opt, rms_eps};
+constexpr key_spec k_qwen[] = {pooling, rms_eps};
 constexpr key_spec k_qwen2moe[] = {u32_key("expert_feed_forward_length", &H::n_ff_exp),
                                    u32_key("expert_shared_feed_forward_length", &H::n_ff_shexp),
                                    rms_eps};
@@ -83,7 +83,7 @@ constexpr key_spec k_gemma4[] = {f32_key("rope.freq_base_swa", &H::rope_freq_bas
                                  u32_key("attention.key_length_swa", &H::n_embd_head_k_swa),
                                  u32_key("attention.value_length_swa", &H::n_embd_head_v_swa),
                                  f32_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
-constexpr key_spec k_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn), pooling_opt};
+constexpr key_spec k_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn), pooling};
 constexpr key_spec k_nomic_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn),
                                      u32_key("pooling_type", &H::pooling_type),
                                      u32_key("moe_every_n_layers", &H::moe_every_n_layers)};
