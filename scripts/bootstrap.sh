@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          libcli11-dev libpcre2-dev libxxhash-dev clang-14 libclang-rt-14-dev)
+          libcli11-dev libpcre2-dev libxxhash-dev libssl-dev clang-14 libclang-rt-14-dev)
 # node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
 # its own npm (Debian's npm package would conflict with it).
 command -v npm >/dev/null || packages+=(nodejs npm)

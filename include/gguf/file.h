@@ -201,6 +201,7 @@ class file {
   result<const tensor_info*> get_tensor(std::string_view name) const;
 
  private:
+  friend class model_files;  // builds the merged view of a split model
   std::shared_ptr<const detail::file_impl> impl_;
   explicit file(std::shared_ptr<const detail::file_impl> impl) : impl_(std::move(impl)) {}
 };

@@ -18,11 +18,9 @@
 // nearest float). Not supported: q8_1 and q8_K, ggml's intermediate dot-product types
 // (ggml has no to_float for them either).
 //
-// Big-endian files: the types gguf-py's endian converter (llama.cpp
-// gguf-py/gguf/scripts/gguf_convert_endian.py) knows how to swap are read, swapping while
-// reading: f32 f16 bf16 (each element), q4_0 q8_0 (each block's f16 d), q4_K (d, dmin),
-// q6_K (d), mxfp4 (nothing to swap); also f64 i8 i16 i32 i64 element-wise. Others give
-// errc::unsupported.
+// Big-endian files: every type is read, its blocks byte-swapped while reading by the
+// layouts of gguf/byte_swap.h (for the types gguf-py's endian converter handles, the
+// bytes it writes).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +36,7 @@ namespace gguf {
 /// True when dequantize_row() handles `type` in little-endian data.
 bool can_dequantize(ggml_type type) noexcept;
 
-/// True when `type` can be dequantized from a big-endian file (see the header comment).
+/// True when `type` can be dequantized from a big-endian file (every dequantizable type).
 bool can_dequantize_big_endian(ggml_type type) noexcept;
 
 /// Converts the blocks in `src` to `dst.size()` floats.
@@ -46,8 +44,7 @@ bool can_dequantize_big_endian(ggml_type type) noexcept;
 /// `dst.size()` must be a multiple of the type's blck_size, and `src` must hold exactly
 /// the bytes of dst.size() elements (dst.size() / blck_size * type_size), in the byte
 /// order `order` (the file's: gguf::file::byte_order()). Any alignment of `src` works.
-/// Errors: invalid_ggml_type (unknown id), unsupported (q8_1, q8_K, or a type with no
-/// big-endian layout in a big-endian file), partial_block (dst.size() not a multiple of
+/// Errors: invalid_ggml_type (unknown id), unsupported (q8_1, q8_K), partial_block (dst.size() not a multiple of
 /// blck_size), invalid_argument (src.size() does not match).
 /// Follows ggml's to_float (dequantize_row_<type>), bit for bit.
 result<void> dequantize_row(ggml_type type, std::span<const std::byte> src, std::span<float> dst,

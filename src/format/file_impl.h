@@ -36,6 +36,7 @@ struct file_impl {
   mapped_file mapping;          // owns the bytes when opened from a path
   std::vector<std::byte> owned;  // owns the bytes when parsed from a buffer
   std::span<const std::byte> bytes;
+  std::vector<gguf::file> parts;  // the shards a merged view's tensors point into
 
   uint32_t version = 0;
   bool swap = false;  // file byte order differs from the host's

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "gguf/byte_swap.h"
 #include "quant/kernels.h"
 
 namespace gguf {
@@ -16,17 +17,17 @@ std::string type_label(ggml_type type) {
   return name.empty() ? "type id " + std::to_string(static_cast<uint32_t>(type)) : std::string(name);
 }
 
-// Big-endian data: swap a bounded chunk of blocks into a local buffer, then run the
-// little-endian kernel on it.
-void dequantize_swapped(const detail::kernel_row& row, detail::row_kernel kernel, const type_traits& tr,
-                        const uint8_t* src, float* dst, size_t nblocks) {
+// Big-endian data: swap a bounded chunk of blocks into a local buffer (the type's layout
+// of gguf/byte_swap.h), then run the little-endian kernel on it.
+void dequantize_swapped(ggml_type type, detail::row_kernel kernel, const type_traits& tr, const uint8_t* src,
+                        float* dst, size_t nblocks) {
   constexpr size_t chunk_bytes = 16384;
   alignas(64) uint8_t buf[chunk_bytes];
   const size_t per_chunk = std::max<size_t>(1, chunk_bytes / tr.type_size);
   for (size_t done = 0; done < nblocks;) {
     const size_t n = std::min(per_chunk, nblocks - done);
     std::memcpy(buf, src + done * tr.type_size, n * tr.type_size);
-    row.from_big_endian(buf, n);
+    (void)swap_blocks(type, std::as_writable_bytes(std::span<uint8_t>(buf, n * tr.type_size)));
     kernel(buf, dst + done * tr.blck_size, n);
     done += n;
   }
@@ -46,13 +47,13 @@ namespace {
 
 // A type's kernel, checked and chosen once: runs rows of `n` elements (whole blocks).
 struct row_dequantizer {
-  const kernel_row* row;
+  ggml_type type;
   const type_traits* tr;
   row_kernel kernel;
   byte_order order;
 
   void run(const uint8_t* src, float* dst, size_t nblocks) const {
-    if (order == byte_order::big) dequantize_swapped(*row, kernel, *tr, src, dst, nblocks);
+    if (order == byte_order::big) dequantize_swapped(type, kernel, *tr, src, dst, nblocks);
     else kernel(src, dst, nblocks);
   }
 };
@@ -70,17 +71,12 @@ result<row_dequantizer> prepare(ggml_type type, size_t n, byte_order order, kern
     return make_error(errc::unsupported, no_offset,
                       "dequantization of " + type_label(type) + " is not supported (ggml has no to_float for it)");
   }
-  if (order == byte_order::big && !row->from_big_endian) {
-    return make_error(errc::unsupported, no_offset,
-                      type_label(type) + " data in a big-endian file has no defined byte order "
-                                         "(gguf-py's endian converter does not handle it)");
-  }
   if (n % tr->blck_size != 0) {
     return make_error(errc::partial_block, no_offset,
                       std::to_string(n) + " elements are not a multiple of the " + type_label(type) +
                           " block size " + std::to_string(tr->blck_size));
   }
-  return row_dequantizer{row, tr, select_kernel(*row, isa), order};
+  return row_dequantizer{type, tr, select_kernel(*row, isa), order};
 }
 
 }  // namespace
@@ -110,8 +106,7 @@ bool can_dequantize(ggml_type type) noexcept {
 }
 
 bool can_dequantize_big_endian(ggml_type type) noexcept {
-  const auto* row = detail::kernels_for(type);
-  return row && row->scalar && row->from_big_endian;
+  return can_dequantize(type) && ggml_swap_layout(type) != nullptr;
 }
 
 result<void> dequantize_row(ggml_type type, std::span<const std::byte> src, std::span<float> dst, byte_order order) {

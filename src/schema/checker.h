@@ -36,6 +36,9 @@ struct checker {
 
 /// Rule group "tokenizer.*" (validate_tokenizer.cpp).
 void check_tokenizer(checker& c);
+/// Rule group "split.*" (validate_split.cpp). True when the file is a shard other than
+/// the first: its model metadata lives in the first shard and is not checked here.
+bool check_split(checker& c);
 /// Rule group "tensor.*" (validate_tensors.cpp).
 void check_tensors(checker& c);
 

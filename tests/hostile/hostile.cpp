@@ -296,7 +296,6 @@ std::vector<invocation> invocations(const std::string& c, const std::string& fil
   }
   if (c == "embed") return {{{"embed", "-m", file, "Hello world"}}};
   if (c == "name") return {{{"name", std::filesystem::path(file).filename().string()}}};
-  if (c == "hash") return {{{"hash", file}}};
   if (c == "estimate") return {{{"estimate", file, "-c", "300,70000", "--parallel", "3"}}, {{"estimate", "--json", file}}};
   if (c == "set") {
     auto edit = copy();
@@ -306,7 +305,11 @@ std::vector<invocation> invocations(const std::string& c, const std::string& fil
             {{"set", edit, "general.alignment", "64", "--type", "uint32"}}};
   }
   if (c == "rm") return {{{"rm", copy(), "general.name"}}};
-  if (c == "convert-endian") return {{{"convert-endian", file, out_file}, true}};
+  if (c == "convert-endian") return {{{"convert-endian", file, "--to", "big", "-o", out_file}}};
+  if (c == "split") {
+    return {{{"split", file, (scratch / "hostile-shard").string(), "--split-max-tensors", "2", "--dry-run"}}};
+  }
+  if (c == "hash") return {{{"hash", file}}, {{"hash", "--all", "--uuid", "--threads", "2", file}}};
   // A command this suite does not know yet: both usual forms, usage errors allowed.
   return {{{c, file}, true}, {{c, "-m", file}, true}};
 }

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "commands.h"
+#include "gguf/model_files.h"
 #include "edit_support.h"
 
 namespace gguf::cli {
@@ -62,6 +63,14 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
   }
   if (auto r = finish_interrupted_edit(path); !r) return r.error();
   return gguf::file::open(path);
+}
+
+result<gguf::file> open_model(const std::string& path, bool use_stdin) {
+  auto f = open_input(path, use_stdin);
+  if (!f || !f->find(kv_split_count)) return f;
+  auto m = model_files::from_file(*f, [](const std::string& p) { return open_input(p); });
+  if (!m) return m.error();
+  return m->merged();
 }
 
 nlohmann::ordered_json value_json(const value_ref& v, uint64_t max_elems) {

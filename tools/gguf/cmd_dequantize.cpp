@@ -81,7 +81,7 @@ int run(int argc, char** argv) {
     std::cerr << "gguf dequantize: --json needs -o (the floats go to standard output otherwise)\n";
     return exit_usage;
   }
-  auto f = open_input(path);
+  auto f = open_model(path);
   if (!f) return report(input_name(path), f.error());
   auto t = f->get_tensor(tensor);
   if (!t) return report(input_name(path), t.error());

@@ -41,7 +41,7 @@ int run(int argc, char** argv) {
   app.add_flag("--unparse-special", unparse_special, "render control tokens as their text");
   if (auto rc = parse(app, argc, argv)) return *rc;
 
-  auto f = gguf::file::open(model);
+  auto f = open_model(model);
   if (!f) return report(model, f.error());
   auto v = vocab::load(*f);
   if (!v) return report(model, v.error());

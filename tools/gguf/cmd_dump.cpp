@@ -92,7 +92,7 @@ int run(int argc, char** argv) {
     std::cerr << "gguf dump: FILE is required (see --help)\n";
     return exit_usage;
   }
-  auto f = open_input(path, use_stdin);
+  auto f = open_model(path, use_stdin);
   if (!f) return report(input_name(path, use_stdin), f.error());
 
   if (json) {

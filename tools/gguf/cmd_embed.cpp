@@ -91,7 +91,7 @@ int run(int argc, char** argv) {
     return exit_usage;
   }
 
-  auto f = gguf::file::open(path);
+  auto f = open_model(path);
   if (!f) return report(path, f.error());
   auto m = gguf::model::load(*f);
   if (!m) return report(path, m.error());

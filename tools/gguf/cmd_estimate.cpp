@@ -123,7 +123,7 @@ int run(int argc, char** argv) {
   }
   if (ctx_sizes.empty()) ctx_sizes.push_back(0);
 
-  auto f = open_input(path);
+  auto f = open_model(path);
   if (!f) return report(input_name(path), f.error());
   auto m = gguf::model::load(*f);
   if (!m) return report(input_name(path), m.error());

@@ -100,7 +100,7 @@ int run(int argc, char** argv) {
     std::cerr << "gguf info: FILE is required (see --help)\n";
     return exit_usage;
   }
-  auto f = open_input(path, use_stdin);
+  auto f = open_model(path, use_stdin);
   if (!f) return report(input_name(path, use_stdin), f.error());
 
   uint64_t n_params = 0, data_bytes = 0;

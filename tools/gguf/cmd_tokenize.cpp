@@ -33,7 +33,7 @@ int run(int argc, char** argv) {
   if (auto rc = parse(app, argc, argv)) return *rc;
   const bool from_stdin = app.count("TEXT") == 0;
 
-  auto f = gguf::file::open(model);
+  auto f = open_model(model);
   if (!f) return report(model, f.error());
   auto v = vocab::load(*f);
   if (!v) return report(model, v.error());

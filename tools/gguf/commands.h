@@ -44,6 +44,11 @@ int report(std::string_view file, const gguf::error& e);
 /// Opens FILE, or standard input for "-" (or when `use_stdin`).
 result<gguf::file> open_input(const std::string& path, bool use_stdin = false);
 
+/// Opens FILE like open_input, and when it is a shard of a split model (any shard),
+/// every shard of its set: the result is the merged view (gguf::model_files::merged:
+/// the first shard's metadata, every shard's tensors). Errors name the shard concerned.
+result<gguf::file> open_model(const std::string& path, bool use_stdin = false);
+
 /// Display name of an input ("<stdin>" for "-").
 std::string input_name(const std::string& path, bool use_stdin = false);
 

@@ -1,0 +1,194 @@
+// `gguf split` / `gguf merge` against llama.cpp's gguf-split: the recorded plans, exit
+// codes and shard sha256/sizes of every model, quant and vocab file
+// (tests/cli/reference/split), merge back to the input, shard keys and validation, and
+// the commands that read a split model as one.
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "gguf/file.h"
+#include "reference_sections.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace gguf::test;
+
+namespace {
+
+std::string sha256_hex(const std::vector<std::byte>& b) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(b.data(), b.size(), md, &n, EVP_sha256(), nullptr);
+  std::string s;
+  char h[3];
+  for (unsigned i = 0; i < n; ++i) {
+    std::snprintf(h, sizeof h, "%02x", md[i]);
+    s += h;
+  }
+  return s;
+}
+
+std::string find_data_file(const std::string& name) {
+  for (const char* dir : {"models", "quant", "vocab"}) {
+    if (fs::exists(data_dir() / dir / (name + ".gguf"))) return std::string(dir) + "/" + name + ".gguf";
+  }
+  return {};
+}
+
+// What merge must give back for `in`: the input itself when ggml's writer would write
+// it the same way (GGUF v3, tensor infos without trailing dimensions of 1); a file
+// without tensors comes back without padding after its metadata.
+std::optional<std::vector<std::byte>> expected_merge(const fs::path& in) {
+  auto f = gguf::file::open(in);
+  if (!f || f->version() != 3) return std::nullopt;
+  for (const auto& t : f->tensors()) {
+    if (t.n_dims > 1 && t.ne[t.n_dims - 1] == 1) return std::nullopt;
+  }
+  auto bytes = read_bytes(in);
+  if (f->tensor_count() == 0) bytes.resize(f->metadata_end());
+  return bytes;
+}
+
+void expect_shard_keys(const fs::path& shard, uint16_t no, uint16_t count, int32_t total) {
+  auto f = gguf::file::open(shard);
+  ASSERT_TRUE(f) << shard;
+  auto sno = f->get("split.no");
+  auto scount = f->get("split.count");
+  auto stotal = f->get("split.tensors.count");
+  ASSERT_TRUE(sno && scount && stotal) << shard;
+  EXPECT_EQ(sno->type(), gguf::value_type::uint16);
+  EXPECT_EQ(scount->type(), gguf::value_type::uint16);
+  EXPECT_EQ(stotal->type(), gguf::value_type::int32);
+  EXPECT_EQ(*sno->get<uint16_t>(), no);
+  EXPECT_EQ(*scount->get<uint16_t>(), count);
+  EXPECT_EQ(*stotal->get<int32_t>(), total);
+  if (no > 0) {
+    EXPECT_EQ(f->kv_count(), 3u) << shard << ": metadata only in the first shard";
+  }
+}
+
+}  // namespace
+
+// The vocab-only files (one or two shards each, 22 files) run with GGUF_TEST_SPLIT_ALL=1;
+// the default covers every model and the quant fixture (about 50 splits and merges).
+TEST(CliSplit, ShardsEqualGgufSplitsAndMergeGivesTheInputBack) {
+  GGUF_REQUIRE_DATA();
+  const bool all = std::getenv("GGUF_TEST_SPLIT_ALL") != nullptr;
+  int cases = 0, merged_identical = 0;
+  for (const auto& e : fs::directory_iterator(reference_dir() / "split")) {
+    const std::string name = e.path().stem().string();
+    const std::string rel = find_data_file(name);
+    ASSERT_FALSE(rel.empty()) << name;
+    if (!all && rel.rfind("vocab/", 0) == 0) continue;
+    const fs::path in = data_dir() / rel;
+    const auto want_merge = expected_merge(in);
+    const int32_t n_tensors = static_cast<int32_t>(gguf::file::open(in)->tensor_count());
+    for (const auto& s : read_sections(e.path())) {
+      const fs::path dir = temp_dir() / "split" / (name + std::to_string(cases++));
+      fs::create_directories(dir);
+      std::vector<std::string> cmd = {"split", in.string(), (dir / name).string()};
+      for (const auto& w : split_words(s.args)) cmd.push_back(w);
+      auto r = run_cli(cmd);
+      const std::string where = name + " " + s.args;
+      ASSERT_EQ(r.exit_code, s.exit_code) << where << r.err;
+      std::vector<std::string> plan;
+      for (const auto& l : lines_of(r.out)) {
+        if (l.rfind("n_split:", 0) == 0 || l.rfind("split ", 0) == 0) plan.push_back(l);
+      }
+      EXPECT_EQ(plan, s.output) << where;
+      std::vector<std::string> shards;
+      for (const auto& f : fs::directory_iterator(dir)) shards.push_back(f.path().filename().string());
+      std::sort(shards.begin(), shards.end());
+      ASSERT_EQ(shards.size(), s.after.size()) << where;
+      for (size_t i = 0; i < shards.size(); ++i) {
+        const auto bytes = read_bytes(dir / shards[i]);
+        EXPECT_EQ(sha256_hex(bytes) + "  " + std::to_string(bytes.size()) + "  " + shards[i], s.after[i]) << where;
+        expect_shard_keys(dir / shards[i], static_cast<uint16_t>(i), static_cast<uint16_t>(shards.size()), n_tensors);
+      }
+      if (shards.empty()) continue;
+      auto v = run_cli({"validate", "-q", (dir / shards.front()).string(), (dir / shards.back()).string()});
+      EXPECT_EQ(v.exit_code, 0) << where << v.out;
+      // Merge from any shard's set (given the first), back to the input.
+      const fs::path merged = dir / "merged.gguf";
+      auto m = run_cli({"merge", (dir / shards.front()).string(), merged.string()});
+      ASSERT_EQ(m.exit_code, 0) << where << m.err;
+      if (want_merge) {
+        EXPECT_TRUE(read_bytes(merged) == *want_merge) << where << ": merged file differs from the input";
+        ++merged_identical;
+      }
+      if (cases % 4 != 1) continue;
+      // An existing OUT is refused without --force.
+      EXPECT_EQ(run_cli({"merge", (dir / shards.front()).string(), merged.string()}).exit_code, 2) << where;
+      EXPECT_EQ(run_cli({"merge", (dir / shards.front()).string(), merged.string(), "--force"}).exit_code, 0);
+    }
+  }
+  EXPECT_GE(cases, all ? 132 : 52);
+  EXPECT_GE(merged_identical, all ? 100 : 40);
+}
+
+// tokenize and embed given a shard read the whole model: the same ids and floats as
+// the unsplit file.
+TEST(CliSplit, TokenizeAndEmbedOnAShardEqualTheUnsplitFile) {
+  GGUF_REQUIRE_DATA();
+  for (const char* model : {"models/stories260K.gguf", "models/llama-2-tiny-random.gguf"}) {
+    const fs::path dir = temp_dir() / "split-read" / fs::path(model).stem();
+    fs::create_directories(dir);
+    const std::string in = data_file(model).string();
+    ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "3"}).exit_code, 0);
+    std::vector<fs::path> shards;
+    for (const auto& f : fs::directory_iterator(dir)) shards.push_back(f.path());
+    std::sort(shards.begin(), shards.end());
+    ASSERT_GE(shards.size(), 2u);
+    for (const std::string text : {"Once upon a time, there was a little girl.", "héllo  wörld <s> 123"}) {
+      for (const char* cmd : {"tokenize", "embed"}) {
+        auto want = run_cli({cmd, "-m", in, text});
+        ASSERT_EQ(want.exit_code, 0) << want.err;
+        for (const auto& shard : {shards.front(), shards.back()}) {
+          auto got = run_cli({cmd, "-m", shard.string(), text});
+          EXPECT_EQ(got.exit_code, 0) << got.err;
+          EXPECT_EQ(got.out, want.out) << cmd << " " << shard;
+        }
+      }
+    }
+  }
+}
+
+TEST(CliSplit, BrokenSetsAreClearErrorsNamingTheShard) {
+  GGUF_REQUIRE_DATA();
+  const fs::path dir = temp_dir() / "split-broken";
+  fs::create_directories(dir);
+  const std::string in = data_file("models/stories260K-Q4_0.gguf").string();
+  ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "20"}).exit_code, 0);
+  const fs::path s1 = dir / "m-00001-of-00003.gguf", s2 = dir / "m-00002-of-00003.gguf",
+                 s3 = dir / "m-00003-of-00003.gguf";
+  // A missing shard: named in the error, from merge, info and validate.
+  fs::rename(s3, dir / "away.gguf");
+  auto r = run_cli({"merge", s1.string(), (dir / "out.gguf").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("m-00003-of-00003.gguf"), std::string::npos) << r.err;
+  EXPECT_NE(run_cli({"info", s2.string()}).exit_code, 0);
+  auto v = run_cli({"validate", s1.string()});
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("split.set"), std::string::npos) << v.out;
+  EXPECT_FALSE(fs::exists(dir / "out.gguf"));
+  // A shard in the wrong place: shard 2's file where shard 3 belongs.
+  fs::copy_file(s2, s3);
+  r = run_cli({"merge", s1.string(), (dir / "out.gguf").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("m-00003-of-00003.gguf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("split.no"), std::string::npos) << r.err;
+  // A file that is not a shard.
+  EXPECT_EQ(run_cli({"merge", in, (dir / "out.gguf").string()}).exit_code, 1);
+  // The size limit as gguf-split counts it: units M and G only.
+  EXPECT_EQ(run_cli({"split", in, (dir / "x").string(), "--split-max-size", "100K"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"split", in, (dir / "x").string(), "--split-max-size", "0M"}).exit_code, 2);
+  // --dry-run writes nothing.
+  auto d = run_cli({"split", in, (dir / "dry").string(), "--split-max-tensors", "5", "--dry-run"});
+  EXPECT_EQ(d.exit_code, 0);
+  EXPECT_NE(d.out.find("n_split: 10"), std::string::npos) << d.out;
+  EXPECT_FALSE(fs::exists(dir / "dry-00001-of-00010.gguf"));
+}

@@ -1,0 +1,102 @@
+// gguf split IN OUT_PREFIX (--split-max-tensors N | --split-max-size N(M|G))
+//           [--no-tensor-first-split] [--dry-run]
+// Shards PREFIX-00001-of-0000N.gguf ... equal to llama.cpp's gguf-split's, byte for byte
+// (gguf/split.h); the plan is printed as gguf-split prints it.
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "gguf/split.h"
+#include "progress.h"
+
+namespace gguf::cli {
+namespace {
+
+// gguf-split's split_str_to_n_bytes: an integer and M (10^6) or G (10^9).
+std::optional<uint64_t> parse_size(const std::string& s, std::string& why) {
+  if (s.empty() || (s.back() != 'M' && s.back() != 'G')) {
+    why = "supported units are M (megabytes) or G (gigabytes), as in '500M' or '4G'";
+    return std::nullopt;
+  }
+  uint64_t n = 0;
+  const std::string digits = s.substr(0, s.size() - 1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) {
+    why = "size must be a positive integer followed by M or G";
+    return std::nullopt;
+  }
+  n = std::stoull(digits);
+  if (n == 0) {
+    why = "size must be a positive value";
+    return std::nullopt;
+  }
+  return n * (s.back() == 'M' ? 1000000ull : 1000000000ull);
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Split a GGUF model into shards, as llama.cpp's gguf-split does (same bytes).", "split"};
+  std::string in, prefix, max_size;
+  uint32_t max_tensors = 128;
+  bool no_first = false, dry_run = false;
+  app.add_option("IN", in, "GGUF file to split")->required();
+  app.add_option("OUT_PREFIX", prefix, "shards are written to OUT_PREFIX-%05d-of-%05d.gguf")->required();
+  auto* mt = app.add_option("--split-max-tensors", max_tensors, "at most N tensors per shard (default 128)")
+                 ->check(CLI::Range(1u, 0x7fffffffu));
+  auto* ms = app.add_option("--split-max-size", max_size, "at most N(M|G) bytes of tensor data per shard (M = 10^6, G = 10^9)");
+  mt->excludes(ms);
+  app.add_flag("--no-tensor-first-split", no_first, "the first shard holds the metadata only");
+  app.add_flag("--dry-run", dry_run, "print the plan; write nothing");
+  if (auto rc = parse(app, argc, argv)) return *rc;
+
+  split_options o;
+  o.max_tensors = max_tensors;
+  o.no_tensor_first_split = no_first;
+  if (!max_size.empty()) {
+    std::string why;
+    auto n = parse_size(max_size, why);
+    if (!n) {
+      std::cerr << "gguf split: --split-max-size " << max_size << ": " << why << "\n";
+      return exit_usage;
+    }
+    o.max_bytes = *n;
+  }
+  auto f = open_input(in);
+  if (!f) return report(in, f.error());
+  auto plan = plan_split(*f, o);
+  if (!plan) return report(in, plan.error());
+  const size_t n = plan->shards.size();
+  // gguf-split's print_info: metadata size plus unpadded tensor bytes, in whole 10^6 bytes.
+  std::printf("n_split: %zu\n", n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto& s = plan->shards[i];
+    std::printf("split %05zu: n_tensors = %zu, total_size = %" PRIu64 "M\n", i + 1, s.tensors.size(),
+                (s.metadata_size + s.tensor_bytes) / 1000 / 1000);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::printf("%s  %" PRIu64 " bytes\n", split_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(n)).c_str(),
+                plan->shards[i].file_size);
+  }
+  if (dry_run) return exit_ok;
+  uint64_t total = 0, done_before = 0;
+  for (const auto& s : plan->shards) total += s.file_size;
+  auto bar = progress_line("split " + prefix);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string path = split_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(n));
+    output_options oo;
+    oo.expected_size = plan->shards[i].file_size;
+    if (bar) oo.progress = [&](uint64_t done, uint64_t) { bar(done_before + done, total); };
+    auto out = safe_output::create(path, oo);
+    if (!out) return report(path, out.error());
+    auto r = write_shard(*f, *plan, i, *out);
+    if (!r) return report(r.error().code == errc::io_error ? path : in, r.error());
+    if (auto c = out->commit(); !c) return report(path, c.error());
+    done_before += plan->shards[i].file_size;
+  }
+  std::fprintf(stderr, "gguf split: %zu shards written with a total of %u tensors\n", n, plan->tensor_count);
+  return exit_ok;
+}
+
+const registrar reg{"split", "split a model into shards (as llama.cpp's gguf-split)", run};
+
+}  // namespace
+}  // namespace gguf::cli
