@@ -108,14 +108,29 @@ struct arch_info {
   /// present") that llama.cpp does not require.
   std::span<const std::string_view> spec_required;
   bool in_spec = false;  ///< has a section in the GGUF specification
+  /// `gguf validate` checks this row's keys and tensor names. False for the rows only the
+  /// model loader reads so far (mamba2 rwkv6 rwkv7 baichuan refact qwen2moe: their tensor
+  /// names are not in the standard list): validate reports those as arch.unknown.
+  bool validated = true;
 };
 
 /// Every architecture with a row (the spec's: llama mpt gptneox gptj gpt2 bloom falcon
-/// mamba rwkv whisper; and qwen2 qwen3 phi3 gemma gemma2 gemma3 starcoder2 bert
-/// nomic-bert nomic-bert-moe t5 command-r deepseek2).
+/// mamba rwkv whisper; and qwen2 qwen3 phi3 gemma gemma2 gemma3 gemma4 starcoder2 bert
+/// nomic-bert nomic-bert-moe t5 command-r deepseek2; loader-only: mamba2 rwkv6 rwkv7
+/// baichuan refact qwen2moe), then the registered ones. This is the one list of
+/// architectures: the model layer's rows (src/model/arch_table.cpp) refer to these by
+/// name and take their required keys and in_spec from here.
 std::span<const arch_info> architectures() noexcept;
 /// The row of `name`, or nullptr.
 const arch_info* find_architecture(std::string_view name) noexcept;
+
+/// Adds an architecture row after the built-in ones (e.g. one a test or an embedding
+/// program defines): validate checks its required keys and the model layer reads them as
+/// required. `row`'s spans must outlive every use (static storage). Returns the stored
+/// row, or nullptr when `row.name` is empty or already has a row, or the table is full
+/// (256 rows). Not thread-safe: register before any thread reads the table; rows never
+/// move, so pointers returned earlier stay valid.
+const arch_info* register_architecture(const arch_info& row) noexcept;
 
 // ---------------------------------------------------------------------------------
 // Tokenizer and tensor names

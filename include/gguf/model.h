@@ -12,8 +12,9 @@
 // which are required, their defaults; load_tensors: tensor shapes), src/llama-arch.cpp
 // (key and tensor names), src/llama-hparams.h (field names), and the GGUF specification
 // (ggml docs/gguf.md, "LLM" and "Whisper" sections) for the spec-only architectures.
-// Adding an architecture is one row in src/model/arch_table.cpp
-// (see docs/adding-an-architecture.md).
+// An architecture is one facts row in src/schema/keys.cpp (name, required keys; shared with
+// gguf validate) and one bindings row of the same name in src/model/arch_table.cpp
+// (key -> hparams field, defaults, tensors); see docs/adding-an-architecture.md.
 #pragma once
 
 #include <array>

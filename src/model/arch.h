@@ -22,34 +22,31 @@ struct key_spec {
   int32_t hparams::*i32 = nullptr;
   float hparams::*f32 = nullptr;
   bool hparams::*flag = nullptr;
-  bool required = false;
-  /// When set, the key is required iff this returns true (e.g. deepseek2's q_lora_rank
-  /// is required except for the 27-layer "lite" model).
+  /// Whether the key is required is a fact of the schema layer's architecture row
+  /// (gguf::find_architecture(name)->required, keys.h), not of the binding. When set, the
+  /// key is also required when this returns true (deepseek2's q_lora_rank, required except
+  /// for the 27-layer "lite" model).
   bool (*required_if)(const hparams&) = nullptr;
 };
 
-constexpr key_spec u32_key(std::string_view s, uint32_t hparams::*m, bool req) {
+constexpr key_spec u32_key(std::string_view s, uint32_t hparams::*m) {
   key_spec k{s, key_kind::u32};
   k.u32 = m;
-  k.required = req;
   return k;
 }
-constexpr key_spec i32_key(std::string_view s, int32_t hparams::*m, bool req) {
+constexpr key_spec i32_key(std::string_view s, int32_t hparams::*m) {
   key_spec k{s, key_kind::i32};
   k.i32 = m;
-  k.required = req;
   return k;
 }
-constexpr key_spec f32_key(std::string_view s, float hparams::*m, bool req) {
+constexpr key_spec f32_key(std::string_view s, float hparams::*m) {
   key_spec k{s, key_kind::f32};
   k.f32 = m;
-  k.required = req;
   return k;
 }
-constexpr key_spec bool_key(std::string_view s, bool hparams::*m, bool req) {
+constexpr key_spec bool_key(std::string_view s, bool hparams::*m) {
   key_spec k{s, key_kind::boolean};
   k.flag = m;
-  k.required = req;
   return k;
 }
 
@@ -175,9 +172,11 @@ struct tensor_spec {
 
 // ---- one architecture ----------------------------------------------------------------
 
+/// The model layer's half of an architecture: how its keys bind to hparams fields and
+/// which tensors it has. The facts (name, required keys, in the spec or not) are the
+/// schema layer's row of the same name (gguf::find_architecture, keys.h).
 struct arch_row {
-  std::string_view name;
-  bool from_spec = false;
+  std::string_view name;  ///< the schema row's name (general.architecture)
   std::span<const key_spec> keys{};  ///< architecture-specific keys, read after the common ones
   /// Sets llama.cpp's per-architecture defaults before the keys are read.
   void (*defaults)(hparams&) = nullptr;
@@ -193,6 +192,13 @@ struct arch_row {
 };
 
 std::span<const arch_row> arch_rows() noexcept;
+
+/// Adds a row after the built-in ones (a test's made-up architecture). The schema row of
+/// the same name must be registered first (gguf::register_architecture): it gives the
+/// required keys and from_spec. `row`'s spans must have static storage. Returns the
+/// registry entry, or nullptr when the name has no schema row, already has a model row,
+/// or the registry is full (256 rows). Not thread-safe: register before loading models.
+const architecture* register_arch_row(const arch_row& row) noexcept;
 
 /// Expected size of `d` for layer `il` (0 when it cannot be computed).
 uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept;

@@ -3,9 +3,10 @@
 // Every row reads the common keys first (context_length, embedding_length, block_count,
 // feed_forward_length, attention.head_count[_kv], rope.*, attention.key/value_length,
 // expert_count, expert_used_count, vocab_size; see hparams.cpp), then its own keys below.
-// Which keys are required, and the defaults, follow llama.cpp's
-// llama_model::load_hparams (src/llama-model.cpp); the spec-only architectures (gptj,
-// rwkv, whisper) follow the GGUF specification's "LLM" and "Whisper" sections.
+// Which keys are required is the schema layer's fact (arch_table in src/schema/keys.cpp,
+// gguf::find_architecture); a row here has the same name and adds only how the keys bind
+// to hparams fields, the defaults of llama.cpp's llama_model::load_hparams
+// (src/llama-model.cpp) and the tensors.
 // Tensor groups (tensor_groups.h) follow llama.cpp's load_tensors.
 #include <array>
 
@@ -21,94 +22,94 @@ using tensor_list = std::span<const tensor_spec>;
 
 // ---- keys shared by several rows ----------------------------------------------------
 
-constexpr key_spec rms_eps_req = f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps, true);
-constexpr key_spec ln_eps_req = f32_key("attention.layer_norm_epsilon", &H::f_norm_eps, true);
-constexpr key_spec pooling_opt = u32_key("pooling_type", &H::pooling_type, false);
+constexpr key_spec rms_eps = f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps);
+constexpr key_spec ln_eps = f32_key("attention.layer_norm_epsilon", &H::f_norm_eps);
+constexpr key_spec pooling = u32_key("pooling_type", &H::pooling_type);
 
-constexpr key_spec k_rms[] = {rms_eps_req};
-constexpr key_spec k_ln[] = {ln_eps_req};
-constexpr key_spec k_qwen[] = {pooling_opt, rms_eps_req};
-constexpr key_spec k_qwen2moe[] = {u32_key("expert_feed_forward_length", &H::n_ff_exp, false),
-                                   u32_key("expert_shared_feed_forward_length", &H::n_ff_shexp, false),
-                                   rms_eps_req};
-constexpr key_spec k_mpt[] = {ln_eps_req, f32_key("attention.clamp_kqv", &H::f_clamp_kqv, false),
-                              f32_key("attention.max_alibi_bias", &H::f_max_alibi_bias, true)};
-constexpr key_spec k_gptneox[] = {ln_eps_req, bool_key("use_parallel_residual", &H::use_par_res, true)};
-constexpr key_spec k_mamba[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv, true),
-                                u32_key("ssm.inner_size", &H::ssm_d_inner, true),
-                                u32_key("ssm.state_size", &H::ssm_d_state, true),
-                                u32_key("ssm.time_step_rank", &H::ssm_dt_rank, true),
-                                bool_key("ssm.dt_b_c_rms", &H::ssm_dt_b_c_rms, false),
-                                rms_eps_req};
-constexpr key_spec k_mamba2[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv, true),
-                                 u32_key("ssm.inner_size", &H::ssm_d_inner, true),
-                                 u32_key("ssm.state_size", &H::ssm_d_state, true),
-                                 u32_key("ssm.time_step_rank", &H::ssm_dt_rank, true),
-                                 u32_key("ssm.group_count", &H::ssm_n_group, true),
-                                 rms_eps_req};
-constexpr key_spec k_rwkv6[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps, false),
-                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps, false),
-                                u32_key("wkv.head_size", &H::wkv_head_size, true),
-                                u32_key("time_mix_extra_dim", &H::time_mix_extra_dim, true),
-                                u32_key("time_decay_extra_dim", &H::time_decay_extra_dim, true),
-                                u32_key("rescale_every_n_layers", &H::rescale_every_n_layers, false),
-                                u32_key("token_shift_count", &H::token_shift_count, false)};
-constexpr key_spec k_rwkv7[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps, false),
-                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps, false),
-                                u32_key("wkv.head_size", &H::wkv_head_size, true),
-                                u32_key("attention.decay_lora_rank", &H::n_lora_decay, true),
-                                u32_key("attention.iclr_lora_rank", &H::n_lora_iclr, true),
-                                u32_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix, true),
-                                u32_key("attention.gate_lora_rank", &H::n_lora_gate, false),
-                                u32_key("token_shift_count", &H::token_shift_count, false)};
+constexpr key_spec k_rms[] = {rms_eps};
+constexpr key_spec k_ln[] = {ln_eps};
+constexpr key_spec k_qwen[] = {pooling, rms_eps};
+constexpr key_spec k_qwen2moe[] = {u32_key("expert_feed_forward_length", &H::n_ff_exp),
+                                   u32_key("expert_shared_feed_forward_length", &H::n_ff_shexp),
+                                   rms_eps};
+constexpr key_spec k_mpt[] = {ln_eps, f32_key("attention.clamp_kqv", &H::f_clamp_kqv),
+                              f32_key("attention.max_alibi_bias", &H::f_max_alibi_bias)};
+constexpr key_spec k_gptneox[] = {ln_eps, bool_key("use_parallel_residual", &H::use_par_res)};
+constexpr key_spec k_mamba[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv),
+                                u32_key("ssm.inner_size", &H::ssm_d_inner),
+                                u32_key("ssm.state_size", &H::ssm_d_state),
+                                u32_key("ssm.time_step_rank", &H::ssm_dt_rank),
+                                bool_key("ssm.dt_b_c_rms", &H::ssm_dt_b_c_rms),
+                                rms_eps};
+constexpr key_spec k_mamba2[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv),
+                                 u32_key("ssm.inner_size", &H::ssm_d_inner),
+                                 u32_key("ssm.state_size", &H::ssm_d_state),
+                                 u32_key("ssm.time_step_rank", &H::ssm_dt_rank),
+                                 u32_key("ssm.group_count", &H::ssm_n_group),
+                                 rms_eps};
+constexpr key_spec k_rwkv6[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps),
+                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps),
+                                u32_key("wkv.head_size", &H::wkv_head_size),
+                                u32_key("time_mix_extra_dim", &H::time_mix_extra_dim),
+                                u32_key("time_decay_extra_dim", &H::time_decay_extra_dim),
+                                u32_key("rescale_every_n_layers", &H::rescale_every_n_layers),
+                                u32_key("token_shift_count", &H::token_shift_count)};
+constexpr key_spec k_rwkv7[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps),
+                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps),
+                                u32_key("wkv.head_size", &H::wkv_head_size),
+                                u32_key("attention.decay_lora_rank", &H::n_lora_decay),
+                                u32_key("attention.iclr_lora_rank", &H::n_lora_iclr),
+                                u32_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix),
+                                u32_key("attention.gate_lora_rank", &H::n_lora_gate),
+                                u32_key("token_shift_count", &H::token_shift_count)};
 // The spec's RWKV section: "The only allowed value currently is 4" (checked in finish).
-constexpr key_spec k_rwkv[] = {u32_key("architecture_version", &H::architecture_version, true)};
-constexpr key_spec k_whisper[] = {u32_key("encoder.mels_count", &H::n_mels, true),
-                                  u32_key("decoder.context_length", &H::dec_n_ctx, true),
-                                  u32_key("decoder.embedding_length", &H::dec_n_embd, true),
-                                  u32_key("decoder.block_count", &H::dec_n_layer, true),
-                                  u32_key("decoder.attention.head_count", &H::dec_n_head, true)};
-constexpr key_spec k_phi3[] = {rms_eps_req, u32_key("attention.sliding_window", &H::n_swa, false)};
-constexpr key_spec k_gemma2[] = {u32_key("attention.sliding_window", &H::n_swa, false), rms_eps_req,
-                                 f32_key("attn_logit_softcapping", &H::f_attn_logit_softcapping, false),
-                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false)};
-constexpr key_spec k_gemma3[] = {u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req};
+constexpr key_spec k_rwkv[] = {u32_key("architecture_version", &H::architecture_version)};
+constexpr key_spec k_whisper[] = {u32_key("encoder.mels_count", &H::n_mels),
+                                  u32_key("decoder.context_length", &H::dec_n_ctx),
+                                  u32_key("decoder.embedding_length", &H::dec_n_embd),
+                                  u32_key("decoder.block_count", &H::dec_n_layer),
+                                  u32_key("decoder.attention.head_count", &H::dec_n_head)};
+constexpr key_spec k_phi3[] = {rms_eps, u32_key("attention.sliding_window", &H::n_swa)};
+constexpr key_spec k_gemma2[] = {u32_key("attention.sliding_window", &H::n_swa), rms_eps,
+                                 f32_key("attn_logit_softcapping", &H::f_attn_logit_softcapping),
+                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
+constexpr key_spec k_gemma3[] = {u32_key("attention.sliding_window", &H::n_swa), rms_eps};
 // gemma4 (llama.cpp llama_model_gemma4::load_arch_hparams); attention.sliding_window_pattern
 // and attention.shared_kv_layers are read through the row's swa_layers_key.
-constexpr key_spec k_gemma4[] = {f32_key("rope.freq_base_swa", &H::rope_freq_base_train_swa, false),
-                                 u32_key("expert_feed_forward_length", &H::n_ff_exp, false),
-                                 u32_key("attention.sliding_window", &H::n_swa, true), rms_eps_req,
-                                 u32_key("embedding_length_per_layer_input", &H::n_embd_per_layer, true),
-                                 u32_key("attention.key_length_swa", &H::n_embd_head_k_swa, true),
-                                 u32_key("attention.value_length_swa", &H::n_embd_head_v_swa, true),
-                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping, false)};
-constexpr key_spec k_bert[] = {ln_eps_req, bool_key("attention.causal", &H::causal_attn, true), pooling_opt};
-constexpr key_spec k_nomic_bert[] = {ln_eps_req, bool_key("attention.causal", &H::causal_attn, true),
-                                     u32_key("pooling_type", &H::pooling_type, true),
-                                     u32_key("moe_every_n_layers", &H::moe_every_n_layers, false)};
-constexpr key_spec k_t5[] = {rms_eps_req,
-                             u32_key("attention.relative_buckets_count", &H::n_rel_attn_bkts, true),
-                             i32_key("decoder_start_token_id", &H::dec_start_token_id, false),
-                             u32_key("decoder_block_count", &H::dec_n_layer, false)};
-constexpr key_spec k_command_r[] = {f32_key("logit_scale", &H::f_logit_scale, true), ln_eps_req};
+constexpr key_spec k_gemma4[] = {f32_key("rope.freq_base_swa", &H::rope_freq_base_train_swa),
+                                 u32_key("expert_feed_forward_length", &H::n_ff_exp),
+                                 u32_key("attention.sliding_window", &H::n_swa), rms_eps,
+                                 u32_key("embedding_length_per_layer_input", &H::n_embd_per_layer),
+                                 u32_key("attention.key_length_swa", &H::n_embd_head_k_swa),
+                                 u32_key("attention.value_length_swa", &H::n_embd_head_v_swa),
+                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
+constexpr key_spec k_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn), pooling};
+constexpr key_spec k_nomic_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn),
+                                     u32_key("pooling_type", &H::pooling_type),
+                                     u32_key("moe_every_n_layers", &H::moe_every_n_layers)};
+constexpr key_spec k_t5[] = {rms_eps,
+                             u32_key("attention.relative_buckets_count", &H::n_rel_attn_bkts),
+                             i32_key("decoder_start_token_id", &H::dec_start_token_id),
+                             u32_key("decoder_block_count", &H::dec_n_layer)};
+constexpr key_spec k_command_r[] = {f32_key("logit_scale", &H::f_logit_scale), ln_eps};
 
 bool deepseek2_not_lite(const H& hp) { return hp.n_layer != 27; }
 constexpr key_spec k_deepseek2[] = {
-    rms_eps_req,
-    u32_key("leading_dense_block_count", &H::n_layer_dense_lead, true),
+    rms_eps,
+    u32_key("leading_dense_block_count", &H::n_layer_dense_lead),
     [] {
-      key_spec k = u32_key("attention.q_lora_rank", &H::n_lora_q, true);
+      key_spec k = u32_key("attention.q_lora_rank", &H::n_lora_q);
       k.required_if = deepseek2_not_lite;
       return k;
     }(),
-    u32_key("attention.kv_lora_rank", &H::n_lora_kv, true),
-    u32_key("attention.key_length_mla", &H::n_embd_head_k_mla, false),
-    u32_key("attention.value_length_mla", &H::n_embd_head_v_mla, false),
-    u32_key("expert_feed_forward_length", &H::n_ff_exp, true),
-    u32_key("expert_shared_count", &H::n_expert_shared, true),
-    f32_key("expert_weights_scale", &H::expert_weights_scale, true),
-    bool_key("expert_weights_norm", &H::expert_weights_norm, false),
-    u32_key("expert_gating_func", &H::expert_gating_func, false)};
+    u32_key("attention.kv_lora_rank", &H::n_lora_kv),
+    u32_key("attention.key_length_mla", &H::n_embd_head_k_mla),
+    u32_key("attention.value_length_mla", &H::n_embd_head_v_mla),
+    u32_key("expert_feed_forward_length", &H::n_ff_exp),
+    u32_key("expert_shared_count", &H::n_expert_shared),
+    f32_key("expert_weights_scale", &H::expert_weights_scale),
+    bool_key("expert_weights_norm", &H::expert_weights_norm),
+    u32_key("expert_gating_func", &H::expert_gating_func)};
 
 // ---- defaults set before the architecture's own keys (llama.cpp) ---------------------
 
@@ -189,16 +190,16 @@ constexpr tensor_list t_rwkv7[] = {token_embd,  rwkv_embd_norm, output_untied, o
 constexpr tensor_list t_rwkv6[] = {token_embd,  rwkv_embd_norm, output_untied, output_norm_bias, rwkv6_block};
 
 constexpr arch_row rows[] = {
-    {.name = "llama", .from_spec = true, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
-    {.name = "mpt", .from_spec = true, .keys = k_mpt, .tensors = t_mpt},
-    {.name = "gptneox", .from_spec = true, .keys = k_gptneox, .tensors = t_gptneox, .tensors_complete = true},
-    {.name = "gptj", .from_spec = true, .keys = k_ln, .tensors = t_gptj},
-    {.name = "gpt2", .from_spec = true, .keys = k_ln, .tensors = t_gpt2},
-    {.name = "bloom", .from_spec = true, .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
-    {.name = "falcon", .from_spec = true, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon, .tensors_complete = true},
-    {.name = "mamba", .from_spec = true, .keys = k_mamba, .tensors = t_mamba, .tensors_complete = true},
-    {.name = "rwkv", .from_spec = true, .keys = k_rwkv},
-    {.name = "whisper", .from_spec = true, .keys = k_whisper, .key_infix = "encoder."},
+    {.name = "llama", .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
+    {.name = "mpt", .keys = k_mpt, .tensors = t_mpt},
+    {.name = "gptneox", .keys = k_gptneox, .tensors = t_gptneox, .tensors_complete = true},
+    {.name = "gptj", .keys = k_ln, .tensors = t_gptj},
+    {.name = "gpt2", .keys = k_ln, .tensors = t_gpt2},
+    {.name = "bloom", .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
+    {.name = "falcon", .keys = k_ln, .check_n_rot = true, .tensors = t_falcon, .tensors_complete = true},
+    {.name = "mamba", .keys = k_mamba, .tensors = t_mamba, .tensors_complete = true},
+    {.name = "rwkv", .keys = k_rwkv},
+    {.name = "whisper", .keys = k_whisper, .key_infix = "encoder."},
     {.name = "mamba2", .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
     {.name = "rwkv6", .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},
     {.name = "rwkv7", .keys = k_rwkv7, .tensors = t_rwkv7, .tensors_complete = true},

@@ -34,20 +34,15 @@ class key_reader {
       : f_(f), prefix_(std::string(arch) + "." + std::string(infix)), infix_(infix), vocab_only_(vocab_only),
         schema_(find_architecture(arch)) {}
 
-  /// Whether `suffix` is required. The schema layer owns the per-architecture table of
-  /// required keys (keys.h); a row's own flag is used only for architectures that table
-  /// does not have, and for keys required on a condition (deepseek2's q_lora_rank).
+  /// Whether `suffix` is required: the schema layer's row of the architecture says so
+  /// (keys.h; for the spec-only architectures rwkv and whisper, the spec's list), or the
+  /// binding's condition holds (deepseek2's q_lora_rank).
   bool required(const key_spec& spec, const hparams& hp) const {
     if (spec.required_if && spec.required_if(hp)) return true;
-    if (!schema_) return spec.required_if ? false : spec.required;
+    if (!schema_) return false;
     std::string full = std::string(infix_) + std::string(spec.suffix);
-    for (auto k : schema_->required) {
+    for (auto k : schema_->required.empty() ? schema_->spec_required : schema_->required) {
       if (k == full) return true;
-    }
-    if (schema_->required.empty()) {  // spec-only architectures (rwkv, whisper): the spec's list
-      for (auto k : schema_->spec_required) {
-        if (k == full) return true;
-      }
     }
     return false;
   }
@@ -263,11 +258,11 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   using detail::bool_key;
 
   // Common keys (llama.cpp reads these for every architecture).
-  for (const key_spec& k : {u32_key("context_length", &hparams::n_ctx_train, true),
-                            u32_key("embedding_length", &hparams::n_embd, true),
-                            u32_key("block_count", &hparams::n_layer, true),
-                            u32_key("expert_count", &hparams::n_expert, false),
-                            u32_key("expert_used_count", &hparams::n_expert_used, false)}) {
+  for (const key_spec& k : {u32_key("context_length", &hparams::n_ctx_train),
+                            u32_key("embedding_length", &hparams::n_embd),
+                            u32_key("block_count", &hparams::n_layer),
+                            u32_key("expert_count", &hparams::n_expert),
+                            u32_key("expert_used_count", &hparams::n_expert_used)}) {
     if (auto ok = r.read(k, hp); !ok) return ok.error();
   }
   auto value_of = [&](std::string_view suffix) { return f.find(r.key(suffix)); };
@@ -300,11 +295,11 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   hp.n_head_kv_arr = hp.n_head_arr;  // llama.cpp: n_head_kv defaults to n_head
   if (auto ok = r.read_per_layer("attention.head_count_kv", hp.n_layer, hp.n_head_kv_arr); !ok) return ok.error();
 
-  if (auto ok = r.read(bool_key("rope.scaling.finetuned", &hparams::rope_finetuned, false), hp); !ok) return ok.error();
+  if (auto ok = r.read(bool_key("rope.scaling.finetuned", &hparams::rope_finetuned), hp); !ok) return ok.error();
   hp.n_ctx_orig_yarn = hp.n_ctx_train;
-  if (auto ok = r.read(u32_key("rope.scaling.original_context_length", &hparams::n_ctx_orig_yarn, false), hp); !ok)
+  if (auto ok = r.read(u32_key("rope.scaling.original_context_length", &hparams::n_ctx_orig_yarn), hp); !ok)
     return ok.error();
-  if (auto ok = r.read(f32_key("rope.freq_base", &hparams::rope_freq_base_train, false), hp); !ok) return ok.error();
+  if (auto ok = r.read(f32_key("rope.freq_base", &hparams::rope_freq_base_train), hp); !ok) return ok.error();
   hp.rope_freq_base_train_swa = hp.rope_freq_base_train;  // llama.cpp: SWA layers default to the same
 
   if (auto v = value_of("rope.scaling.type")) {
@@ -328,7 +323,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
     }
   }
   hp.rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
-  if (auto ok = r.read(f32_key("rope.scaling.attn_factor", &hparams::rope_attn_factor, false), hp); !ok)
+  if (auto ok = r.read(f32_key("rope.scaling.attn_factor", &hparams::rope_attn_factor), hp); !ok)
     return ok.error();
 
   if (hp.n_head() > 0) {
@@ -346,11 +341,11 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
     }
     hp.n_embd_head_k_full = hp.n_embd / hp.n_head();
     hp.n_embd_head_v_full = hp.n_embd / hp.n_head();
-    if (auto ok = r.read(u32_key("attention.key_length", &hparams::n_embd_head_k_full, false), hp); !ok) return ok.error();
-    if (auto ok = r.read(u32_key("attention.value_length", &hparams::n_embd_head_v_full, false), hp); !ok)
+    if (auto ok = r.read(u32_key("attention.key_length", &hparams::n_embd_head_k_full), hp); !ok) return ok.error();
+    if (auto ok = r.read(u32_key("attention.value_length", &hparams::n_embd_head_v_full), hp); !ok)
       return ok.error();
     hp.n_rot_full = hp.n_embd_head_k_full;
-    if (auto ok = r.read(u32_key("rope.dimension_count", &hparams::n_rot_full, false), hp); !ok) return ok.error();
+    if (auto ok = r.read(u32_key("rope.dimension_count", &hparams::n_rot_full), hp); !ok) return ok.error();
     if (row.check_n_rot && hp.n_rot_full != hp.n_embd_head_k_full) {
       auto v = value_of("rope.dimension_count");
       return model_error(v ? &*v : nullptr, r.key("rope.dimension_count"),
@@ -362,14 +357,14 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   hp.n_embd_head_k_swa = hp.n_embd_head_k_full;
   hp.n_embd_head_v_swa = hp.n_embd_head_v_full;
   hp.n_rot_swa = hp.n_rot_full;
-  for (const key_spec& k : {u32_key("attention.key_length_swa", &hparams::n_embd_head_k_swa, false),
-                            u32_key("attention.value_length_swa", &hparams::n_embd_head_v_swa, false),
-                            u32_key("rope.dimension_count_swa", &hparams::n_rot_swa, false)}) {
+  for (const key_spec& k : {u32_key("attention.key_length_swa", &hparams::n_embd_head_k_swa),
+                            u32_key("attention.value_length_swa", &hparams::n_embd_head_v_swa),
+                            u32_key("rope.dimension_count_swa", &hparams::n_rot_swa)}) {
     if (auto ok = r.read(k, hp); !ok) return ok.error();
   }
 
   // n_vocab: [arch].vocab_size, else the number of tokens.
-  if (auto ok = r.read(u32_key("vocab_size", &hparams::n_vocab, false), hp); !ok) return ok.error();
+  if (auto ok = r.read(u32_key("vocab_size", &hparams::n_vocab), hp); !ok) return ok.error();
   if (!f.find(r.key("vocab_size"))) {
     if (auto tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->type() == value_type::array) {
       uint64_t n = tokens->array()->size();
@@ -383,7 +378,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   if (row.swa_layers_key) {
     // gemma4: which layers use the sliding window, and how many trailing layers share K/V.
     auto pattern = ra.read_layer_flags("attention.sliding_window_pattern", hp.n_layer,
-                                       ra.required(u32_key("attention.sliding_window_pattern", nullptr, true), hp),
+                                       ra.required(u32_key("attention.sliding_window_pattern", nullptr), hp),
                                        hp.swa_layers);
     if (!pattern) return pattern.error();
     uint32_t n_kv_shared = 0;

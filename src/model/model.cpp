@@ -1,10 +1,12 @@
 // The registry lookup, the tensor map (expected names and shapes against the file's
 // tensors, as llama.cpp's load_tensors checks them), and gguf::model.
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "arch.h"
+#include "gguf/keys.h"
 #include "gguf/quant.h"
 
 namespace gguf {
@@ -93,16 +95,22 @@ uint64_t dim_value(dim d, const hparams& hp, uint32_t il) noexcept {
 
 namespace {
 
-std::vector<architecture> build_registry() {
-  std::vector<architecture> v;
-  for (const auto& row : detail::arch_rows()) {
-    v.push_back(architecture{row.name, row.from_spec, !row.tensors.empty(), &row});
-  }
-  return v;
+// The built-in rows followed by the registered ones; the capacity is fixed so that a
+// registration never moves an entry (gguf::model keeps a pointer to its architecture).
+constexpr size_t max_architectures = 256;
+
+architecture entry(const detail::arch_row& row) {
+  const arch_info* facts = find_architecture(row.name);
+  return architecture{row.name, facts && facts->in_spec, !row.tensors.empty(), &row};
 }
 
-const std::vector<architecture>& registry() {
-  static const std::vector<architecture> r = build_registry();
+std::vector<architecture>& registry() {
+  static std::vector<architecture> r = [] {
+    std::vector<architecture> v;
+    v.reserve(max_architectures);
+    for (const auto& row : detail::arch_rows()) v.push_back(entry(row));
+    return v;
+  }();
   return r;
 }
 
@@ -167,6 +175,15 @@ void add_scale_companions(const file& f, const hparams& h, std::vector<model_ten
 }  // namespace
 
 std::span<const architecture> model_architectures() noexcept { return registry(); }
+
+const architecture* detail::register_arch_row(const detail::arch_row& row) noexcept {
+  static std::deque<detail::arch_row> rows;  // stable addresses for architecture::row
+  auto& r = registry();
+  if (!find_architecture(row.name) || find_model_architecture(row.name) || r.size() == r.capacity()) return nullptr;
+  rows.push_back(row);
+  r.push_back(entry(rows.back()));
+  return &r.back();
+}
 
 const architecture* find_model_architecture(std::string_view name) noexcept {
   for (const auto& a : registry()) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
 
 #include "gguf/keys.h"
 
@@ -174,6 +175,14 @@ constexpr sv spec_whisper[] = {"encoder.context_length",  "encoder.embedding_len
                                "encoder.attention.head_count", "decoder.context_length",
                                "decoder.embedding_length", "decoder.block_count",
                                "decoder.attention.head_count"};
+// Architectures only the model loader reads yet (validate reports them as unknown: their
+// tensor names are not in the standard list below). llama.cpp load_hparams.
+constexpr sv req_mamba2[] = {GGUF_CORE,        "ssm.conv_kernel",   "ssm.inner_size",
+                             "ssm.state_size", "ssm.time_step_rank", "ssm.group_count",
+                             "attention.layer_norm_rms_epsilon"};
+constexpr sv req_rwkv6[] = {GGUF_CORE, "wkv.head_size", "time_mix_extra_dim", "time_decay_extra_dim"};
+constexpr sv req_rwkv7[] = {GGUF_CORE, "wkv.head_size", "attention.decay_lora_rank", "attention.iclr_lora_rank",
+                            "attention.value_residual_mix_lora_rank"};
 #undef GGUF_CORE
 
 constexpr arch_info arch_table[] = {
@@ -201,6 +210,12 @@ constexpr arch_info arch_table[] = {
     {"t5", req_t5, {}, false},
     {"command-r", req_command_r, {}, false},
     {"deepseek2", req_deepseek2, {}, false},
+    {"mamba2", req_mamba2, {}, false, false},
+    {"rwkv6", req_rwkv6, {}, false, false},
+    {"rwkv7", req_rwkv7, {}, false, false},
+    {"baichuan", req_rms, {}, false, false},
+    {"refact", req_rms, {}, false, false},
+    {"qwen2moe", req_rms, {}, false, false},
 };
 
 constexpr std::string_view special_keys[] = {
@@ -282,12 +297,34 @@ std::string renamed_key_for(std::string_view key, std::string_view arch) {
   return {};
 }
 
-std::span<const arch_info> architectures() noexcept { return arch_table; }
+namespace {
+// The built-in rows followed by those register_architecture added. The capacity is fixed
+// so that a registration never moves a row another thread or caller points to.
+constexpr size_t max_architectures = 256;
+std::vector<arch_info>& arch_registry() {
+  static std::vector<arch_info> v = [] {
+    std::vector<arch_info> r;
+    r.reserve(max_architectures);
+    r.assign(std::begin(arch_table), std::end(arch_table));
+    return r;
+  }();
+  return v;
+}
+}  // namespace
+
+std::span<const arch_info> architectures() noexcept { return arch_registry(); }
 
 const arch_info* find_architecture(std::string_view name) noexcept {
-  for (const auto& a : arch_table)
+  for (const auto& a : arch_registry())
     if (a.name == name) return &a;
   return nullptr;
+}
+
+const arch_info* register_architecture(const arch_info& row) noexcept {
+  auto& v = arch_registry();
+  if (row.name.empty() || find_architecture(row.name) || v.size() == v.capacity()) return nullptr;
+  v.push_back(row);
+  return &v.back();
 }
 
 std::string_view tokenizer_vocab_type(std::string_view m) noexcept {

@@ -158,7 +158,7 @@ void check_general(checker& c) {
 void check_architecture(checker& c) {
   if (c.arch.empty()) return;
   const arch_info* a = find_architecture(c.arch);
-  if (!a) {
+  if (!a || !a->validated) {
     c.add(severity::note, "arch.unknown", "general.architecture", no_offset,
           "architecture '" + std::string(c.arch) +
               "' has no row in the key table: its required keys and tensor names are not checked");

@@ -28,7 +28,7 @@ void check_tensors(checker& c) {
   auto tensors = f.tensors();
   if (tensors.empty()) return;
 
-  if (!c.arch.empty() && find_architecture(c.arch)) {
+  if (const arch_info* a = c.arch.empty() ? nullptr : find_architecture(c.arch); a && a->validated) {
     for (const auto& t : tensors)
       if (!is_standard_tensor_name(t.name))
         c.add(severity::warning, "tensor.name", t.name, t.info_offset,
