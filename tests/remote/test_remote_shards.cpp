@@ -1,6 +1,7 @@
 // A model split in three shards (PREFIX-0000N-of-00003.gguf with llama.cpp's split.* keys,
 // made here with the writer from a real model) served by nginx: each shard's URL reads
-// exactly as its local path does, for every read command.
+// exactly as its local path does (the whole set: any shard opens the split model), for
+// every read command, hash and estimate included.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -65,7 +66,9 @@ TEST(RemoteShards, EveryShardUrlReadsAsItsPath) {
                                          {"validate", "--json"},
                                          {"dequantize", "@", last_tensor},
                                          {"tokenize", "-m", "@", "Once upon a time"},
-                                         {"embed", "-m", "@", "Once upon a time"}}) {
+                                         {"embed", "-m", "@", "Once upon a time"},
+                                         {"hash", "--all", "--uuid"},
+                                         {"estimate", "--json", "--ctx-size", "300"}}) {
       auto la = cmd, ra = cmd;
       auto at = std::find(la.begin(), la.end(), "@");
       if (at == la.end()) {
