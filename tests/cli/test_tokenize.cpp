@@ -55,6 +55,16 @@ TEST(cli_tokenize, argument_flags_and_count) {
   EXPECT_EQ(std::stoul(r.out), c["ids_special"].size());
 }
 
+// A --jsonl text given as an argument is blamed as the argument, not standard input.
+TEST(cli_tokenize, jsonl_argument_errors_name_the_argument) {
+  GGUF_REQUIRE_DATA();
+  const std::string m = data_file("vocab/ggml-vocab-llama-bpe.gguf").string();
+  auto r = run_cli({"tokenize", "-m", m, "--jsonl", "\"ok\"\n{bad"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("gguf: <argument>: line 2: expected"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("<stdin>"), std::string::npos) << r.err;
+}
+
 TEST(cli_detokenize, text_matches_llama_cpp_vectors) {
   GGUF_REQUIRE_DATA();
   const auto c = first_vector("gpt-2");

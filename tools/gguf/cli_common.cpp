@@ -370,8 +370,8 @@ bool jsonl_text(std::string_view line, std::string& out) {
   return false;
 }
 
-int jsonl_error(size_t line_no, std::string_view what) {
-  std::cerr << "gguf: <stdin>: line " << line_no << ": expected " << what << "\n";
+int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what) {
+  std::cerr << "gguf: " << in.source() << ": line " << line_no << ": expected " << what << "\n";
   return exit_invalid;
 }
 

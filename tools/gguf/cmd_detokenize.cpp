@@ -97,7 +97,7 @@ int run(int argc, char** argv) {
         }
       if (!ok) {
         out.flush();
-        return jsonl_error(line.line_no, "a JSON array of integers");
+        return jsonl_error(in, line.line_no, "a JSON array of integers");
       }
       if (!to_ids(raw, ids)) {
         out.flush();

@@ -115,7 +115,7 @@ int run(int argc, char** argv) {
   std::string t;
   return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
     for (const jsonl_line& line : lines) {
-      if (!jsonl_text(line.text, t)) return jsonl_error(line.line_no, "a JSON string or an object with a \"text\" string");
+      if (!jsonl_text(line.text, t)) return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string");
       out.clear();
       if (auto r = embed_one(t); !r) return report(path, r.error());
       std::fwrite(out.data(), 1, out.size(), stdout);

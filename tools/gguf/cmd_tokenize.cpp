@@ -90,7 +90,7 @@ int run(int argc, char** argv) {
     }
     if (bad < lines.size()) {
       out.flush();
-      return jsonl_error(lines[bad].line_no, "a JSON string or an object with a \"text\" string");
+      return jsonl_error(in, lines[bad].line_no, "a JSON string or an object with a \"text\" string");
     }
     out.maybe_flush();
     return exit_ok;

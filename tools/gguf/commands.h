@@ -86,6 +86,9 @@ class jsonl_reader {
   /// of the input or when reading failed (then failed() is true).
   bool next(std::vector<jsonl_line>& lines);
   bool failed() const noexcept { return failed_; }
+  /// What the lines come from, for errors: "<stdin>", or "<argument>" for a text given
+  /// on the command line.
+  std::string_view source() const noexcept { return fd_ < 0 ? "<argument>" : "<stdin>"; }
 
  private:
   int fd_ = -1;
@@ -106,8 +109,8 @@ int for_each_jsonl_block(jsonl_reader& in, const std::function<int(std::span<con
 /// document; anything else goes through nlohmann::json with the same result.
 bool jsonl_text(std::string_view line, std::string& out);
 
-/// Prints `gguf: <stdin>: line N: expected WHAT` and returns exit_invalid.
-int jsonl_error(size_t line_no, std::string_view what);
+/// Prints `gguf: SOURCE: line N: expected WHAT` (SOURCE: in.source()) and returns exit_invalid.
+int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what);
 
 /// Appends `[id,id,...]` (nlohmann's compact spelling of a JSON array of integers).
 void append_ids_json(std::string& out, std::span<const int32_t> ids);
