@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "jsonl.h"
 #include "gguf/vocab.h"
 
 namespace gguf::cli {
@@ -50,11 +51,13 @@ int run(int argc, char** argv) {
     std::cerr << "gguf: " << model << ": this file has no tokenizer (key tokenizer.ggml.model)\n";
     return exit_invalid;
   }
-  const auto to_ids = [&](const std::vector<int64_t>& raw, std::vector<int32_t>& ids) -> bool {
+  // Ids in range, else the error (a whole stderr line) in err.
+  const auto to_ids = [&](const std::vector<int64_t>& raw, std::vector<int32_t>& ids, std::string& err) -> bool {
     ids.clear();
     for (int64_t x : raw) {
       if (x < 0 || x >= int64_t(v->n_tokens())) {
-        std::cerr << "gguf: " << model << ": token id " << x << " out of range (n_tokens " << v->n_tokens() << ")\n";
+        err = "gguf: " + model + ": token id " + std::to_string(x) + " out of range (n_tokens " +
+              std::to_string(v->n_tokens()) + ")\n";
         return false;
       }
       ids.push_back(int32_t(x));
@@ -76,13 +79,16 @@ int run(int argc, char** argv) {
       std::cerr << "gguf detokenize: IDS must be integers (see --help)\n";
       return exit_usage;
     }
-    if (!to_ids(raw, ids)) return exit_invalid;
+    std::string err;
+    if (!to_ids(raw, ids, err)) {
+      std::cerr << err;
+      return exit_invalid;
+    }
     std::cout << v->detokenize(ids, remove_special, unparse_special) << '\n';
     return exit_ok;
   }
   jsonl_reader in(0);
-  out_buffer out;
-  return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
+  return run_jsonl(in, 1, [&](unsigned, std::span<const jsonl_line> lines, std::string& out, std::string& err) {
     for (const jsonl_line& line : lines) {
       auto j = nlohmann::json::parse(line.text, nullptr, false);
       raw.clear();
@@ -95,18 +101,11 @@ int run(int argc, char** argv) {
           }
           raw.push_back(e.get<int64_t>());
         }
-      if (!ok) {
-        out.flush();
-        return jsonl_error(in, line.line_no, "a JSON array of integers");
-      }
-      if (!to_ids(raw, ids)) {
-        out.flush();
-        return exit_invalid;
-      }
-      out.str() += nlohmann::json(v->detokenize(ids, remove_special, unparse_special))
-                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      out.str() += '\n';
-      out.maybe_flush();
+      if (!ok) return jsonl_error(in, line.line_no, "a JSON array of integers", err);
+      if (!to_ids(raw, ids, err)) return exit_invalid;
+      out += nlohmann::json(v->detokenize(ids, remove_special, unparse_special))
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      out += '\n';
     }
     return exit_ok;
   });

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "commands.h"
+#include "jsonl.h"
 #include "gguf/model.h"
 #include "gguf/vocab.h"
 
@@ -111,14 +112,15 @@ int run(int argc, char** argv) {
     std::fwrite(out.data(), 1, out.size(), stdout);
     return exit_ok;
   }
-  jsonl_reader in(0);
+  jsonl_reader in(0, size_t(64) << 10, 1);  // one line per block: the output of one line at a time
   std::string t;
-  return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
+  return run_jsonl(in, 1, [&](unsigned, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
     for (const jsonl_line& line : lines) {
-      if (!jsonl_text(line.text, t)) return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string");
+      if (!jsonl_text(line.text, t))
+        return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
       out.clear();
-      if (auto r = embed_one(t); !r) return report(path, r.error());
-      std::fwrite(out.data(), 1, out.size(), stdout);
+      if (auto r = embed_one(t); !r) return report_to(path, r.error(), err);
+      o += out;
     }
     return exit_ok;
   });

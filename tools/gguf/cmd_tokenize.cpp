@@ -1,11 +1,14 @@
 // gguf tokenize -m FILE [TEXT] [--jsonl [--threads N]] [--no-add-special] [--no-parse-special] [--pieces] [--count]
 // Token ids of TEXT (or standard input) exactly as llama.cpp's llama_tokenize gives them.
-// --jsonl streams: one block of lines at a time (cli_common's loop), tokenized by
-// vocab::tokenize_batch on N threads, written in input order.
+// --jsonl streams through the shared loop (jsonl.h): each block of lines is decoded,
+// tokenized and formatted on one of N threads, and written in input order.
+#include <algorithm>
 #include <iostream>
 #include <iterator>
+#include <thread>
 
 #include "commands.h"
+#include "jsonl.h"
 #include "gguf/vocab.h"
 
 namespace gguf::cli {
@@ -61,21 +64,26 @@ int run(int argc, char** argv) {
   }
 
   jsonl_reader in = from_stdin ? jsonl_reader(0) : jsonl_reader(text);
-  out_buffer out;
-  std::vector<std::string> texts;
-  std::vector<std::string_view> views;
-  return for_each_jsonl_block(in, [&](std::span<const jsonl_line> lines) {
-    if (texts.size() < lines.size()) texts.resize(lines.size());
-    views.clear();
-    size_t bad = lines.size();  // the lines before a bad one are still written
-    for (size_t i = 0; i < lines.size() && bad == lines.size(); ++i) {
-      if (jsonl_text(lines[i].text, texts[i])) views.push_back(texts[i]);
-      else bad = i;
-    }
-    auto r = v->tokenize_batch(views, threads, !no_add, !no_parse);
-    if (!r) return report(model, r.error());
-    std::string& o = out.str();
-    for (const auto& ids : *r) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  struct scratch {
+    std::string text;
+    std::vector<int32_t> ids;
+  };
+  std::vector<scratch> per_thread(threads);
+  // One block on one thread: decode each line, tokenize, format.
+  return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
+    auto& [t, ids] = per_thread[k];
+    for (const jsonl_line& line : lines) {
+      if (!jsonl_text(line.text, t))
+        return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
+      ids.clear();
+      if (!v->tokenize_into(t, ids, !no_add, !no_parse)) {
+        auto r = v->tokenize(t, !no_add, !no_parse);
+        gguf::error e = r ? make_error(errc::invalid_argument, no_offset, "tokenization failed") : r.error();
+        e.detail = std::string(in.source()) + " line " + std::to_string(line.line_no) + ": " +
+                   (e.detail.empty() ? std::string(error_message(e.code)) : e.detail);
+        return report_to(model, e, err);
+      }
       if (count) {
         o += std::to_string(ids.size());
       } else if (pieces) {
@@ -88,11 +96,6 @@ int run(int argc, char** argv) {
       }
       o += '\n';
     }
-    if (bad < lines.size()) {
-      out.flush();
-      return jsonl_error(in, lines[bad].line_no, "a JSON string or an object with a \"text\" string");
-    }
-    out.maybe_flush();
     return exit_ok;
   });
 }

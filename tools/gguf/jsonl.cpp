@@ -1,0 +1,393 @@
+// The --jsonl loop (jsonl.h): a block reader, the ordered block pipeline, and the
+// decoder of the line shapes the commands accept.
+#include "jsonl.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+
+namespace gguf::cli {
+
+jsonl_reader::jsonl_reader(int fd, size_t block_bytes, size_t max_lines)
+    : fd_(fd), block_(std::max<size_t>(block_bytes, 4096)), max_lines_(std::max<size_t>(max_lines, 1)) {}
+
+jsonl_reader::jsonl_reader(std::string_view text) : buf_(text), eof_(true) {}
+
+bool jsonl_reader::next(jsonl_block& block) {
+  block.lines.clear();
+  for (;;) {
+    // read while the unconsumed bytes hold no whole line, or less than a block (when a
+    // block may hold many lines); the consumed bytes are dropped first
+    const auto want_more = [&] {
+      const std::string_view rest = std::string_view(buf_).substr(begin_);
+      return rest.find('\n') == std::string_view::npos || (max_lines_ > 1 && rest.size() < block_);
+    };
+    while (!eof_ && want_more()) {
+      if (begin_ > 0) {
+        buf_.erase(0, begin_);
+        begin_ = 0;
+      }
+      const size_t old = buf_.size();
+      buf_.resize(old + std::max(block_, old / 2));
+      ssize_t n;
+      do n = ::read(fd_, buf_.data() + old, buf_.size() - old);
+      while (n < 0 && errno == EINTR);
+      buf_.resize(old + size_t(std::max<ssize_t>(n, 0)));
+      if (n < 0) failed_ = true;
+      if (n <= 0) eof_ = true;
+    }
+    if (begin_ >= buf_.size()) return false;
+    // whole lines from begin_, up to max_lines_ non-empty ones (at the end of the input
+    // the last line needs no '\n'), copied into the block
+    const std::string_view data(buf_);
+    const size_t first = begin_;
+    size_t p = first;
+    while (p < data.size() && block.lines.size() < max_lines_) {
+      size_t q = data.find('\n', p);
+      if (q == std::string_view::npos) {
+        if (!eof_) break;
+        q = data.size();
+      }
+      ++line_no_;
+      if (q > p) block.lines.push_back({data.substr(p, q - p), line_no_});
+      p = std::min(q + 1, data.size());
+    }
+    begin_ = p;
+    block.bytes.assign(data.substr(first, p - first));
+    for (jsonl_line& l : block.lines)  // from views into buf_ to views into the copy
+      l.text = std::string_view(block.bytes.data() + (l.text.data() - data.data() - first), l.text.size());
+    if (!block.lines.empty()) return true;
+  }
+}
+
+namespace {
+
+bool write_out(const std::string& s) {
+  if (s.empty()) return true;
+  return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::fflush(stdout) == 0;
+}
+
+int read_failed() {
+  std::cerr << "gguf: <stdin>: cannot read standard input\n";
+  return exit_usage;
+}
+
+int run_serial(jsonl_reader& in, const jsonl_block_fn& fn) {
+  jsonl_block block;
+  std::string out, err;
+  while (in.next(block)) {
+    out.clear();
+    const int rc = fn(0, block.lines, out, err);
+    write_out(out);
+    if (rc) {
+      std::cerr << err;
+      return rc;
+    }
+  }
+  return in.failed() ? read_failed() : exit_ok;
+}
+
+// One block on its way through the pipeline.
+struct job {
+  jsonl_block block;
+  std::string out, err;
+  int rc = 0;
+  bool done = false;
+};
+
+class pipeline {
+ public:
+  pipeline(unsigned threads, const jsonl_block_fn& fn) : fn_(fn) {
+    for (unsigned k = 0; k < threads; ++k) workers_.emplace_back([this, k] { work(k); });
+  }
+  ~pipeline() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      todo_.clear();
+    }
+    work_cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  void submit(job* j) {
+    {
+      std::lock_guard lock(mu_);
+      todo_.push_back(j);
+    }
+    work_cv_.notify_one();
+  }
+  void wait(const job& j) {
+    std::unique_lock lock(mu_);
+    done_cv_.wait(lock, [&] { return j.done; });
+  }
+
+ private:
+  void work(unsigned k) {
+    for (;;) {
+      job* j;
+      {
+        std::unique_lock lock(mu_);
+        work_cv_.wait(lock, [&] { return stop_ || !todo_.empty(); });
+        if (stop_) return;
+        j = todo_.front();
+        todo_.pop_front();
+      }
+      j->rc = fn_(k, j->block.lines, j->out, j->err);
+      {
+        std::lock_guard lock(mu_);
+        j->done = true;
+      }
+      done_cv_.notify_one();
+    }
+  }
+
+  const jsonl_block_fn& fn_;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<job*> todo_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 1) return run_serial(in, fn);
+  const size_t max_in_flight = size_t(threads) * 2;
+  std::deque<std::unique_ptr<job>> in_flight, spare;
+  pipeline p(threads, fn);
+  bool more = true;
+  for (;;) {
+    while (more && in_flight.size() < max_in_flight) {
+      std::unique_ptr<job> j;
+      if (spare.empty()) {
+        j = std::make_unique<job>();
+      } else {
+        j = std::move(spare.back());
+        spare.pop_back();
+      }
+      if (!in.next(j->block)) {
+        more = false;
+        break;
+      }
+      j->out.clear();
+      j->err.clear();
+      j->rc = 0;
+      j->done = false;
+      p.submit(j.get());
+      in_flight.push_back(std::move(j));
+    }
+    if (in_flight.empty()) break;
+    job& first = *in_flight.front();
+    p.wait(first);
+    write_out(first.out);
+    if (first.rc) {
+      std::cerr << first.err;
+      return first.rc;  // ~pipeline drops the blocks not started and joins the workers
+    }
+    spare.push_back(std::move(in_flight.front()));
+    in_flight.pop_front();
+  }
+  return in.failed() ? read_failed() : exit_ok;
+}
+
+namespace {
+
+bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+void skip_space(std::string_view s, size_t& p) {
+  while (p < s.size() && json_space(s[p])) ++p;
+}
+
+int hex4(std::string_view s, size_t p) {
+  if (p + 4 > s.size()) return -1;
+  int v = 0;
+  for (size_t i = p; i < p + 4; ++i) {
+    const char c = s[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= c - '0';
+    else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
+    else return -1;
+  }
+  return v;
+}
+
+// Length of the well-formed UTF-8 sequence at s[p] (RFC 3629: no overlong forms, no
+// surrogates, at most U+10FFFF), or 0.
+size_t utf8_seq(std::string_view s, size_t p) {
+  const auto b = [&](size_t i) { return p + i < s.size() ? uint8_t(s[p + i]) : uint8_t(0); };
+  const uint8_t c = b(0);
+  const auto cont = [](uint8_t x) { return (x & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(b(1)) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const uint8_t lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return b(1) >= lo && b(1) <= hi && cont(b(2)) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const uint8_t lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return b(1) >= lo && b(1) <= hi && cont(b(2)) && cont(b(3)) ? 4 : 0;
+  }
+  return 0;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += char(cp);
+  } else if (cp < 0x800) {
+    out += char(0xC0 | (cp >> 6));
+    out += char(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += char(0xE0 | (cp >> 12));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  } else {
+    out += char(0xF0 | (cp >> 18));
+    out += char(0x80 | ((cp >> 12) & 0x3F));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  }
+}
+
+// A JSON string starting at s[p] == '"', decoded into out; p ends past the closing quote.
+// False on anything RFC 8259 does not allow (the caller then asks nlohmann::json).
+bool json_string(std::string_view s, size_t& p, std::string& out) {
+  ++p;
+  for (;;) {
+    size_t q = p;
+    while (q < s.size() && s[q] != '"' && s[q] != '\\' && uint8_t(s[q]) >= 0x20 && uint8_t(s[q]) < 0x80) ++q;
+    out.append(s.data() + p, q - p);
+    p = q;
+    if (p >= s.size()) return false;
+    const uint8_t c = uint8_t(s[p]);
+    if (c == '"') {
+      ++p;
+      return true;
+    }
+    if (c < 0x20) return false;
+    if (c >= 0x80) {
+      const size_t n = utf8_seq(s, p);
+      if (!n) return false;
+      out.append(s.data() + p, n);
+      p += n;
+      continue;
+    }
+    // backslash
+    if (p + 1 >= s.size()) return false;
+    const char e = s[p + 1];
+    p += 2;
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        int cp = hex4(s, p);
+        if (cp < 0) return false;
+        p += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (p + 6 > s.size() || s[p] != '\\' || s[p + 1] != 'u') return false;
+          const int lo = hex4(s, p + 2);
+          if (lo < 0xDC00 || lo > 0xDFFF) return false;
+          p += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          return false;
+        }
+        append_utf8(out, uint32_t(cp));
+        break;
+      }
+      default: return false;
+    }
+  }
+}
+
+// `"..."` or `{"text": "..."}` with JSON whitespace around the tokens; false for any
+// other shape.
+bool fast_text(std::string_view line, std::string& out) {
+  size_t p = 0;
+  skip_space(line, p);
+  if (p < line.size() && line[p] == '{') {
+    ++p;
+    skip_space(line, p);
+    if (line.compare(p, 6, "\"text\"") != 0) return false;
+    p += 6;
+    skip_space(line, p);
+    if (p >= line.size() || line[p] != ':') return false;
+    ++p;
+    skip_space(line, p);
+    if (p >= line.size() || line[p] != '"' || !json_string(line, p, out)) return false;
+    skip_space(line, p);
+    if (p >= line.size() || line[p] != '}') return false;
+    ++p;
+  } else if (p < line.size() && line[p] == '"') {
+    if (!json_string(line, p, out)) return false;
+  } else {
+    return false;
+  }
+  skip_space(line, p);
+  return p == line.size();
+}
+
+}  // namespace
+
+bool jsonl_text(std::string_view line, std::string& out) {
+  out.clear();
+  if (fast_text(line, out)) return true;
+  out.clear();
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_string()) {
+    out = j.get<std::string>();
+    return true;
+  }
+  if (j.is_object()) {
+    auto it = j.find("text");
+    if (it != j.end() && it->is_string()) {
+      out = it->get<std::string>();
+      return true;
+    }
+  }
+  return false;
+}
+
+int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what, std::string& err) {
+  err = "gguf: " + std::string(in.source()) + ": line " + std::to_string(line_no) + ": expected " +
+        std::string(what) + "\n";
+  return exit_invalid;
+}
+
+int report_to(std::string_view file, const gguf::error& e, std::string& err) {
+  err = "gguf: " + std::string(file) + ": " + e.message() + "\n";
+  return e.code == errc::io_error ? exit_usage : exit_invalid;
+}
+
+void append_ids_json(std::string& out, std::span<const int32_t> ids) {
+  char buf[16];
+  out += '[';
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ',';
+    const auto r = std::to_chars(buf, buf + sizeof buf, ids[i]);
+    out.append(buf, r.ptr);
+  }
+  out += ']';
+}
+
+}  // namespace gguf::cli

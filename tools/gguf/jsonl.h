@@ -1,0 +1,93 @@
+// The --jsonl loop every command that reads JSON lines shares (tokenize, detokenize,
+// embed): the input is cut into blocks of whole lines; each block is decoded, worked on
+// and formatted by one call of the command's block function (on a worker thread with
+// --threads N); the calling thread only reads blocks and writes their output in input
+// order. A few blocks are in flight at a time, so memory stays bounded however long the
+// input is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/error.h"
+
+namespace gguf::cli {
+
+/// One non-empty line of a --jsonl input and its 1-based line number.
+struct jsonl_line {
+  std::string_view text;  ///< without the '\n'
+  size_t line_no;
+};
+
+/// A block of whole lines: `lines` view into `bytes`.
+struct jsonl_block {
+  std::string bytes;
+  std::vector<jsonl_line> lines;
+};
+
+/// Reads a --jsonl input in blocks of whole lines: about `block_bytes` of input per block
+/// (more only for a longer line), at most `max_lines` non-empty lines.
+class jsonl_reader {
+ public:
+  /// Lines of file descriptor `fd` (standard input: 0). A command whose output is much
+  /// larger than its input (embed) takes blocks of one line, so it never holds the output
+  /// of more than one line.
+  explicit jsonl_reader(int fd, size_t block_bytes = size_t(256) << 10, size_t max_lines = SIZE_MAX);
+  /// Lines of a text given on the command line.
+  explicit jsonl_reader(std::string_view text);
+  /// The next block of non-empty lines (its buffers are reused); false at the end of the
+  /// input or when reading failed (then failed() is true).
+  bool next(jsonl_block& block);
+  bool failed() const noexcept { return failed_; }
+  /// What the lines come from, for errors: "<stdin>", or "<argument>" for a text given
+  /// on the command line.
+  std::string_view source() const noexcept { return fd_ < 0 ? "<argument>" : "<stdin>"; }
+
+ private:
+  int fd_ = -1;
+  size_t block_ = 0;
+  size_t max_lines_ = SIZE_MAX;
+  std::string buf_;
+  size_t begin_ = 0;  ///< start of the unconsumed bytes of buf_
+  size_t line_no_ = 0;
+  bool eof_ = false, failed_ = false;
+};
+
+/// What a command does with one block: appends the output of each line, in order, to
+/// `out`. At a bad line it stops and returns a non-zero exit code with the error (whole
+/// lines for stderr) in `err`; the output of the lines before the bad one is written.
+/// `worker` (0 .. threads-1) tells which thread runs the call, for per-thread scratch.
+using jsonl_block_fn =
+    std::function<int(unsigned worker, std::span<const jsonl_line> lines, std::string& out, std::string& err)>;
+
+/// Runs `fn` over every block of `in` and writes each block's output to standard output
+/// in input order, then its error (if any) to standard error, and stops there. With
+/// threads > 1 (0 = every core) the blocks are handed to that many worker threads while
+/// the calling thread reads the next blocks and writes finished ones; at most 2 blocks
+/// per thread are in flight. Returns the exit code of the first failed block, exit_usage
+/// if reading failed, else exit_ok.
+int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn);
+
+/// The text of a --jsonl line: a JSON string, or an object with a "text" string (other
+/// fields ignored), decoded into `out`. False if the line is neither (or is not JSON).
+/// The usual shapes (`"..."`, `{"text": "..."}`) are decoded without building a JSON
+/// document; anything else goes through nlohmann::json with the same result.
+bool jsonl_text(std::string_view line, std::string& out);
+
+/// Sets `err` to `gguf: SOURCE: line N: expected WHAT\n` (SOURCE: in.source()) and
+/// returns exit_invalid.
+int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what, std::string& err);
+
+/// Sets `err` to `gguf: FILE: MESSAGE\n`, the line report() prints, and returns report()'s
+/// exit code.
+int report_to(std::string_view file, const gguf::error& e, std::string& err);
+
+/// Appends `[id,id,...]` (nlohmann's compact spelling of a JSON array of integers).
+void append_ids_json(std::string& out, std::span<const int32_t> ids);
+
+}  // namespace gguf::cli
