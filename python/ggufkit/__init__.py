@@ -2,6 +2,7 @@
 
     import ggufkit
     f = ggufkit.open("model.gguf")                  # mapped, parsed and validated
+    f = ggufkit.open("https://host/model.gguf")     # over HTTP: metadata now, tensors when read
     f.metadata["general.architecture"]               # 'llama'
     t = f.tensor("token_embd.weight")                # t.type 'q4_K', t.ne, t.shape
     t.data                                           # zero-copy uint8 view of the mapping
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Iterator, Union
+from typing import Any, Iterable, Iterator, Union
 
 from . import _core
 from ._core import File, Model, Tensor, Vocab
@@ -70,16 +71,40 @@ class Metadata(Mapping):
 File.metadata = property(Metadata, doc="The file's metadata as a read-only Mapping (see Metadata).")
 
 
-def open(path_or_url: PathLike) -> File:  # noqa: A001 - the package's entry point
-    """Maps and parses a GGUF file; every rule of the format is checked before use.
+def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | None = None,  # noqa: A001
+         timeout: float = 30, retries: int = 3, cache_dir: PathLike | None = None,
+         first_request: int | None = None) -> File:
+    """Maps and parses a GGUF file, or reads an http:// / https:// URL with range
+    requests; every rule of the format is checked before use.
 
-    Raises GGUFError (code "io_error" for an unreadable file, or the format error with
-    its byte offset and key / tensor). HTTP(S) URLs are not read yet: GGUFError
-    "unsupported".
+    A URL costs one request for the metadata of most models (`first_request` bytes,
+    default 8 MiB), then only the missing bytes; tensor data is fetched when it is read:
+    ``Tensor.data`` fetches that tensor's bytes, ``Tensor.dequantize()`` too,
+    ``File.buffer`` the whole file. Every response is checked (status 206, Content-Range,
+    length, the same ETag throughout). Options, for URLs only:
+
+    - headers: request headers, "Name: value" strings or a {name: value} mapping (e.g.
+      {"Authorization": "Bearer TOKEN"}); HF_TOKEN (environment) is sent to
+      huggingface.co / hf.co / $HF_ENDPOINT when no Authorization header is given;
+    - timeout: seconds to connect, and seconds a transfer may stall (under 1 KiB/s);
+    - retries: retries after 429, 5xx or a broken connection (backoff 0.25 s, doubling);
+    - cache_dir: a directory of cached metadata keyed by URL + ETag (a second open is one
+      conditional request);
+    - first_request: bytes of the first request.
+
+    Raises GGUFError: code "io_error" for an unreadable file or a failed transfer (the
+    message names the cause: HTTP status, timeout, a response that does not answer the
+    request), else the format error with its byte offset and key / tensor.
     """
     s = os.fspath(path_or_url)
-    if isinstance(s, str) and (s.startswith("http://") or s.startswith("https://")):
-        raise GGUFError(f"reading over HTTP is not supported by this build ({s})", "unsupported", None, None, None)
+    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://")):
+        if isinstance(headers, Mapping):
+            hs = [f"{k}: {v}" for k, v in headers.items()]
+        else:
+            hs = [str(h) for h in headers or ()]
+        return _core._open_url(s, hs, float(timeout), int(retries),
+                               os.fspath(cache_dir) if cache_dir is not None else "",
+                               None if first_request is None else int(first_request))
     return File(s)
 
 

@@ -19,8 +19,17 @@ class Metadata(Mapping[str, Any]):
     def __len__(self) -> int: ...
     def type(self, key: str) -> str: ...
 
-def open(path_or_url: Union[str, os.PathLike[str]]) -> File:
-    """Maps, parses and validates a GGUF file. Raises GGUFError."""
+def open(path_or_url: Union[str, os.PathLike[str]], *,
+         headers: Optional[Union[Iterable[str], Mapping[str, str]]] = None, timeout: float = 30,
+         retries: int = 3, cache_dir: Optional[Union[str, os.PathLike[str]]] = None,
+         first_request: Optional[int] = None) -> File:
+    """Maps, parses and validates a GGUF file, or reads an http(s):// URL with range
+    requests (metadata on open; a tensor's bytes when Tensor.data / dequantize() reads
+    them). The keyword options apply to URLs: request headers ("Name: value" strings or
+    a mapping; HF_TOKEN is sent to huggingface.co when no Authorization is given),
+    timeout (seconds to connect / a transfer may stall), retries (after 429, 5xx, a
+    broken connection), cache_dir (metadata cached by URL + ETag), first_request (bytes).
+    Raises GGUFError ("io_error" for an unreadable file or a failed transfer)."""
 
 def edit(path: Union[str, os.PathLike[str]], set: Optional[Mapping[str, Any]] = None,
          remove: Optional[Iterable[str]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,

@@ -10,11 +10,13 @@ import numpy.typing as npt
 _Path = Union[str, os.PathLike[str]]
 
 class File:
-    """An opened, validated GGUF file (memory-mapped; zero-copy views keep it alive).
+    """An opened, validated GGUF file (memory-mapped, or read over HTTP: see
+    ggufkit.open; zero-copy views keep it alive).
 
     Raises GGUFError when the file is unreadable (code "io_error") or malformed (the
     format error, with its byte offset and key or tensor)."""
-    def __init__(self, path: _Path) -> None: ...
+    def __init__(self, path: _Path) -> None:
+        """A path, or an http(s):// URL read with the default options."""
     @property
     def path(self) -> str: ...
     @property
@@ -33,8 +35,16 @@ class File:
     def size(self) -> int:
         """File size in bytes."""
     @property
+    def is_remote(self) -> bool:
+        """True for a file read over HTTP."""
+    @property
+    def transfer(self) -> dict[str, int]:
+        """{"requests", "bytes"}: HTTP requests sent (retries and 304s included) and body
+        bytes received so far; zeros for a local file."""
+    @property
     def buffer(self) -> npt.NDArray[np.uint8]:
-        """The whole mapped file: a read-only uint8 view (base: this File)."""
+        """The whole file: a read-only uint8 view (base: this File). A remote file is
+        fetched whole first (GGUFError "io_error" if that fails)."""
     @property
     def metadata(self) -> Any:
         """Read-only Mapping key -> value (ggufkit.Metadata)."""
@@ -49,6 +59,9 @@ class File:
     def _types(self, key: str) -> list[int]: ...
     def _kv_layout(self) -> list[tuple[str, int, int, int]]: ...
     def _tensor_layout(self) -> list[tuple[str, int, int, int, int]]: ...
+
+def _open_url(url: str, headers: list[str], timeout: float, retries: int, cache_dir: str,
+              first_request: Optional[int]) -> File: ...
 
 class Tensor:
     """One tensor of a File."""
@@ -73,9 +86,11 @@ class Tensor:
     @property
     def data(self) -> npt.NDArray[np.uint8]:
         """The tensor's bytes as stored: a zero-copy, read-only uint8 view of the mapping
-        (nbytes elements; base: the File)."""
+        (nbytes elements; base: the File). A remote file fetches the tensor's bytes first
+        (once; releases the GIL; GGUFError "io_error" if the transfer fails)."""
     def dequantize(self) -> npt.NDArray[np.float32]:
-        """float32 array of `shape`, ggml's dequantization bit for bit (releases the GIL).
+        """float32 array of `shape`, ggml's dequantization bit for bit (releases the GIL;
+        a remote file fetches the tensor's bytes first).
         GGUFError "unsupported" for q8_1 / q8_K and for types without a big-endian layout
         in a big-endian file."""
 
@@ -83,7 +98,9 @@ class Vocab:
     """llama.cpp's tokenizer built from a GGUF file's tokenizer.ggml.* keys: ids equal to
     llama_tokenize, text equal to llama_detokenize. Picklable (reopened by path), so it
     can be sent to multiprocessing and Dask workers. Thread-safe."""
-    def __init__(self, path_or_file: Union[_Path, File]) -> None: ...
+    def __init__(self, path_or_file: Union[_Path, File]) -> None:
+        """From a path, an http(s):// URL (read with ggufkit.open's defaults; pass a File
+        from ggufkit.open for other options) or a File."""
     def encode(self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = True) -> list[int]:
         """Token ids of `text` (releases the GIL). add_special: BOS/EOS/SEP as the model
         is configured; parse_special: control-token text becomes those tokens.
@@ -114,7 +131,9 @@ class Vocab:
 
 class Model:
     """A model file's architecture, hparams and token embeddings. Picklable (by path)."""
-    def __init__(self, path_or_file: Union[_Path, File]) -> None: ...
+    def __init__(self, path_or_file: Union[_Path, File]) -> None:
+        """From a path, an http(s):// URL or a File (as Vocab); embed() of a remote file
+        fetches only the rows of its tokens."""
     @property
     def architecture(self) -> str: ...
     @property

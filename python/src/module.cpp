@@ -1,7 +1,10 @@
 // ggufkit._core: the pybind11 module over the gguf library. This file: errors, File,
 // its metadata mapping and Tensor. Every call that does real work releases the GIL.
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "common.h"
 #include "gguf/format.h"
@@ -94,8 +97,39 @@ gguf::file file_from(py::handle src) {
   if (py::isinstance<py_file>(src)) return src.cast<py_file&>().f;
   const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
   py::gil_scoped_release unlocked;
-  return take(gguf::file::open(path));
+  return take(gguf::file::open_any(path));
 }
+
+namespace {
+
+// Makes a view into a remote file readable (a no-op for a local file).
+void fetch(const gguf::file& f, std::span<const std::byte> view) {
+  if (!f.is_remote() || view.empty()) return;
+  gguf::result<void> r;
+  {
+    py::gil_scoped_release unlocked;
+    r = f.fetch(view);
+  }
+  take(std::move(r));
+}
+
+std::shared_ptr<py_file> open_url(const std::string& url, std::vector<std::string> headers, double timeout, int retries,
+                    std::string cache_dir, std::optional<uint64_t> first_request) {
+  gguf::remote_options o;
+  o.headers = std::move(headers);
+  o.timeout_seconds = std::max(1L, long(std::ceil(timeout)));
+  o.retries = retries;
+  o.cache_dir = std::move(cache_dir);
+  if (first_request) o.first_request = std::max<uint64_t>(*first_request, 1);
+  gguf::result<gguf::file> r = gguf::make_error(gguf::errc::io_error, gguf::no_offset, "not opened");
+  {
+    py::gil_scoped_release unlocked;
+    r = gguf::file::open_url(url, o);
+  }
+  return std::make_shared<py_file>(py_file{take(std::move(r))});
+}
+
+}  // namespace
 
 void register_file(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
@@ -121,8 +155,18 @@ void register_file(py::module_& m) {
       .def_property_readonly("alignment", [](const py_file& s) { return s.f.alignment(); })
       .def_property_readonly("data_offset", [](const py_file& s) { return s.f.data_offset(); })
       .def_property_readonly("size", [](const py_file& s) { return s.f.size(); })
+      .def_property_readonly("is_remote", [](const py_file& s) { return s.f.is_remote(); })
+      .def_property_readonly("transfer", [](const py_file& s) {
+        const auto t = s.f.transfer();
+        py::dict d;
+        d["requests"] = t.requests;
+        d["bytes"] = t.bytes;
+        return d;
+      })
       .def_property_readonly("buffer", [](py::object self) {
-        const auto b = self.cast<py_file&>().f.bytes();
+        const auto& f = self.cast<py_file&>().f;
+        const auto b = f.bytes();
+        fetch(f, b);  // a remote file: every byte
         return readonly_view(py::dtype("u1"), {py::ssize_t(b.size())}, b.data(), self);
       })
       .def("_keys", [](const py_file& s) {
@@ -188,6 +232,9 @@ void register_file(py::module_& m) {
                std::to_string(s.f.kv_count()) + " keys, " + std::to_string(s.f.tensor_count()) + " tensors>";
       });
 
+  m.def("_open_url", &open_url, py::arg("url"), py::arg("headers"), py::arg("timeout"), py::arg("retries"),
+        py::arg("cache_dir"), py::arg("first_request"));
+
   m.def("ggml_types", [] {
     // (id, name, blck_size, type_size) of every ggml type id in use
     py::list out;
@@ -213,6 +260,7 @@ void register_file(py::module_& m) {
       .def_property_readonly("offset", [](const py_tensor& s) { return s.t->offset; })
       .def_property_readonly("nbytes", [](const py_tensor& s) { return s.t->nbytes; })
       .def_property_readonly("data", [](const py_tensor& s) {
+        fetch(s.file.cast<py_file&>().f, s.t->data);  // a remote file: this tensor's bytes
         return readonly_view(py::dtype("u1"), {py::ssize_t(s.t->data.size())}, s.t->data.data(), s.file);
       })
       .def("dequantize", [](const py_tensor& s) {

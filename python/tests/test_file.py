@@ -105,8 +105,3 @@ def test_invalid_files_raise_gguf_error(data, cli, name, code):
         ggufkit.open(data / "no-such-file.gguf")
     assert e.value.code == "io_error"
 
-
-def test_urls_are_refused_until_supported():
-    with pytest.raises(ggufkit.GGUFError) as e:
-        ggufkit.open("https://127.0.0.1:9/model.gguf")
-    assert e.value.code == "unsupported"
