@@ -65,7 +65,8 @@ def bench_batch(runs):
     t2 = median_time(lambda: v.encode_batch(lines, threads=2), runs)
     print(f"batch   {len(lines)} lines, {mb:.2f} MB: loop of encode {loop:.3f} s ({mb / loop:.2f} MB/s), "
           f"encode_batch threads=1 {t1:.3f} s ({mb / t1:.2f} MB/s), threads=2 {t2:.3f} s ({mb / t2:.2f} MB/s)")
-    print(f"batch   ratios: threads=1 / loop {loop / t1:.2f}x, threads=2 / threads=1 {t1 / t2:.2f}x")
+    print(f"batch   speed-ups: threads=1 vs loop {loop / t1:.2f}x, threads=2 vs loop {loop / t2:.2f}x, "
+          f"threads=2 vs threads=1 {t1 / t2:.2f}x")
 
 
 def bench_call(runs):

@@ -16,7 +16,71 @@ namespace {
 struct py_vocab {
   gguf::vocab v;
   std::string path;
+  py::object ints;  // list of the ints 0 .. n_tokens-1, made on the first encode (see id_list)
+
+  /// The ids as a list of Python ints taken from `ints` (a reference each, no allocation).
+  py::list id_list(std::span<const int32_t> ids) {
+    if (!ints) {
+      const uint32_t n = v.n_tokens();
+      PyObject* l = PyList_New(Py_ssize_t(n));
+      if (!l) throw py::error_already_set();
+      ints = py::reinterpret_steal<py::object>(l);
+      for (uint32_t i = 0; i < n; ++i) {
+        PyObject* x = PyLong_FromLong(long(i));
+        if (!x) throw py::error_already_set();
+        PyList_SET_ITEM(l, Py_ssize_t(i), x);
+      }
+    }
+    PyObject* out = PyList_New(Py_ssize_t(ids.size()));
+    if (!out) throw py::error_already_set();
+    PyObject** src = reinterpret_cast<PyListObject*>(ints.ptr())->ob_item;
+    PyObject** dst = reinterpret_cast<PyListObject*>(out)->ob_item;
+    for (size_t i = 0; i < ids.size(); ++i) {  // ids of tokenize are in [0, n_tokens)
+      PyObject* x = src[ids[i]];
+      Py_INCREF(x);
+      dst[i] = x;
+    }
+    return py::reinterpret_steal<py::list>(out);
+  }
 };
+
+// Pauses the cyclic garbage collector while in scope (as gc.disable() / gc.enable()).
+class gc_paused {
+ public:
+#if PY_VERSION_HEX >= 0x030A0000
+  gc_paused() : was_enabled_(PyGC_Disable()) {}
+  ~gc_paused() {
+    if (was_enabled_) PyGC_Enable();
+  }
+#else
+  gc_paused() : gc_(py::module_::import("gc")), was_enabled_(gc_.attr("isenabled")().cast<bool>()) {
+    gc_.attr("disable")();
+  }
+  ~gc_paused() {
+    if (was_enabled_) gc_.attr("enable")();
+  }
+#endif
+  gc_paused(const gc_paused&) = delete;
+  gc_paused& operator=(const gc_paused&) = delete;
+
+ private:
+#if PY_VERSION_HEX < 0x030A0000
+  py::module_ gc_;
+#endif
+  int was_enabled_;
+};
+
+// The UTF-8 bytes of a str (cached in the object) or a bytes object, without a copy.
+std::string_view text_of(PyObject* o) {
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!p) throw py::error_already_set();
+    return {p, size_t(n)};
+  }
+  if (PyBytes_Check(o)) return {PyBytes_AS_STRING(o), size_t(PyBytes_GET_SIZE(o))};
+  throw py::type_error(std::string("expected str or bytes, got ") + Py_TYPE(o)->tp_name);
+}
 
 struct py_model {
   gguf::file f;
@@ -47,7 +111,7 @@ py_vocab load_vocab(py::handle src) {
   gguf::file f = file_from(src);
   py::gil_scoped_release unlocked;
   auto v = take(gguf::vocab::load(f));
-  return py_vocab{std::move(v), f.path()};
+  return py_vocab{std::move(v), f.path(), py::object()};
 }
 
 py_model load_model(py::handle src) {
@@ -79,25 +143,37 @@ void register_vocab(py::module_& m) {
   py::class_<py_vocab>(m, "Vocab")
       .def(py::init(&load_vocab), py::arg("path_or_file"))
       .def("encode",
-           [](const py_vocab& s, std::string_view text, bool add_special, bool parse_special) {
-             return id_list(encode(s.v, text, add_special, parse_special));
+           [](py_vocab& s, py::handle text, bool add_special, bool parse_special) {
+             return s.id_list(encode(s.v, text_of(text.ptr()), add_special, parse_special));
            },
            py::arg("text"), py::arg("add_special") = true, py::arg("parse_special") = true)
       .def("encode_batch",
-           [](const py_vocab& s, py::handle texts, bool add_special, bool parse_special, unsigned threads) {
-             py::list items(py::reinterpret_borrow<py::object>(texts));  // holds the texts while the threads read their UTF-8
-             std::vector<std::string_view> views;
-             views.reserve(items.size());
-             for (py::handle t : items) views.push_back(t.cast<std::string_view>());
+           [](py_vocab& s, py::handle texts, bool add_special, bool parse_special, unsigned threads) {
+             // a tuple of the texts (a tuple as it is): it holds them while the threads read
+             // their UTF-8, whatever other Python threads do with the caller's list
+             PyObject* seq = PySequence_Tuple(texts.ptr());
+             if (!seq) throw py::error_already_set();
+             const py::object hold = py::reinterpret_steal<py::object>(seq);
+             const size_t n = size_t(PySequence_Fast_GET_SIZE(seq));
+             PyObject** items = PySequence_Fast_ITEMS(seq);
+             std::vector<std::string_view> views(n);
+             for (size_t i = 0; i < n; ++i) views[i] = text_of(items[i]);
              gguf::result<std::vector<std::vector<int32_t>>> r{std::vector<std::vector<int32_t>>{}};
              {
                py::gil_scoped_release unlocked;
                r = s.v.tokenize_batch(views, threads, add_special, parse_special);
              }
              const auto ids = take(std::move(r));
-             py::list out(ids.size());
-             for (size_t i = 0; i < ids.size(); ++i) out[i] = id_list(ids[i]);
-             return out;
+             PyObject* out = PyList_New(Py_ssize_t(n));
+             if (!out) throw py::error_already_set();
+             py::list result = py::reinterpret_steal<py::list>(out);
+             {
+               // no collection per 700 new lists (a batch makes one list per text): the
+               // collector sees them all at once afterwards
+               gc_paused paused;
+               for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(out, Py_ssize_t(i), s.id_list(ids[i]).release().ptr());
+             }
+             return result;
            },
            py::arg("texts"), py::arg("add_special") = true, py::arg("parse_special") = true, py::arg("threads") = 0)
       .def("decode",

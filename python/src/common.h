@@ -41,14 +41,6 @@ inline py::str text_lossless(std::string_view s) {
   return py::reinterpret_steal<py::str>(o);
 }
 
-/// A list of Python ints.
-inline py::list id_list(const std::vector<int32_t>& ids) {
-  PyObject* l = PyList_New(Py_ssize_t(ids.size()));
-  if (!l) throw py::error_already_set();
-  for (size_t i = 0; i < ids.size(); ++i) PyList_SET_ITEM(l, Py_ssize_t(i), PyLong_FromLong(ids[i]));
-  return py::reinterpret_steal<py::list>(l);
-}
-
 /// A read-only numpy array over memory owned by `base` (kept alive by the array).
 py::array readonly_view(py::dtype dt, std::vector<py::ssize_t> shape, const void* ptr, py::handle base);
 

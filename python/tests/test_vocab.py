@@ -78,3 +78,32 @@ def test_encode_batch_releases_the_gil(data):
     t.join()
     assert time.perf_counter() - start > 0.05, "batch too small to observe"
     assert ticks > 100
+
+
+def test_encode_batch_takes_any_iterable_of_str_or_bytes(data):
+    v = ggufkit.Vocab(data / "vocab/ggml-vocab-llama-bpe.gguf")
+    texts = ["Hello world", "", "naïve café ✓", "<|begin_of_text|>x", "  spaces\tand\nlines "]
+    want = [v.encode(t) for t in texts]
+    assert want[1] == [v.bos] and want[3][:2] == [v.bos, v.bos]  # parse_special on
+    assert v.encode_batch(texts) == want
+    assert v.encode_batch(tuple(texts), threads=2) == want
+    assert v.encode_batch(t for t in texts) == want  # a generator
+    assert v.encode_batch([t.encode() for t in texts]) == want  # bytes: UTF-8 as is
+    assert v.encode_batch([]) == []
+    assert v.encode("naïve".encode()) == v.encode("naïve")
+    big = v.encode_batch(["word " * 50] * 3000, threads=2)  # ids above the small-int cache
+    assert len(big) == 3000 and all(ids == big[0] for ids in big) and max(big[0]) > 256
+    big[0].append(big[0])  # the lists are ordinary, collectable lists
+    with pytest.raises(TypeError):
+        v.encode_batch(["ok", 3])
+    with pytest.raises(TypeError):
+        v.encode_batch(5)
+    with pytest.raises(UnicodeEncodeError):
+        v.encode_batch(["\ud800"])  # a lone surrogate has no UTF-8
+
+
+def test_encode_batch_errors_name_the_text(data):
+    v = ggufkit.Vocab(data / "models/superpoint.gguf")
+    with pytest.raises(ggufkit.GGUFError) as e:
+        v.encode_batch(["a", "b"], threads=2)
+    assert e.value.code == "unsupported" and "text 0" in str(e.value)
