@@ -143,4 +143,47 @@ TEST(cli_tokenize, jsonl_invalid_strings_are_errors) {
   }
 }
 
+// Many blocks (bench.txt's lines, about 3.8 MB): --threads 2 writes what one thread
+// writes, in order; a bad line deep in the input stops both after exactly the lines
+// before it, and a tokenization error names its line.
+TEST(cli_tokenize, jsonl_threads_over_many_blocks_and_late_errors) {
+  GGUF_REQUIRE_DATA();
+  const std::string m = data_file("vocab/ggml-vocab-llama-bpe.gguf").string();
+  std::ifstream corpus(data_file("corpus/bench.txt"));
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(corpus, l);)
+    if (!l.empty()) lines.push_back(nlohmann::json(l).dump());
+  ASSERT_GT(lines.size(), 50000u);
+  const auto good = gguf::test::temp_dir() / "tok_many.jsonl";
+  const auto bad = gguf::test::temp_dir() / "tok_many_bad.jsonl";
+  const size_t bad_line = lines.size() * 3 / 4;  // 1-based line number of the bad line
+  {
+    std::ofstream g(good), b(bad);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      g << lines[i] << "\n";
+      b << (i + 1 == bad_line ? std::string("{\"text\": 1}") : lines[i]) << "\n";
+    }
+  }
+  const auto one = run_cli({"tokenize", "-m", m, "--jsonl"}, good.string());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(std::count(one.out.begin(), one.out.end(), '\n'), std::ptrdiff_t(lines.size()));
+  const auto two = run_cli({"tokenize", "-m", m, "--jsonl", "--threads", "2"}, good.string());
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_TRUE(two.out == one.out);  // not EXPECT_EQ: megabytes of output on failure
+  // the output of the lines before the bad one is one's output up to its (bad_line-1)-th '\n'
+  size_t end = 0;
+  for (size_t k = 0; k + 1 < bad_line; ++k) end = one.out.find('\n', end) + 1;
+  for (const char* threads : {"1", "2"}) {
+    const auto r = run_cli({"tokenize", "-m", m, "--jsonl", "--threads", threads}, bad.string());
+    EXPECT_EQ(r.exit_code, 1) << threads;
+    EXPECT_EQ(r.err, "gguf: <stdin>: line " + std::to_string(bad_line) +
+                         ": expected a JSON string or an object with a \"text\" string\n");
+    EXPECT_TRUE(r.out == one.out.substr(0, end)) << threads << " threads: " << r.out.size() << " bytes";
+  }
+  const auto none = run_cli({"tokenize", "-m", data_file("models/superpoint.gguf").string(), "--jsonl"}, good.string());
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("<stdin> line 1: this file has no tokenizer"), std::string::npos) << none.err;
+  EXPECT_TRUE(none.out.empty());
+}
+
 }  // namespace
