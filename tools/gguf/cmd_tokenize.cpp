@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
 
   jsonl_reader in = from_stdin ? jsonl_reader(0) : jsonl_reader(text);
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  struct scratch {
+  struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::string text;
     std::vector<int32_t> ids;
   };
