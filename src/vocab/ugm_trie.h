@@ -162,14 +162,40 @@ class byte_trie {
     return uint32_t((x * 0x0101010101010101ull) >> 56);
   }
 
+  struct key {
+    uint64_t head;  // the first 8 bytes, big-endian, zero padded
+    uint32_t index;
+  };
+  // LSD radix sort by head, a byte per pass (stable); passes whose byte is the same in
+  // every key are skipped (the low bytes of short keys).
+  static void sort_by_head(std::vector<key>& keys) {
+    if (keys.size() < 64) {
+      std::stable_sort(keys.begin(), keys.end(), [](const key& x, const key& y) { return x.head < y.head; });
+      return;
+    }
+    std::vector<std::array<uint32_t, 256>> count(8);
+    for (auto& c : count) c.fill(0);
+    for (const key& k : keys)
+      for (int b = 0; b < 8; ++b) ++count[b][(k.head >> (8 * b)) & 0xFF];
+    std::vector<key> tmp(keys.size());
+    for (int b = 0; b < 8; ++b) {
+      auto& c = count[b];
+      if (c[(keys[0].head >> (8 * b)) & 0xFF] == keys.size()) continue;
+      uint32_t sum = 0;
+      for (auto& x : c) {
+        const uint32_t n = x;
+        x = sum;
+        sum += n;
+      }
+      for (const key& k : keys) tmp[c[(k.head >> (8 * b)) & 0xFF]++] = k;
+      keys.swap(tmp);
+    }
+  }
+
   void build(std::vector<entry> entries) {
     std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
     // Sort by bytes; equal keys keep their given order, so the last one wins below. The
     // first 8 bytes (big-endian) decide most comparisons without touching the texts.
-    struct key {
-      uint64_t head;
-      uint32_t index;
-    };
     std::vector<key> order(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
       uint64_t h = 0;
@@ -177,15 +203,24 @@ class byte_trie {
       for (size_t k = 0; k < 8; ++k) h = (h << 8) | (k < t.size() ? static_cast<uint8_t>(t[k]) : 0u);
       order[i] = {h, static_cast<uint32_t>(i)};
     }
-    std::sort(order.begin(), order.end(), [&](const key& x, const key& y) {
-      if (x.head != y.head) return x.head < y.head;
-      const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
-      return c != 0 ? c < 0 : x.index < y.index;
-    });
+    sort_by_head(order);  // stable: equal heads keep the given order
+    // Keys longer than 8 bytes with equal heads: ordered by the rest of their bytes, ties
+    // (equal keys) by their given order.
+    for (size_t lo = 0; lo < order.size();) {
+      size_t hi = lo + 1;
+      while (hi < order.size() && order[hi].head == order[lo].head) ++hi;
+      if (hi - lo > 1)
+        std::sort(order.begin() + lo, order.begin() + hi, [&](const key& x, const key& y) {
+          const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
+          return c != 0 ? c < 0 : x.index < y.index;
+        });
+      lo = hi;
+    }
     // Keys copied in sorted order, so that each level's scan below reads memory in order.
     std::string arena;
-    std::vector<uint32_t> offset(order.size() + 1);
-    std::vector<int32_t> ids(order.size());
+    const size_t n_keys = entries.size();  // = order.size()
+    std::vector<uint32_t> offset(n_keys + 1);
+    std::vector<int32_t> ids(n_keys);
     size_t total = 0;
     for (const key& k : order) total += entries[k.index].bytes.size();
     arena.reserve(total);
@@ -204,12 +239,15 @@ class byte_trie {
     wide_.clear();
     nodes_.push_back({});
     struct pending {
-      uint32_t node;
-      size_t lo, hi, depth;
+      uint32_t node, lo, hi, depth;
     };
-    // Breadth-first, so that the shallow (hottest) nodes sit together in memory.
+    // Breadth-first, so that the shallow (hottest) nodes sit together in memory. A trie
+    // has at most one node per key byte (plus the root).
+    nodes_.reserve(total + 1);
+    bytes_.reserve(total + narrow_edges);
     std::vector<pending> queue;
-    queue.push_back({0, 0, order.size(), 0});
+    queue.reserve(total + 1);
+    queue.push_back({0, 0, static_cast<uint32_t>(order.size()), 0});
     for (size_t head = 0; head < queue.size(); ++head) {
       const pending p = queue[head];
       size_t i = p.lo;
@@ -227,7 +265,7 @@ class byte_trie {
         nodes_.push_back({});
         bytes_.push_back(b);  // edge e always leads to node e + 1
         if (p.node == 0) root_[b] = c;
-        queue.push_back({c, j, k, p.depth + 1});
+        queue.push_back({c, static_cast<uint32_t>(j), static_cast<uint32_t>(k), p.depth + 1});
         ++n_edges;
         j = k;
       }

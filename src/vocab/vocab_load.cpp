@@ -336,7 +336,6 @@ void fix_up_attrs(vocab::impl& v) {
     }
   };
   using list = std::initializer_list<std::string_view>;
-  const auto is_any = [](std::string_view t, list l) { return std::find(l.begin(), l.end(), t) != l.end(); };
   struct detect {
     int32_t& id;
     list texts;
@@ -357,23 +356,20 @@ void fix_up_attrs(vocab::impl& v) {
                           "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
                           "<｜end▁of▁sentence｜>", "[e~["};
   const int32_t n = int32_t(d.tokens.size());
-  // first bytes of every text searched for below: other tokens cannot equal any of them
-  std::array<bool, 256> first{};
-  for (const auto& det : detects)
-    for (std::string_view t : det.texts) first[uint8_t(t[0])] = true;
-  for (std::string_view t : eog_texts) first[uint8_t(t[0])] = true;
+  // Every text is looked up in the token map (texts are unique); the matches are then
+  // applied in id order, as llama.cpp's scan over the ids does.
   const list user_texts = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
-  for (std::string_view t : user_texts) first[uint8_t(t[0])] = true;
-  const auto may_match = [&](std::string_view t) { return !t.empty() && first[uint8_t(t[0])]; };
-  for (int32_t id = 0; id < n; ++id) {
-    const std::string_view t = d.tokens[id].text;
-    if (!may_match(t)) continue;
-    for (const auto& det : detects) {
-      if (det.id == no_token && is_any(t, det.texts)) {
-        det.id = id;
-        force_control(id);
-      }
-    }
+  std::vector<std::pair<int32_t, size_t>> found;  // {id, index of its detect}
+  for (size_t k = 0; k < std::size(detects); ++k) {
+    if (detects[k].id != no_token) continue;
+    for (std::string_view t : detects[k].texts)
+      if (const int32_t id = d.find(t); id >= 0) found.push_back({id, k});
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [id, k] : found) {
+    if (detects[k].id != no_token) continue;  // a lower id of the same list came first
+    detects[k].id = id;
+    force_control(id);
   }
   for (int32_t id = 0; id < n; ++id) {
     auto& a = d.tokens[id].attr;
@@ -382,16 +378,16 @@ void fix_up_attrs(vocab::impl& v) {
   std::vector<int32_t> eog;
   for (int32_t id : {v.fim_pad, v.fim_rep, v.fim_sep})
     if (id != no_token) eog.push_back(id);
-  for (int32_t id = 0; id < n; ++id) {
-    const std::string_view t = d.tokens[id].text;
-    if (!may_match(t)) continue;
-    if (is_any(t, eog_texts)) {
-      eog.push_back(id);
-      force_control(id);
-    }
-    if (is_any(t, user_texts))
-      d.tokens[id].attr = attr_user_defined;
+  std::vector<int32_t> eog_found;
+  for (std::string_view t : eog_texts)
+    if (const int32_t id = d.find(t); id >= 0) eog_found.push_back(id);
+  std::sort(eog_found.begin(), eog_found.end());
+  for (int32_t id : eog_found) {
+    eog.push_back(id);
+    force_control(id);
   }
+  for (std::string_view t : user_texts)
+    if (const int32_t id = d.find(t); id >= 0) d.tokens[id].attr = attr_user_defined;
   for (int32_t id : {d.eos, d.eot, d.eom}) {
     if (id != no_token && std::find(eog.begin(), eog.end(), id) == eog.end()) {
       eog.push_back(id);

@@ -47,7 +47,8 @@ class pair_filter {
   void add(uint32_t a, uint32_t b) {
     const int da = dense_index(a), db = dense_index(b);
     if (da >= 0 && db >= 0) {
-      dense_[size_t(da) * dense_n + size_t(db)] = true;
+      const size_t i = size_t(da) * dense_n + size_t(db);
+      dense_[i >> 6] |= uint64_t(1) << (i & 63);
       return;
     }
     if (words_.empty()) words_.assign(size_t(1) << (bits - 6), 0);
@@ -57,7 +58,10 @@ class pair_filter {
   /// False only if the pair (a, b) was never added.
   bool may_join(uint32_t a, uint32_t b) const noexcept {
     const int da = dense_index(a), db = dense_index(b);
-    if (da >= 0 && db >= 0) return dense_[size_t(da) * dense_n + size_t(db)];
+    if (da >= 0 && db >= 0) {
+      const size_t i = size_t(da) * dense_n + size_t(db);
+      return (dense_[i >> 6] >> (i & 63)) & 1;
+    }
     if (words_.empty()) return false;
     const uint64_t h = index(a, b);
     return (words_[h >> 6] >> (h & 63)) & 1;
@@ -94,7 +98,7 @@ class pair_filter {
     }
     return c == 0x8196E2u ? 512 : -1;  // E2 96 81 = U+2581
   }
-  std::vector<bool> dense_ = std::vector<bool>(dense_n * dense_n, false);
+  std::vector<uint64_t> dense_ = std::vector<uint64_t>((dense_n * dense_n + 63) / 64, 0);
   std::vector<uint64_t> words_;
 };
 
