@@ -4,6 +4,7 @@
 // token cache). Every deviation from llama.cpp is an error value where llama.cpp would
 // throw, or a warning where it would log.
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -197,7 +198,13 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
     return vocab_error(errc::limit_exceeded, "too many tokens", "tokenizer.ggml.tokens", toks.offset());
   const size_t n = size_t(toks.size());
 
-  std::vector<float> scores;
+  // Scores and types are read in place when the file's byte order is the host's (the
+  // common case), else decoded into a vector first.
+  const bool host_order = (v.file.byte_order() == byte_order::little) == (std::endian::native == std::endian::little);
+  std::vector<float> scores_buf;
+  std::vector<int32_t> types_buf;
+  const std::byte* scores_raw = nullptr;  // float32 or int32 elements, host order
+  bool scores_int = false;
   {
     auto sa = k.get_array("tokenizer.ggml.scores");
     if (!sa) return std::move(sa).error();
@@ -205,20 +212,26 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       const array_ref a = **sa;
       if (a.size() < n)
         return vocab_error(errc::invalid_vocab, "fewer scores than tokens", "tokenizer.ggml.scores", a.offset());
-      if (a.element_type() == value_type::float32) {
-        auto s = a.to_vector<float>();
-        if (!s) return std::move(s).error();
-        scores = std::move(*s);
-      } else if (a.element_type() == value_type::int32) {
+      if (a.element_type() != value_type::float32 && a.element_type() != value_type::int32)
+        return vocab_error(errc::type_mismatch, "expected float32 or int32 scores", "tokenizer.ggml.scores", a.offset());
+      scores_int = a.element_type() == value_type::int32;
+      if (host_order) {
+        scores_raw = a.raw().data();
+      } else if (scores_int) {
         auto s = a.to_vector<int32_t>();
         if (!s) return std::move(s).error();
-        scores.assign(s->begin(), s->end());
+        scores_buf.assign(s->begin(), s->end());
+        scores_int = false;
+        scores_raw = reinterpret_cast<const std::byte*>(scores_buf.data());
       } else {
-        return vocab_error(errc::type_mismatch, "expected float32 or int32 scores", "tokenizer.ggml.scores", a.offset());
+        auto s = a.to_vector<float>();
+        if (!s) return std::move(s).error();
+        scores_buf = std::move(*s);
+        scores_raw = reinterpret_cast<const std::byte*>(scores_buf.data());
       }
     }
   }
-  std::vector<int32_t> types;
+  const std::byte* types_raw = nullptr;  // int32 elements, host order
   {
     auto ya = k.get_array("tokenizer.ggml.token_type");
     if (!ya) return std::move(ya).error();
@@ -228,33 +241,58 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
         return vocab_error(errc::type_mismatch, "expected int32 token types", "tokenizer.ggml.token_type", a.offset());
       if (a.size() < n)
         return vocab_error(errc::invalid_vocab, "fewer token types than tokens", "tokenizer.ggml.token_type", a.offset());
-      auto t = a.to_vector<int32_t>();
-      if (!t) return std::move(t).error();
-      types = std::move(*t);
+      if (host_order) {
+        types_raw = a.raw().data();
+      } else {
+        auto t = a.to_vector<int32_t>();
+        if (!t) return std::move(t).error();
+        types_buf = std::move(*t);
+        types_raw = reinterpret_cast<const std::byte*>(types_buf.data());
+      }
     }
   }
 
-  d.tokens.resize(n);
+  // One pass: text, score, type and attributes of each token.
+  d.tokens.clear();
+  d.tokens.reserve(n);
   size_t n_empty = 0;
+  uint32_t max_len = 0;
   auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
-    d.tokens[i].text = s;
+    vocab_detail::token_data t;
+    t.text = s;
     if (s.empty()) ++n_empty;
+    max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
+    if (scores_raw) {
+      if (scores_int) {
+        int32_t x;
+        std::memcpy(&x, scores_raw + 4 * i, 4);
+        t.score = float(x);
+      } else {
+        std::memcpy(&t.score, scores_raw + 4 * i, 4);
+      }
+    }
+    if (types_raw) {
+      int32_t y;
+      std::memcpy(&y, types_raw + 4 * i, 4);
+      t.type = static_cast<token_type>(y);
+      t.attr = attr_of_type(y);
+    }
+    d.tokens.push_back(t);
   });
   if (!r) return std::move(r).error();
-  d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
-  for (size_t i = 0; i < n; ++i) {
-    auto& t = d.tokens[i];
-    if (t.text.empty()) {
+  d.max_token_len = max_len;
+  if (n_empty) {
+    d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
+    for (size_t i = 0; i < n; ++i) {
+      auto& t = d.tokens[i];
+      if (!t.text.empty()) continue;
       v.warnings.push_back("empty token at index " + std::to_string(i));
       d.owned_text.push_back("[EMPTY_" + std::to_string(i) + "]");
       t.text = d.owned_text.back();
+      d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
     }
-    d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
-    t.score = scores.empty() ? 0.0f : scores[i];
-    t.type = types.empty() ? token_type::normal : static_cast<token_type>(types[i]);
-    t.attr = types.empty() ? attr_normal : attr_of_type(types[i]);
   }
-  const size_t dup = d.token_to_id.insert_all(n, [&](size_t i) { return d.tokens[i].text; });
+  const size_t dup = d.token_to_id.build(std::span<const vocab_detail::token_data>(d.tokens));
   if (dup < n) {
     const std::string_view t = d.tokens[dup].text;
     return vocab_error(errc::invalid_vocab,
