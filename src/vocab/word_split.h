@@ -23,11 +23,16 @@
 
 namespace gguf::vocab_detail {
 
-/// The bytes of one UTF-8 chunk (at most 4), zero padded.
+/// The bytes of one UTF-8 chunk (1 to 4), zero padded, the first byte lowest. (A memcpy
+/// of a run-time length is a library call; this is a few loads.)
 inline uint32_t chunk_bits(const char* p, size_t n) noexcept {
-  uint32_t w = 0;
-  std::memcpy(&w, p, n);
-  return w;
+  const auto* u = reinterpret_cast<const uint8_t*>(p);
+  switch (n) {
+    case 1: return u[0];
+    case 2: return u[0] | (uint32_t(u[1]) << 8);
+    case 3: return u[0] | (uint32_t(u[1]) << 8) | (uint32_t(u[2]) << 16);
+    default: return u[0] | (uint32_t(u[1]) << 8) | (uint32_t(u[2]) << 16) | (uint32_t(u[3]) << 24);
+  }
 }
 
 /// Length of the chunk at s[off] (utf8_len, cut at the end of s).
