@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "gguf/tokenizer_models.h"
+#include "vocab/table_cache.h"
 
 namespace gguf::vocab_detail {
 
@@ -107,37 +108,62 @@ class token_map {
   template <class Token>
   size_t build(std::span<const Token> tokens) {
     static_assert(std::is_same_v<decltype(tokens[0].text), std::string_view>);
-    text_of_ = [](const void* base, uint32_t id) { return static_cast<const Token*>(base)[id].text; };
-    base_ = tokens.data();
+    attach(tokens);
     size_ = 0;
     const size_t n = tokens.size();
     size_t cap = 16;
     while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
-    slots_.assign(cap, slot{});
+    std::vector<slot> slots(cap);
     mask_ = cap - 1;
     constexpr size_t batch = 16;
     uint64_t hashes[batch];
-    for (size_t base = 0; base < n; base += batch) {
+    size_t result = n;
+    for (size_t base = 0; base < n && result == n; base += batch) {
       const size_t m = std::min(batch, n - base);
       for (size_t j = 0; j < m; ++j) {
         hashes[j] = text_hash(tokens[base + j].text);
-        __builtin_prefetch(&slots_[hashes[j] & mask_], 1);
+        __builtin_prefetch(&slots[hashes[j] & mask_], 1);
       }
-      for (size_t j = 0; j < m; ++j) {
+      for (size_t j = 0; j < m && result == n; ++j) {
         const std::string_view text = tokens[base + j].text;
         const uint64_t pre = prefix(text);
         for (size_t i = hashes[j] & mask_;; i = (i + 1) & mask_) {
-          const slot& s = slots_[i];
+          const slot& s = slots[i];
           if (s.id_plus_1 == 0) {
-            slots_[i] = {pre, uint32_t(text.size()), uint32_t(base + j + 1)};
+            slots[i] = {pre, uint32_t(text.size()), uint32_t(base + j + 1)};
             ++size_;
             break;
           }
-          if (same(s, pre, text)) return base + j;
+          if (s.len == text.size() && s.prefix == pre &&
+              (text.size() <= 8 || std::memcmp(tokens[s.id_plus_1 - 1].text.data() + 8, text.data() + 8, text.size() - 8) == 0)) {
+            result = base + j;
+            break;
+          }
         }
       }
     }
-    return n;
+    slots_.adopt(std::move(slots));
+    return result;
+  }
+  /// The tables for the compiled cache (table_cache.h).
+  void save(table_writer& w) const {
+    w.put_value(uint64_t(mask_));
+    w.put_value(uint64_t(size_));
+    w.put(slots_.span());
+  }
+  /// Maps the tables back over `tokens` (the array they were built from); false when
+  /// they do not fit it.
+  template <class Token>
+  bool load(table_reader& r, std::span<const Token> tokens) {
+    uint64_t mask = 0, size = 0;
+    std::span<const slot> slots;
+    if (!r.get_value(mask) || !r.get_value(size) || !r.get(slots)) return false;
+    if (slots.size() != mask + 1 || (slots.size() & mask) != 0 || size != tokens.size() || size >= slots.size())
+      return false;
+    attach(tokens);
+    mask_ = size_t(mask), size_ = size_t(size);
+    slots_.view(slots);
+    return true;
   }
   /// The id of `text`, or -1.
   int32_t find_id(std::string_view text) const noexcept {
@@ -167,7 +193,13 @@ class token_map {
     if (s.len != t.size() || s.prefix != pre) return false;
     return t.size() <= 8 || std::memcmp(text_of_(base_, s.id_plus_1 - 1).data() + 8, t.data() + 8, t.size() - 8) == 0;
   }
-  std::vector<slot> slots_;
+  template <class Token>
+  void attach(std::span<const Token> tokens) {
+    static_assert(std::is_same_v<decltype(tokens[0].text), std::string_view>);
+    text_of_ = [](const void* base, uint32_t id) { return static_cast<const Token*>(base)[id].text; };
+    base_ = tokens.data();
+  }
+  pod_table<slot> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
   const void* base_ = nullptr;
@@ -203,6 +235,11 @@ struct vocab_data {
   uint32_t max_token_len = 0;  ///< longest token text in bytes
 
   int32_t find(std::string_view text) const { return token_to_id.find_id(text); }
+
+  /// The compiled tokenizer cache while the vocabulary loads (nullptr: build everything).
+  table_cache* cache = nullptr;
+  /// The bytes of the file the texts are views into (the merge table keeps offsets).
+  std::span<const std::byte> file_bytes;
 };
 
 /// One tokenizer model: its normalizer and its pre-tokenizer + model. Built once per

@@ -292,7 +292,10 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
     }
   }
-  const size_t dup = d.token_to_id.build(std::span<const vocab_detail::token_data>(d.tokens));
+  const std::span<const vocab_detail::token_data> all(d.tokens);
+  if (d.cache && d.cache->load("tokens.map", [&](vocab_detail::table_reader& r) { return d.token_to_id.load(r, all); })) return {};
+  const size_t dup = d.token_to_id.build(all);
+  if (d.cache) d.cache->save("tokens.map", [&](vocab_detail::table_writer& w) { d.token_to_id.save(w); });
   if (dup < n) {
     const std::string_view t = d.tokens[dup].text;
     return vocab_error(errc::invalid_vocab,
@@ -521,10 +524,36 @@ void vocab::impl::build_special_index() {
   }
 }
 
+namespace {
+result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<const tokenizer_model_info> models,
+                                               std::span<const vocab_detail::model_row> rows,
+                                               std::unique_ptr<vocab_detail::table_cache> cache);
+}  // namespace
+
 result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std::span<const tokenizer_model_info> models,
-                                                       std::span<const vocab_detail::model_row> rows) {
+                                                       std::span<const vocab_detail::model_row> rows,
+                                                       const vocab_load_options& options) {
+  using vocab_detail::table_cache;
+  auto cache = table_cache::open(options.cache_dir, f);
+  const bool was_hit = cache && cache->hit();
+  auto p = load_with(f, models, rows, std::move(cache));
+  if (!p || !was_hit || (*p)->cache) return p;
+  // a cache file whose tables did not fit: build everything and write it anew
+  return load_with(f, models, rows, table_cache::open(options.cache_dir, f, /*ignore_existing=*/true));
+}
+
+namespace {
+result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<const tokenizer_model_info> models,
+                                               std::span<const vocab_detail::model_row> rows,
+                                               std::unique_ptr<vocab_detail::table_cache> cache) {
   using namespace vocab_detail;
+  using impl = vocab::impl;
   auto p = std::make_shared<impl>(f);
+  p->d.cache = cache.get();
+  struct detach {  // the cache is only read while loading
+    vocab_data& d;
+    ~detach() { d.cache = nullptr; }
+  } detach_cache{p->d};
   const keys k{p->file};
   std::string pre_key;
   bool has_pre = false;
@@ -534,7 +563,10 @@ result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std:
     return p;
   }
   TRY(read_pre(*p, pre_key, has_pre));
-  if (p->info->merges) TRY(read_merges(*p, k));
+  p->d.file_bytes = p->file.bytes();
+  // on a cache hit the merge table holds each rule's place in the file: no need to read
+  // the merges (a table that does not fit restarts the load without the cache)
+  if (p->info->merges && !(cache && cache->hit())) TRY(read_merges(*p, k));
   if (p->info->charsmap) {
     auto ca = k.get_array("tokenizer.ggml.precompiled_charsmap");
     if (!ca) return std::move(ca).error();
@@ -566,13 +598,24 @@ result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std:
     case newline_rule::first_id: d.nl = p->first_model_id("\n"); break;
   }
   if (d.nl < 0) d.nl = d.pad;
+  if (cache) {
+    if (cache->hit()) p->cache = std::move(cache);  // the tables view its mapping
+    else cache->commit();                            // a miss: save what was built
+  }
   return p;
 }
+}  // namespace
 
-result<vocab> vocab::load(const file& f) {
-  auto p = impl::load(f, tokenizer_models(), vocab_detail::model_table());
+result<vocab> vocab::load(const file& f) { return load(f, vocab_load_options{}); }
+
+result<vocab> vocab::load(const file& f, const vocab_load_options& options) {
+  auto p = impl::load(f, tokenizer_models(), vocab_detail::model_table(), options);
   if (!p) return std::move(p).error();
   return vocab(std::move(*p));
 }
+
+bool vocab::from_cache() const noexcept { return impl_->cache != nullptr; }
+
+std::string default_tokenizer_cache_dir() { return vocab_detail::default_cache_dir(); }
 
 }  // namespace gguf
