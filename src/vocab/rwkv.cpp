@@ -55,6 +55,7 @@ namespace {
 class rwkv_model final : public tokenizer_model {
  public:
   explicit rwkv_model(const vocab_data& v) : unk_(v.unk) {
+    if (v.cache && v.cache->load("rwkv.trie", [&](table_reader& r) { return trie_.load(r); })) return;
     std::vector<std::string> texts;  // unescaped token bytes, viewed while the trie is built
     texts.reserve(v.tokens.size());
     for (const auto& t : v.tokens) texts.push_back(rwkv_unescape(t.text));
@@ -62,6 +63,7 @@ class rwkv_model final : public tokenizer_model {
     entries.reserve(texts.size());
     for (size_t id = 0; id < texts.size(); ++id) entries.push_back({texts[id], static_cast<int32_t>(id)});
     trie_ = byte_trie(std::move(entries));
+    if (v.cache) v.cache->save("rwkv.trie", [&](table_writer& w) { trie_.save(w); });
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {

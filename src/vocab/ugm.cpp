@@ -38,20 +38,31 @@ class ugm_model final : public tokenizer_model {
         add_space_prefix_(v.add_space_prefix),
         remove_extra_whitespaces_(v.remove_extra_whitespaces) {
     float min_score = FLT_MAX;
+    // the two tries from the compiled cache, or built (and saved) below
+    const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
+      return tokens_.load(r) && user_defined_.load(r);
+    });
     std::vector<byte_trie::entry> candidates, user_defined;
     scores_.resize(v.tokens.size());
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const token_data& t = v.tokens[id];
       const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
-      if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused)
+      if (!cached && (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused))
         candidates.push_back({t.text, i});
-      if (t.type == token_type::user_defined) user_defined.push_back({t.text, i});
+      if (!cached && t.type == token_type::user_defined) user_defined.push_back({t.text, i});
       scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
     }
     unknown_score_ = static_cast<double>(min_score - unknown_token_score_penalty);
-    tokens_ = byte_trie(std::move(candidates));
-    user_defined_ = byte_trie(std::move(user_defined));
+    if (!cached) {
+      tokens_ = byte_trie(std::move(candidates));
+      user_defined_ = byte_trie(std::move(user_defined));
+      if (v.cache)
+        v.cache->save("ugm.tries", [&](table_writer& w) {
+          tokens_.save(w);
+          user_defined_.save(w);
+        });
+    }
   }
 
   std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
