@@ -29,23 +29,26 @@ jsonl_reader::jsonl_reader(std::string_view text) : buf_(text), eof_(true) {}
 bool jsonl_reader::next(jsonl_block& block) {
   block.lines.clear();
   for (;;) {
-    // read while the unconsumed bytes hold no whole line, or less than a block (when a
-    // block may hold many lines); the consumed bytes are dropped first
+    // read while the unconsumed bytes hold no whole line, or less than a block when a
+    // block may hold many lines and the last read filled what it asked for (a pipe that
+    // had less to give is not waited on: a writer waiting for our answer gets it); the
+    // consumed bytes are dropped first
     const auto want_more = [&] {
       const std::string_view rest = std::string_view(buf_).substr(begin_);
-      return rest.find('\n') == std::string_view::npos || (max_lines_ > 1 && rest.size() < block_);
+      return rest.find('\n') == std::string_view::npos || (max_lines_ > 1 && rest.size() < block_ && !short_read_);
     };
     while (!eof_ && want_more()) {
       if (begin_ > 0) {
         buf_.erase(0, begin_);
         begin_ = 0;
       }
-      const size_t old = buf_.size();
-      buf_.resize(old + std::max(block_, old / 2));
+      const size_t old = buf_.size(), ask = std::max(block_, old / 2);
+      buf_.resize(old + ask);
       ssize_t n;
-      do n = ::read(fd_, buf_.data() + old, buf_.size() - old);
+      do n = ::read(fd_, buf_.data() + old, ask);
       while (n < 0 && errno == EINTR);
       buf_.resize(old + size_t(std::max<ssize_t>(n, 0)));
+      short_read_ = n >= 0 && size_t(n) < ask;
       if (n < 0) failed_ = true;
       if (n <= 0) eof_ = true;
     }

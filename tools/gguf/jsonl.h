@@ -56,6 +56,7 @@ class jsonl_reader {
   size_t begin_ = 0;  ///< start of the unconsumed bytes of buf_
   size_t line_no_ = 0;
   bool eof_ = false, failed_ = false;
+  bool short_read_ = false;  ///< the last read returned less than it asked for
 };
 
 /// What a command does with one block: appends the output of each line, in order, to
