@@ -14,13 +14,19 @@
 //    unknown token with score min(normal scores) - 10. Scores add up in double.
 //  - Runs of unknown tokens in the best path collapse into one.
 #include <algorithm>
+#include <bit>
 #include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/normalizer.h"
 #include "vocab/ugm_charsmap.h"
+#include "vocab/thread_scratch.h"
 #include "vocab/ugm_trie.h"
 #include "vocab/unicode.h"
+#include "vocab/word_cache.h"
 
 namespace gguf::vocab_detail {
 
@@ -40,16 +46,42 @@ class ugm_model final : public tokenizer_model {
     float min_score = FLT_MAX;
     std::vector<byte_trie::entry> candidates, user_defined;
     scores_.resize(v.tokens.size());
+    const std::string_view sep = separator_;
+    uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
+    float max_abs = 0.0f;
+    const auto note_score = [&](float f) {
+      const uint32_t e = (std::bit_cast<uint32_t>(f) >> 23) & 0xFF;
+      if (f != 0.0f) min_exponent = std::min(min_exponent, e);
+      if (e == 0xFF) max_abs = std::numeric_limits<float>::infinity();  // inf or NaN: never exact
+      else max_abs = std::max(max_abs, std::fabs(f));
+    };
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const token_data& t = v.tokens[id];
       const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
-      if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused)
+      if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused) {
         candidates.push_back({t.text, i});
+        if (t.type != token_type::user_defined) note_score(t.score);
+        // a token holding the separator past its first byte could span a cut
+        if (cut_at_separator_ && t.text.size() > sep.size() &&
+            std::memchr(t.text.data() + 1, sep[0], t.text.size() - 1) != nullptr &&
+            t.text.find(sep, 1) != std::string_view::npos)
+          cut_at_separator_ = false;
+      }
       if (t.type == token_type::user_defined) user_defined.push_back({t.text, i});
       scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
     }
-    unknown_score_ = static_cast<double>(min_score - unknown_token_score_penalty);
+    const float unknown = min_score - unknown_token_score_penalty;
+    note_score(unknown);
+    unknown_score_ = static_cast<double>(unknown);
+    // Every score used is a float, so a multiple of 2^g with g the ulp exponent of the
+    // smallest exponent among them; sums of such multiples are exact in double up to
+    // 2^(53 + g) in magnitude. Within that bound a Viterbi's choices do not depend on the
+    // score it starts from (every comparison is exact), which makes its word cache exact.
+    max_abs_score_ = static_cast<double>(max_abs);
+    if (min_exponent == 0xFF) exact_limit_ = std::numeric_limits<double>::infinity();  // all scores 0
+    else exact_limit_ = std::ldexp(1.0, 53 + static_cast<int>(std::max<uint32_t>(min_exponent, 1)) - 150);
+    if (!std::isfinite(max_abs_score_)) exact_limit_ = -1.0;
     tokens_ = byte_trie(std::move(candidates));
     user_defined_ = byte_trie(std::move(user_defined));
   }
@@ -115,33 +147,85 @@ class ugm_model final : public tokenizer_model {
     double score;
   };
 
+  // The normalized text is cut before each separator (U+2581, or ' ' without escaping)
+  // when no candidate token holds the separator past its first byte: no token then spans
+  // a cut, so the best path passes through every cut and the Viterbi runs word by word,
+  // each word starting from the score the path reached (the same sums as one Viterbi
+  // over the whole text). Runs of unknown tokens collapse across words too.
   void viterbi(std::string_view s, std::vector<int32_t>& out) const {
-    if (s.size() < UINT32_MAX) viterbi<uint32_t>(s, out);
-    else viterbi<size_t>(s, out);
+    if (s.empty()) return;
+    if (!cut_at_separator_) {
+      viterbi_word(s, 0, 0.0, out);
+      return;
+    }
+    scratch& sc = thread_scratch<scratch>(instance_);
+    const size_t fragment_first = out.size();
+    double base = 0.0;
+    for (size_t a = 0; a < s.size();) {
+      const size_t b = next_cut(s, a);
+      const std::string_view w = s.substr(a, b - a);
+      const size_t first = out.size();
+      // A word's ids and score do not depend on the score before it while every sum
+      // stays exact (see exact_limit_): then a cached word stands in for its Viterbi.
+      const bool exact = std::fabs(base) + double(w.size() + 1) * max_abs_score_ <= exact_limit_;
+      const bool cacheable = exact && w.size() <= word_cache_t::max_word;
+      const uint64_t h = cacheable ? text_hash(w) : 0;
+      double delta = 0.0;
+      if (cacheable && sc.cache.find(w, h, out, &delta)) {
+        base += delta;
+      } else {
+        const double end = viterbi_word(s.substr(0, b), a, base, out);
+        if (cacheable) sc.cache.insert(w, h, out.data() + first, out.size() - first, end - base);
+        base = end;
+      }
+      // a run of unknown tokens across the cut is one unknown token
+      if (first > fragment_first && out.size() > first && out[first] == unk_ && out[first - 1] == unk_)
+        out.erase(out.begin() + static_cast<std::ptrdiff_t>(first));
+      a = b;
+    }
+  }
+
+  // The next cut after `a`: a code point start (as the Viterbi steps through s) where the
+  // separator begins, or s.size().
+  size_t next_cut(std::string_view s, size_t a) const {
+    const size_t n = s.size();
+    const std::string_view sep = separator_;
+    for (size_t pos = a + std::min(utf8_len(s[a]), n - a); pos < n;) {
+      const char c = s[pos];
+      if (c == sep[0] && s.compare(pos, sep.size(), sep) == 0) return pos;
+      pos += std::min(utf8_len(c), n - pos);
+    }
+    return n;
+  }
+
+  // The Viterbi over s[a, s.size()) starting from score `base`; appends the ids, returns
+  // the best path's score.
+  double viterbi_word(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
+    if (s.size() - a < UINT32_MAX) return viterbi_word<uint32_t>(s, a, base, out);
+    return viterbi_word<size_t>(s, a, base, out);
   }
 
   template <class Index>
-  void viterbi(std::string_view s, std::vector<int32_t>& out) const {
+  double viterbi_word(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
     using best = ugm_model::best<Index>;
-    const size_t n = s.size();
-    if (n == 0) return;
+    const size_t n = s.size() - a;
     // Per-thread scratch kept between calls (a fresh vector per call costs page faults
     // on every call); released when it grew past 64 MiB.
     thread_local std::vector<best> results;
     results.assign(n + 1, best{unk_, 0, -DBL_MAX});
-    results[0] = {unk_, 0, 0.0};
+    results[0] = {unk_, 0, base};
     for (size_t pos = 0; pos < n;) {
-      const size_t cp_len = std::min(utf8_len(s[pos]), n - pos);
-      const double base = results[pos].score;
+      const size_t cp_len = std::min(utf8_len(s[a + pos]), n - pos);
+      const double from = results[pos].score;
       bool single_codepoint_found = false;
-      tokens_.for_each_prefix(s, pos, [&](size_t len, int32_t id) {
+      tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
         if (len == cp_len) single_codepoint_found = true;
-        const double challenger = base + scores_[static_cast<size_t>(id)];
+        const double challenger = from + scores_[static_cast<size_t>(id)];
         best& champ = results[pos + len];
         if (challenger > champ.score) champ = {id, Index(pos), challenger};
       });
       if (!single_codepoint_found) {
-        const double challenger = base + unknown_score_;
+        const double challenger = from + unknown_score_;
         best& champ = results[pos + cp_len];
         if (challenger > champ.score) champ = {unk_, Index(pos), challenger};
       }
@@ -160,16 +244,28 @@ class ugm_model final : public tokenizer_model {
       at = b.start;
     }
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    const double end = results[n].score;
     if (results.capacity() * sizeof(best) > (size_t(64) << 20)) std::vector<best>().swap(results);
+    return end;
   }
+
+  using word_cache_t = basic_word_cache<double>;  // a word's ids and Viterbi score
+  const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
+  struct scratch {
+    word_cache_t cache;
+  };
 
   ugm_charsmap charsmap_;
   byte_trie tokens_;
   byte_trie user_defined_;
   std::vector<double> scores_;  // per token id, as used by the Viterbi
   double unknown_score_ = 0.0;
+  double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token
+  double exact_limit_ = -1.0;   // sums up to this magnitude are exact (constructor)
   int32_t unk_;
   bool escape_whitespaces_, treat_whitespace_as_suffix_, add_space_prefix_, remove_extra_whitespaces_;
+  std::string_view separator_ = escape_whitespaces_ ? escaped_space : std::string_view(" ");
+  bool cut_at_separator_ = true;  // no candidate token can span a cut (viterbi)
 };
 
 }  // namespace
