@@ -14,6 +14,7 @@
 //    unknown token with score min(normal scores) - 10. Scores add up in double.
 //  - Runs of unknown tokens in the best path collapse into one.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cfloat>
 #include <cmath>
@@ -36,13 +37,14 @@ constexpr float unknown_token_score_penalty = 10.0f;
 
 class ugm_model final : public tokenizer_model {
  public:
-  explicit ugm_model(const vocab_data& v)
+  ugm_model(const vocab_data& v, bool word_by_word)
       : charsmap_(v.precompiled_charsmap),
         unk_(v.unk),
         escape_whitespaces_(v.escape_whitespaces),
         treat_whitespace_as_suffix_(v.treat_whitespace_as_suffix),
         add_space_prefix_(v.add_space_prefix),
-        remove_extra_whitespaces_(v.remove_extra_whitespaces) {
+        remove_extra_whitespaces_(v.remove_extra_whitespaces),
+        word_by_word_(word_by_word) {
     float min_score = FLT_MAX;
     std::vector<byte_trie::entry> candidates, user_defined;
     scores_.resize(v.tokens.size());
@@ -84,6 +86,12 @@ class ugm_model final : public tokenizer_model {
     if (!std::isfinite(max_abs_score_)) exact_limit_ = -1.0;
     tokens_ = byte_trie(std::move(candidates));
     user_defined_ = byte_trie(std::move(user_defined));
+    // Bytes that may start a code point normalize_prefix returns as it is: not ' ', not
+    // the first byte of a user-defined token, ASCII or a UTF-8 lead byte (the charsmap and
+    // the sequence's validity are checked per code point).
+    for (uint32_t b = 0; b < 0xF5; ++b)
+      passes_[b] = b != ' ' && (b < 0x80 || b >= 0xC2) && user_defined_.child(0, uint8_t(b)) == byte_trie::npos;
+    for (uint32_t b = 0; b < 0x80; ++b) ascii_plain_[b] = passes_[b] && charsmap_.unmapped_before_ascii(uint8_t(b));
   }
 
   std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
@@ -107,6 +115,30 @@ class ugm_model final : public tokenizer_model {
     return {"\xEF\xBF\xBD", 1};  // U+FFFD for one invalid byte
   }
 
+  // The end of the run of code points from `pos` on that normalize_prefix would return
+  // unchanged and that hold no space (the exact conditions of its first branches).
+  size_t unchanged_run(std::string_view in, size_t pos) const noexcept {
+    const size_t n = in.size();
+    while (pos < n) {
+      const auto c0 = static_cast<uint8_t>(in[pos]);
+      if (ascii_plain_[c0] && (pos + 1 == n || static_cast<uint8_t>(in[pos + 1]) < 0x80)) {
+        ++pos;
+        continue;
+      }
+      if (!passes_[c0]) break;
+      const auto c1 = pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0};
+      if (!charsmap_.surely_unmapped(c0, c1)) break;
+      size_t len = 1;
+      if (c0 >= 0x80) {
+        uint32_t cpt = 0;
+        len = utf8_decode_strict(in, pos, cpt);
+        if (len == 0) break;
+      }
+      pos += len;
+    }
+    return pos;
+  }
+
   void normalize_into(std::string_view in, std::string& out) const {
     out.clear();
     out.reserve(in.size() * 3);
@@ -116,24 +148,38 @@ class ugm_model final : public tokenizer_model {
     const bool merge_spaces = remove_extra_whitespaces_;
     bool space_prepended = false;
     bool in_word = false;
-    for (size_t pos = 0; pos < in.size();) {
+    const auto start_word = [&] {
+      in_word = true;
+      if ((prepend_space && !space_prepended) || merge_spaces) {
+        out.append(space);
+        space_prepended = true;
+      }
+    };
+    const size_t n = in.size();
+    for (size_t pos = 0; pos < n;) {
+      if (const size_t end = unchanged_run(in, pos); end > pos) {  // code points passing as they are
+        if (!in_word) start_word();
+        out.append(in.data() + pos, end - pos);
+        pos = end;
+        continue;
+      }
       const piece p = normalize_prefix(in, pos);
+      pos += p.consumed;
+      if (p.bytes.empty()) continue;
+      if (std::find(p.bytes.begin(), p.bytes.end(), ' ') == p.bytes.end()) {
+        if (!in_word) start_word();
+        out.append(p.bytes);
+        continue;
+      }
       for (const char c : p.bytes) {
         if (c != ' ') {
-          if (!in_word) {
-            in_word = true;
-            if ((prepend_space && !space_prepended) || merge_spaces) {
-              out.append(space);
-              space_prepended = true;
-            }
-          }
+          if (!in_word) start_word();
           out.push_back(c);
         } else {
           in_word = false;
           if (!merge_spaces) out.append(space);
         }
       }
-      pos += p.consumed;
     }
     if (append_space) out.append(space);
   }
@@ -154,34 +200,53 @@ class ugm_model final : public tokenizer_model {
   // over the whole text). Runs of unknown tokens collapse across words too.
   void viterbi(std::string_view s, std::vector<int32_t>& out) const {
     if (s.empty()) return;
-    if (!cut_at_separator_) {
+    if (!cut_at_separator_ || !word_by_word_) {
       viterbi_word(s, 0, 0.0, out);
       return;
     }
     scratch& sc = thread_scratch<scratch>(instance_);
     const size_t fragment_first = out.size();
+    // Words are found `ahead` words before they are tokenized, so that their cache slots
+    // and then their entries are already loading (most words are found in the cache).
+    constexpr size_t ahead = 16, mask = ahead - 1;
+    struct word {
+      size_t a, b;
+      uint64_t h;  // text_hash of a word short enough to cache
+    };
+    word queue[ahead];
+    size_t found = 0, done = 0, scan = 0;
     double base = 0.0;
-    for (size_t a = 0; a < s.size();) {
-      const size_t b = next_cut(s, a);
-      const std::string_view w = s.substr(a, b - a);
+    while (done < found || scan < s.size()) {
+      while (found - done < ahead && scan < s.size()) {
+        word& nw = queue[found & mask];
+        nw.a = scan;
+        nw.b = scan = next_cut(s, scan);
+        nw.h = nw.b - nw.a <= word_cache_t::max_word ? text_hash(s.substr(nw.a, nw.b - nw.a)) : 0;
+        if (nw.h) sc.cache.prefetch_slot(nw.h);
+        if (found - done >= ahead / 2) {
+          const word& mid = queue[(found - ahead / 2) & mask];
+          if (mid.h) sc.cache.prefetch_entry(mid.h);
+        }
+        ++found;
+      }
+      const word wd = queue[done++ & mask];
+      const std::string_view w = s.substr(wd.a, wd.b - wd.a);
       const size_t first = out.size();
       // A word's ids and score do not depend on the score before it while every sum
       // stays exact (see exact_limit_): then a cached word stands in for its Viterbi.
       const bool exact = std::fabs(base) + double(w.size() + 1) * max_abs_score_ <= exact_limit_;
       const bool cacheable = exact && w.size() <= word_cache_t::max_word;
-      const uint64_t h = cacheable ? text_hash(w) : 0;
       double delta = 0.0;
-      if (cacheable && sc.cache.find(w, h, out, &delta)) {
+      if (cacheable && sc.cache.find(w, wd.h, out, &delta)) {
         base += delta;
       } else {
-        const double end = viterbi_word(s.substr(0, b), a, base, out);
-        if (cacheable) sc.cache.insert(w, h, out.data() + first, out.size() - first, end - base);
+        const double end = viterbi_word(s.substr(0, wd.b), wd.a, base, out);
+        if (cacheable) sc.cache.insert(w, wd.h, out.data() + first, out.size() - first, end - base);
         base = end;
       }
       // a run of unknown tokens across the cut is one unknown token
       if (first > fragment_first && out.size() > first && out[first] == unk_ && out[first - 1] == unk_)
         out.erase(out.begin() + static_cast<std::ptrdiff_t>(first));
-      a = b;
     }
   }
 
@@ -190,7 +255,29 @@ class ugm_model final : public tokenizer_model {
   size_t next_cut(std::string_view s, size_t a) const {
     const size_t n = s.size();
     const std::string_view sep = separator_;
-    for (size_t pos = a + std::min(utf8_len(s[a]), n - a); pos < n;) {
+    const auto sep0 = static_cast<uint8_t>(sep[0]);
+    size_t pos = a + std::min(utf8_len(s[a]), n - a);
+    if (sep0 >= 0x80) {  // U+2581: ASCII bytes are skipped 8 at a time
+      while (pos < n) {
+        if (pos + 8 <= n) {
+          uint64_t w;
+          std::memcpy(&w, s.data() + pos, 8);
+          if ((w & 0x8080808080808080ull) == 0) {
+            pos += 8;
+            continue;
+          }
+        }
+        const auto c = static_cast<uint8_t>(s[pos]);
+        if (c < 0x80) {
+          ++pos;
+          continue;
+        }
+        if (c == sep0 && s.compare(pos, sep.size(), sep) == 0) return pos;
+        pos += std::min(utf8_len(char(c)), n - pos);
+      }
+      return n;
+    }
+    for (; pos < n;) {
       const char c = s[pos];
       if (c == sep[0] && s.compare(pos, sep.size(), sep) == 0) return pos;
       pos += std::min(utf8_len(c), n - pos);
@@ -259,6 +346,8 @@ class ugm_model final : public tokenizer_model {
   byte_trie tokens_;
   byte_trie user_defined_;
   std::vector<double> scores_;  // per token id, as used by the Viterbi
+  std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
+  std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
   double unknown_score_ = 0.0;
   double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token
   double exact_limit_ = -1.0;   // sums up to this magnitude are exact (constructor)
@@ -266,10 +355,13 @@ class ugm_model final : public tokenizer_model {
   bool escape_whitespaces_, treat_whitespace_as_suffix_, add_space_prefix_, remove_extra_whitespaces_;
   std::string_view separator_ = escape_whitespaces_ ? escaped_space : std::string_view(" ");
   bool cut_at_separator_ = true;  // no candidate token can span a cut (viterbi)
+  bool word_by_word_ = true;      // false: one Viterbi per fragment, as llama.cpp
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v) { return std::make_unique<ugm_model>(v); }
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word) {
+  return std::make_unique<ugm_model>(v, word_by_word);
+}
 
 }  // namespace gguf::vocab_detail

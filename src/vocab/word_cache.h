@@ -29,12 +29,25 @@ class basic_word_cache {
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
       if (s.len == 0) return false;
-      if (s.hash == h && s.len == w.size() && std::memcmp(keys_.data() + s.off, w.data(), w.size()) == 0) {
+      if (s.hash == h && s.len == w.size() && same_bytes(keys_.data() + s.off, w.data(), w.size())) {
         out.insert(out.end(), ids_.begin() + s.ids_off, ids_.begin() + s.ids_off + s.ids_n);
         if (extra) *extra = s.extra;
         return true;
       }
     }
+  }
+  /// Starts loading the slot of hash `h` into the cache (a lookup a few words ahead).
+  void prefetch_slot(uint64_t h) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
+  /// Starts loading the key and ids of the entry in the home slot of `h` (after
+  /// prefetch_slot(h) had time to land).
+  void prefetch_entry(uint64_t h) const noexcept {
+    if (slots_.empty()) return;
+    const slot& s = slots_[h & mask_];
+    if (s.hash != h || s.len == 0) return;
+    __builtin_prefetch(keys_.data() + s.off);
+    __builtin_prefetch(ids_.data() + s.ids_off);
   }
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
@@ -58,6 +71,23 @@ class basic_word_cache {
     uint32_t ids_off = 0, ids_n = 0;
     [[no_unique_address]] Extra extra{};
   };
+  // memcmp(a, b, n) == 0 for the short words cached, without a call.
+  static bool same_bytes(const char* a, const char* b, size_t n) noexcept {
+    if (n < 8) {
+      for (size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+      return true;
+    }
+    uint64_t x, y;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);  // the last 8 bytes (may overlap the loop's)
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
+  }
   void grow() {
     std::vector<slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 256 : old.size() * 2, slot{});

@@ -86,6 +86,49 @@ TEST(ugm_model, user_defined_tokens_score_zero_and_pass_normalization) {
   EXPECT_EQ(run(*m, "yx"), (std::vector<int32_t>{2, 1}));
 }
 
+TEST(ugm_model, word_by_word_viterbi_and_cache_equal_one_viterbi_per_fragment) {
+  // Random vocabularies over a few pieces, with scores that tie often, with one score so
+  // large that sums after it are inexact (the cache must stay off), tiny ones (a low
+  // exactness bound) or ordinary ones, and
+  // sometimes a token holding U+2581 inside (no cut is safe then); random texts with
+  // long words and unknown code points. Each text runs twice (the second hits the cache).
+  static const char* const pieces[] = {"\xE2\x96\x81", "\xE2\x96\x81" "a", "\xE2\x96\x81" "ab", "a", "b", "ab", "ba",
+                                       "abc", "c", "\xC3\xA9", "a\xC3\xA9", "\xE2\x96\x81\xC3\xA9", "bb",
+                                       "\xE2\x96\x81" "c", "cab", "\xE2\x96\x81\xE2\x96\x81", "a\xE2\x96\x81" "b"};
+  static const char* const chars[] = {"a", "b", "c", " ", " ", "\xC3\xA9", "x", "\xE2\x96\x81", "\xF0\x9F\x98\x80"};
+  std::mt19937 rng(42);
+  for (int round = 0; round < 300; ++round) {
+    vocab_data v;
+    v.type = vocab_type::ugm;
+    v.unk = 0;
+    v.tokens.push_back({"<unk>", 0, token_type::unknown});
+    const int kind = round % 4;
+    const size_t n_pieces = std::size(pieces) - (round % 5 == 0 ? 0 : 1);  // the last holds U+2581 inside
+    for (size_t i = 0; i < n_pieces; ++i) {
+      if (rng() % 4 == 0) continue;
+      float score = -float(1 + rng() % 4);
+      if (kind == 2) score *= 1e-7f;
+      if (kind == 3) score -= float(rng() % 1000) / 997.0f;
+      const token_type t = rng() % 9 == 0 ? token_type::user_defined : rng() % 9 == 0 ? token_type::unused : token_type::normal;
+      v.tokens.push_back({pieces[i], score, t});
+    }
+    // "x" at -1e20: after it every sum is -1e20 and the words' comparisons all tie
+    if (kind == 1) v.tokens.push_back({"x", -1e20f, token_type::normal});
+    v.add_space_prefix = rng() % 4 != 0;
+    v.remove_extra_whitespaces = rng() % 2 == 0;
+    v.escape_whitespaces = rng() % 6 != 0;
+    const auto fast = make_ugm(v), reference = make_ugm(v, false);
+    for (int t = 0; t < 20; ++t) {
+      std::string text;
+      const size_t len = rng() % (t % 5 == 0 ? 200 : 30);
+      for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+      const auto want = run(*reference, text);
+      ASSERT_EQ(run(*fast, text), want) << "round " << round << " text '" << text << "'";
+      ASSERT_EQ(run(*fast, text), want) << "round " << round << " (cached) text '" << text << "'";
+    }
+  }
+}
+
 TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
   auto bytes = [](std::initializer_list<int> b) {
     std::vector<std::byte> v;
