@@ -3,6 +3,7 @@
 // fragment through the model's normalizer and model (tokenizer_model.h), special tokens
 // as they are, BOS / EOS / SEP from the row's special-token template.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "vocab/vocab_impl.h"
@@ -28,8 +29,16 @@ bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 std::vector<uint32_t> occurring_specials(const vocab::impl& v, std::string_view text) {
   std::vector<uint8_t> seen(v.special_cache.size(), 0);
   const auto& toks = v.d.tokens;
+  // Bytes that start a special token, for a long text (a per-byte table lookup then
+  // skips the rest; worth the 256 checks only above a few hundred bytes).
+  std::array<bool, 256> starts;
+  starts.fill(true);
+  if (text.size() >= 1024)
+    for (uint32_t c = 0; c < 256; ++c)
+      starts[c] = !v.single_byte[c].empty() || v.bucket_start[(c << 8) + 256] != v.bucket_start[c << 8];
   for (size_t i = 0; i < text.size(); ++i) {
     const uint8_t c0 = uint8_t(text[i]);
+    if (!starts[c0]) continue;
     for (uint32_t s : v.single_byte[c0]) seen[s] = 1;
     if (i + 1 >= text.size()) break;
     const uint32_t key = (uint32_t(c0) << 8) | uint8_t(text[i + 1]);

@@ -91,6 +91,7 @@ class ugm_model final : public tokenizer_model {
     // the sequence's validity are checked per code point).
     for (uint32_t b = 0; b < 0xF5; ++b)
       passes_[b] = b != ' ' && (b < 0x80 || b >= 0xC2) && user_defined_.child(0, uint8_t(b)) == byte_trie::npos;
+    space_unchanged_ = user_defined_.child(0, uint8_t(' ')) == byte_trie::npos;
     for (uint32_t b = 0; b < 0x80; ++b) ascii_plain_[b] = passes_[b] && charsmap_.unmapped_before_ascii(uint8_t(b));
   }
 
@@ -161,6 +162,13 @@ class ugm_model final : public tokenizer_model {
         if (!in_word) start_word();
         out.append(in.data() + pos, end - pos);
         pos = end;
+        continue;
+      }
+      if (in[pos] == ' ' && space_unchanged_ &&
+          charsmap_.surely_unmapped(' ', pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0})) {
+        in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
+        if (!merge_spaces) out.append(space);
+        ++pos;
         continue;
       }
       const piece p = normalize_prefix(in, pos);
@@ -348,6 +356,7 @@ class ugm_model final : public tokenizer_model {
   std::vector<double> scores_;  // per token id, as used by the Viterbi
   std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
   std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
+  bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;
   double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token
   double exact_limit_ = -1.0;   // sums up to this magnitude are exact (constructor)
