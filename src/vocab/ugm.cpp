@@ -47,6 +47,7 @@ class ugm_model final : public tokenizer_model {
         word_by_word_(word_by_word) {
     float min_score = FLT_MAX;
     std::vector<byte_trie::entry> candidates, user_defined;
+    bool space_inside_user_defined = false;
     scores_.resize(v.tokens.size());
     const std::string_view sep = separator_;
     uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
@@ -70,7 +71,10 @@ class ugm_model final : public tokenizer_model {
             t.text.find(sep, 1) != std::string_view::npos)
           cut_at_separator_ = false;
       }
-      if (t.type == token_type::user_defined) user_defined.push_back({t.text, i});
+      if (t.type == token_type::user_defined) {
+        user_defined.push_back({t.text, i});
+        if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) space_inside_user_defined = true;
+      }
       scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
     }
     const float unknown = min_score - unknown_token_score_penalty;
@@ -93,14 +97,22 @@ class ugm_model final : public tokenizer_model {
       passes_[b] = b != ' ' && (b < 0x80 || b >= 0xC2) && user_defined_.child(0, uint8_t(b)) == byte_trie::npos;
     space_unchanged_ = user_defined_.child(0, uint8_t(' ')) == byte_trie::npos;
     for (uint32_t b = 0; b < 0x80; ++b) ascii_plain_[b] = passes_[b] && charsmap_.unmapped_before_ascii(uint8_t(b));
+    raw_words_ = word_by_word_ && cut_at_separator_ && escape_whitespaces_ && remove_extra_whitespaces_ &&
+                 !treat_whitespace_as_suffix_ && space_unchanged_ && !space_inside_user_defined &&
+                 !charsmap_.may_map_across_space();
   }
 
+  // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
   std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
+    if (raw_words_) return fragment;
     normalize_into(fragment, buf);
     return buf;
   }
 
-  void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override { viterbi(normalized, out); }
+  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
+    if (raw_words_) tokenize_raw(text, out);
+    else viterbi(text, out);
+  }
 
  private:
   struct piece {
@@ -242,8 +254,7 @@ class ugm_model final : public tokenizer_model {
       const size_t first = out.size();
       // A word's ids and score do not depend on the score before it while every sum
       // stays exact (see exact_limit_): then a cached word stands in for its Viterbi.
-      const bool exact = std::fabs(base) + double(w.size() + 1) * max_abs_score_ <= exact_limit_;
-      const bool cacheable = exact && w.size() <= word_cache_t::max_word;
+      const bool cacheable = exact(base, w.size()) && w.size() <= word_cache_t::max_word;
       double delta = 0.0;
       if (cacheable && sc.cache.find(w, wd.h, out, &delta)) {
         base += delta;
@@ -252,10 +263,99 @@ class ugm_model final : public tokenizer_model {
         if (cacheable) sc.cache.insert(w, wd.h, out.data() + first, out.size() - first, end - base);
         base = end;
       }
-      // a run of unknown tokens across the cut is one unknown token
-      if (first > fragment_first && out.size() > first && out[first] == unk_ && out[first - 1] == unk_)
-        out.erase(out.begin() + static_cast<std::ptrdiff_t>(first));
+      collapse_unknown(out, fragment_first, first);
     }
+  }
+
+  // A ' ' that normalizes alone to nothing but the end of a word (merged spaces): nothing
+  // maps it, alone or with the byte after it.
+  bool pure_space(std::string_view text, size_t pos) const noexcept {
+    return text[pos] == ' ' &&
+           charsmap_.surely_unmapped(' ', pos + 1 < text.size() ? static_cast<uint8_t>(text[pos + 1]) : uint8_t{0});
+  }
+
+  // raw_words_: no normalization step reads across a pure space, and merged spaces
+  // normalize to nothing, so the normalized text is the concatenation of each raw word's
+  // normalized form (U+2581 and the word), a cut before each: a raw word's ids and score
+  // are a function of its bytes (while the sums are exact) and are cached under them,
+  // which skips normalizing the words found in the cache. A word whose normalized form
+  // ends inside a UTF-8 sequence would shift the Viterbi's steps past it: the fragment is
+  // then tokenized as a whole (viterbi).
+  void tokenize_raw(std::string_view text, std::vector<int32_t>& out) const {
+    scratch& sc = thread_scratch<scratch>(instance_);
+    const size_t start = out.size(), n = text.size();
+    double base = 0.0;
+    for (size_t pos = 0; pos < n;) {
+      if (pure_space(text, pos)) {
+        ++pos;
+        continue;
+      }
+      size_t end = pos + 1;
+      for (;; ++end) {
+        end = text.find(' ', end);
+        if (end == std::string_view::npos) end = n;
+        if (end == n || pure_space(text, end)) break;
+      }
+      const std::string_view w = text.substr(pos, end - pos);
+      pos = end;
+      const size_t first = out.size();
+      const bool short_word = w.size() <= raw_cache_t::max_word;
+      const uint64_t h = short_word ? text_hash(w) : 0;
+      raw_entry e;
+      if (short_word && sc.raw_cache.find(w, h, out, &e)) {
+        if (exact(base, e.normalized_size)) {
+          base += e.delta;
+          collapse_unknown(out, start, first);
+          continue;
+        }
+        out.resize(first);
+      }
+      normalize_into(w, sc.word);
+      if (!ends_on_code_point(sc.word)) {
+        out.resize(start);
+        normalize_into(text, sc.word);
+        viterbi(sc.word, out);
+        return;
+      }
+      const double end_score = viterbi_segments(sc.word, base, out);
+      if (short_word && exact(base, sc.word.size()))
+        sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, {end_score - base, sc.word.size()});
+      base = end_score;
+      collapse_unknown(out, start, first);
+    }
+  }
+
+  // Whether every sum of a Viterbi over `size` bytes from score `base` is exact (see
+  // exact_limit_).
+  bool exact(double base, size_t size) const noexcept {
+    return std::fabs(base) + double(size + 1) * max_abs_score_ <= exact_limit_;
+  }
+
+  // The Viterbi's steps (one UTF-8 sequence each) end exactly at the end of s.
+  static bool ends_on_code_point(std::string_view s) noexcept {
+    size_t pos = 0;
+    while (pos < s.size()) pos += utf8_len(s[pos]);
+    return pos == s.size();
+  }
+
+  // A run of unknown tokens across the cut before out[first] is one unknown token
+  // (out[start, first) came before it in the same fragment).
+  void collapse_unknown(std::vector<int32_t>& out, size_t start, size_t first) const {
+    if (first > start && out.size() > first && out[first] == unk_ && out[first - 1] == unk_)
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+
+  // The Viterbi over s cut by cut (uncached), from score `base`; returns the final score.
+  double viterbi_segments(std::string_view s, double base, std::vector<int32_t>& out) const {
+    const size_t start = out.size();
+    for (size_t a = 0; a < s.size();) {
+      const size_t b = next_cut(s, a);
+      const size_t first = out.size();
+      base = viterbi_word(s.substr(0, b), a, base, out);
+      collapse_unknown(out, start, first);
+      a = b;
+    }
+    return base;
   }
 
   // The next cut after `a`: a code point start (as the Viterbi steps through s) where the
@@ -345,9 +445,16 @@ class ugm_model final : public tokenizer_model {
   }
 
   using word_cache_t = basic_word_cache<double>;  // a word's ids and Viterbi score
+  struct raw_entry {
+    double delta;            // the Viterbi score of the word
+    size_t normalized_size;  // the size of its normalized form
+  };
+  using raw_cache_t = basic_word_cache<raw_entry>;  // a raw word's ids (tokenize_raw)
   const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
   struct scratch {
     word_cache_t cache;
+    raw_cache_t raw_cache;
+    std::string word;  // a normalized word (tokenize_raw)
   };
 
   ugm_charsmap charsmap_;
@@ -365,6 +472,7 @@ class ugm_model final : public tokenizer_model {
   std::string_view separator_ = escape_whitespaces_ ? escaped_space : std::string_view(" ");
   bool cut_at_separator_ = true;  // no candidate token can span a cut (viterbi)
   bool word_by_word_ = true;      // false: one Viterbi per fragment, as llama.cpp
+  bool raw_words_ = false;        // tokenize_raw applies (constructor)
 };
 
 }  // namespace

@@ -44,6 +44,9 @@ class ugm_charsmap {
     if ((pairs_[(uint32_t(c0) << 2) | (c1 >> 6)] >> (c1 & 63)) & 1) return false;  // never set for c1 = 0
     return single_[c0].consumed == 0;
   }
+  /// False when no mapped input holds a ' ' past its first byte (no match starting before
+  /// a ' ' reads past it); true when one may (a conservative scan of the trie's nodes).
+  bool may_map_across_space() const noexcept;
   /// surely_unmapped(c0, c1) for every ASCII c1 (and for c0 as the last byte).
   bool unmapped_before_ascii(uint8_t c0) const noexcept {
     if (c0 == 0 || n_nodes_ == 0) return true;

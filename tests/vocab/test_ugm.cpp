@@ -91,11 +91,13 @@ TEST(ugm_model, word_by_word_viterbi_and_cache_equal_one_viterbi_per_fragment) {
   // large that sums after it are inexact (the cache must stay off), tiny ones (a low
   // exactness bound) or ordinary ones, and
   // sometimes a token holding U+2581 inside (no cut is safe then); random texts with
-  // long words and unknown code points. Each text runs twice (the second hits the cache).
+  // long words, unknown code points and a cut UTF-8 sequence (as a user-defined token it
+  // passes unchanged: a word's normalized form then ends inside a sequence). Each text
+  // runs twice (the second hits the cache).
   static const char* const pieces[] = {"\xE2\x96\x81", "\xE2\x96\x81" "a", "\xE2\x96\x81" "ab", "a", "b", "ab", "ba",
                                        "abc", "c", "\xC3\xA9", "a\xC3\xA9", "\xE2\x96\x81\xC3\xA9", "bb",
-                                       "\xE2\x96\x81" "c", "cab", "\xE2\x96\x81\xE2\x96\x81", "a\xE2\x96\x81" "b"};
-  static const char* const chars[] = {"a", "b", "c", " ", " ", "\xC3\xA9", "x", "\xE2\x96\x81", "\xF0\x9F\x98\x80"};
+                                       "\xE2\x96\x81" "c", "cab", "\xE2\x96\x81\xE2\x96\x81", "\xE2\x96", "b a", "a\xE2\x96\x81" "b"};
+  static const char* const chars[] = {"a", "b", "c", " ", " ", "\xC3\xA9", "x", "\xE2\x96\x81", "\xF0\x9F\x98\x80", "\xE2\x96"};
   std::mt19937 rng(42);
   for (int round = 0; round < 300; ++round) {
     vocab_data v;
