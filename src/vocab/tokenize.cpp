@@ -31,12 +31,23 @@ std::vector<uint32_t> occurring_specials(const vocab::impl& v, std::string_view 
   const auto& toks = v.d.tokens;
   // Bytes that start a special token, for a long text (a per-byte table lookup then
   // skips the rest; worth the 256 checks only above a few hundred bytes).
+  // When one byte starts them all, memchr finds its occurrences.
   std::array<bool, 256> starts;
   starts.fill(true);
-  if (text.size() >= 1024)
-    for (uint32_t c = 0; c < 256; ++c)
+  int n_starts = 256, only = -1;
+  if (text.size() >= 1024) {
+    n_starts = 0;
+    for (uint32_t c = 0; c < 256; ++c) {
       starts[c] = !v.single_byte[c].empty() || v.bucket_start[(c << 8) + 256] != v.bucket_start[c << 8];
+      if (starts[c]) ++n_starts, only = int(c);
+    }
+  }
   for (size_t i = 0; i < text.size(); ++i) {
+    if (n_starts == 1) {
+      const void* p = std::memchr(text.data() + i, only, text.size() - i);
+      if (p == nullptr) break;
+      i = size_t(static_cast<const char*>(p) - text.data());
+    }
     const uint8_t c0 = uint8_t(text[i]);
     if (!starts[c0]) continue;
     for (uint32_t s : v.single_byte[c0]) seen[s] = 1;
