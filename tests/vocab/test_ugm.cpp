@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "gguf/vocab.h"
 #include "model_vectors.h"
 #include "vocab/ugm_charsmap.h"
 
@@ -204,4 +205,29 @@ TEST(ugm_model, matches_llama_cpp_test_tokenizer_0_nomic_bert_moe) {
                                           gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf.out"));
   ASSERT_GE(cases.size(), 40u);
   EXPECT_EQ(models::check_cases(*model, cases, "nomic-bert-moe .inp/.out"), cases.size());
+}
+
+TEST(ugm_model, special_tokens_in_a_long_text_split_it_as_in_a_short_one) {
+  // Texts of 1 KiB and more take the partition's quick scan for special tokens (one
+  // first byte here, '<': memchr); the ids must be those of the pieces between them.
+  GGUF_REQUIRE_DATA();
+  auto f = gguf::file::open(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  ASSERT_TRUE(f);
+  auto v = gguf::vocab::load(*f);
+  ASSERT_TRUE(v);
+  std::string filler;
+  while (filler.size() < 1500) filler += "Hello world, \xE4\xBD\xA0\xE5\xA5\xBD 12345 ~x\n";
+  for (const char* sp : {"<s>", "</s>"}) {
+    const int32_t id = v->find(sp);
+    ASSERT_GE(id, 0) << sp;
+    const auto part = v->tokenize(filler, false, true);
+    ASSERT_TRUE(part);
+    std::vector<int32_t> want = *part;
+    want.push_back(id);
+    want.insert(want.end(), part->begin(), part->end());
+    want.push_back(id);
+    const auto got = v->tokenize(filler + sp + filler + sp, false, true);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(*got, want) << sp;
+  }
 }
