@@ -3,6 +3,8 @@
 // usage: bench_tokenize_file MODEL TEXTFILE [reps=3] [add_special=0] [parse_special=0]
 // prints: load_ms tokenize_ms n_tokens bytes   (medians over reps; load = open the file and
 // build the vocabulary; tokenize = one call on the whole file, single thread)
+// env GGUF_BENCH_CACHE_DIR: load through the compiled tokenizer cache in that folder (the
+// first load builds and writes it; with reps >= 3 the median is a cached load)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,7 +48,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gguf: %s: %s\n", argv[1], f.error().message().c_str());
       return 1;
     }
-    auto v = gguf::vocab::load(*f);
+    const char* cache = std::getenv("GGUF_BENCH_CACHE_DIR");
+    auto v = gguf::vocab::load(*f, gguf::vocab_load_options{cache ? cache : ""});
     const auto t1 = clk::now();
     if (!v) {
       std::fprintf(stderr, "gguf: %s: %s\n", argv[1], v.error().message().c_str());

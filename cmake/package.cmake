@@ -10,7 +10,8 @@
 # Consumers: find_package(gguf CONFIG REQUIRED) + target_link_libraries(app gguf::gguf)
 # (the shared library when installed, else the static one; gguf::gguf_static always), or
 # `pkg-config --cflags --libs gguf` (add --static for libgguf.a). The private dependency
-# (PCRE2, libcurl) are link-only: no consumer sees their include paths.
+# (PCRE2) is link-only: no consumer sees its include paths. libcurl is not linked: it is
+# loaded at run time for remote files (dlopen of libcurl.so.4, or $GGUF_LIBCURL).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -80,7 +81,7 @@ set(gguf_pc_private "")
 foreach(lib ${PCRE2_32_LIBRARIES})
   string(APPEND gguf_pc_private " -l${lib}")
 endforeach()
-string(APPEND gguf_pc_private " -lcurl -pthread")
+string(APPEND gguf_pc_private " -ldl -pthread")  # libcurl is loaded at run time (dlopen)
 # relocatable: the prefix is found from the .pc file's own folder (cmake --install --prefix P)
 file(RELATIVE_PATH gguf_pc_up /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gguf.pc.in ${PROJECT_BINARY_DIR}/package/gguf.pc @ONLY)

@@ -31,6 +31,23 @@ namespace gguf {
 /// order of llama.cpp's table; used to check `gguf edit --pre-tokenizer`.
 std::vector<std::string_view> known_pre_tokenizers();
 
+/// Options of vocab::load.
+struct vocab_load_options {
+  /// Folder of the compiled tokenizer cache (docs/tokenizers.md): the tables a load
+  /// builds (token map, BPE merge ranks, tries) are written there once, as
+  /// `vocab-<key>.bin`, and mapped back, zero-copy, by later loads of the same
+  /// vocabulary. The key is XXH3-128 of the file's metadata bytes and of this library's
+  /// vocabulary code, so an edited file or another build never reads stale tables; a
+  /// cache file that fails its checks is rebuilt. Reading or writing the cache never
+  /// fails a load. Empty (the default): no cache.
+  std::string cache_dir;
+};
+
+/// The cache folder the command-line tool uses: $GGUF_CACHE_DIR, else
+/// $XDG_CACHE_HOME/gguf, else $HOME/.cache/gguf; "" (no cache) when GGUF_CACHE_DIR is
+/// "" or "0".
+std::string default_tokenizer_cache_dir();
+
 class vocab {
  public:
   /// Reads the tokenizer keys of `f` and builds the tokenizer. Errors:
@@ -45,6 +62,10 @@ class vocab {
   /// add_bos / add_eos / add_sep set without the id load too (as in llama.cpp v0.5.0):
   /// tokenize() with add_special then fails where it needs the id (llama.cpp aborts).
   static result<vocab> load(const file& f);
+  /// load() with options (the compiled tokenizer cache); same results and errors.
+  static result<vocab> load(const file& f, const vocab_load_options& options);
+  /// True when this vocabulary's tables were mapped from the tokenizer cache.
+  bool from_cache() const noexcept;
 
   vocab_type type() const noexcept;
   /// tokenizer.ggml.model as stored ("" if absent).

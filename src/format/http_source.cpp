@@ -1,8 +1,15 @@
 // HTTP range requests with libcurl: one easy handle (one kept-alive connection) per file;
 // every response is checked against its request before a byte of it is stored.
+//
+// libcurl is loaded with dlopen on the first remote open, not linked: a process that
+// never reads a URL does not map libcurl and its ~28 dependencies (gnutls, krb5, ldap,
+// ssh ...), which cost about 3 ms at every start of the command-line tool. GGUF_LIBCURL
+// names another library to load (e.g. libcurl-gnutls.so.4); the API used is libcurl's
+// stable ABI 4.
 #include "format/http_source.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -78,7 +85,60 @@ content_range parse_content_range(std::string_view v) {
   return r;
 }
 
-std::once_flag curl_once;
+// The libcurl functions used here, resolved from the loaded library.
+struct curl_api {
+  CURLcode (*global_init)(long) = nullptr;
+  CURL* (*easy_init)() = nullptr;
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
+  CURLcode (*easy_perform)(CURL*) = nullptr;
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
+  void (*easy_cleanup)(CURL*) = nullptr;
+  const char* (*easy_strerror)(CURLcode) = nullptr;
+  curl_slist* (*slist_append)(curl_slist*, const char*) = nullptr;
+  void (*slist_free_all)(curl_slist*) = nullptr;
+  std::string error;  ///< why it could not be loaded; empty when every function is there
+};
+
+template <class F>
+bool resolve(void* lib, const char* name, F& fn, std::string& error) {
+  void* p = dlsym(lib, name);
+  if (!p) {
+    if (error.empty()) error = std::string("libcurl has no ") + name;
+    return false;
+  }
+  fn = reinterpret_cast<F>(p);
+  return true;
+}
+
+const curl_api& curl() {
+  static const curl_api api = [] {
+    curl_api a;
+    const char* env = std::getenv("GGUF_LIBCURL");
+    const std::string name = env && *env ? env : "libcurl.so.4";
+    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = dlerror();
+      a.error = "cannot load libcurl (" + name + "), which reading over HTTP needs: " + (why ? why : "not found");
+      return a;
+    }
+    bool ok = resolve(lib, "curl_global_init", a.global_init, a.error);
+    ok = resolve(lib, "curl_easy_init", a.easy_init, a.error) && ok;
+    ok = resolve(lib, "curl_easy_setopt", a.easy_setopt, a.error) && ok;
+    ok = resolve(lib, "curl_easy_perform", a.easy_perform, a.error) && ok;
+    ok = resolve(lib, "curl_easy_getinfo", a.easy_getinfo, a.error) && ok;
+    ok = resolve(lib, "curl_easy_cleanup", a.easy_cleanup, a.error) && ok;
+    ok = resolve(lib, "curl_easy_strerror", a.easy_strerror, a.error) && ok;
+    ok = resolve(lib, "curl_slist_append", a.slist_append, a.error) && ok;
+    ok = resolve(lib, "curl_slist_free_all", a.slist_free_all, a.error) && ok;
+    if (!ok) {
+      a.error = "cannot use " + name + ": " + a.error;
+      return a;  // the library stays loaded: unloading a half-used one gains nothing
+    }
+    a.global_init(CURL_GLOBAL_DEFAULT);
+    return a;
+  }();
+  return api;
+}
 
 // Reservations of the live remote files: start address -> (size, source).
 std::mutex registry_mu;
@@ -320,8 +380,8 @@ void http_source::unreserve() noexcept {
 }
 
 http_source::~http_source() {
-  if (curl_) curl_easy_cleanup(static_cast<CURL*>(curl_));
-  if (header_list_) curl_slist_free_all(static_cast<curl_slist*>(header_list_));
+  if (curl_) curl().easy_cleanup(static_cast<CURL*>(curl_));
+  if (header_list_) curl().slist_free_all(static_cast<curl_slist*>(header_list_));
   unreserve();
 }
 
@@ -330,37 +390,37 @@ result<void> http_source::attempt(exchange& x) {
   auto* c = static_cast<CURL*>(curl_);
   x.src = this;
   const std::string& url = x.first ? url_ : effective_;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl().easy_setopt(c, CURLOPT_URL, url.c_str());
   std::string range = std::to_string(x.from) + "-" + std::to_string(x.to - 1);
-  curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+  curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
   curl_slist* list = static_cast<curl_slist*>(header_list_);
   curl_slist* extra = nullptr;
   if (x.revalidate) {
     // A copy of the list with the condition appended (the shared list stays clean).
-    for (auto* h = list; h; h = h->next) extra = curl_slist_append(extra, h->data);
+    for (auto* h = list; h; h = h->next) extra = curl().slist_append(extra, h->data);
     std::string cond = !cached_etag_.empty() ? "If-None-Match: " + cached_etag_
                                              : "If-Modified-Since: " + cached_last_modified_;
-    extra = curl_slist_append(extra, cond.c_str());
+    extra = curl().slist_append(extra, cond.c_str());
   }
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, extra ? extra : list);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &http_source::on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &http_source::on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  curl().easy_setopt(c, CURLOPT_HTTPHEADER, extra ? extra : list);
+  curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, &http_source::on_header);
+  curl().easy_setopt(c, CURLOPT_HEADERDATA, &x);
+  curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, &http_source::on_body);
+  curl().easy_setopt(c, CURLOPT_WRITEDATA, &x);
   char curl_error[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_error);
+  curl().easy_setopt(c, CURLOPT_ERRORBUFFER, curl_error);
 
   auto t0 = std::chrono::steady_clock::now();
-  CURLcode rc = curl_easy_perform(c);
+  CURLcode rc = curl().easy_perform(c);
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-  if (extra) curl_slist_free_all(extra);
+  if (extra) curl().slist_free_all(extra);
   const std::string curl_says = curl_error;
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);  // the buffer ends with this call
+  curl().easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);  // the buffer ends with this call
   ++stats_.requests;
   stats_.bytes += x.got;
   if (x.first && rc == CURLE_OK) {
     char* eff = nullptr;
-    if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff) effective_ = eff;
+    if (curl().easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff) effective_ = eff;
   }
   if (opt_.log) {
     char line[160];
@@ -383,7 +443,7 @@ result<void> http_source::attempt(exchange& x) {
   }
   if (rc == CURLE_TOO_MANY_REDIRECTS) return fail("too many redirects");
   if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-    return fail(std::string("HTTP request failed: ") + (curl_says.empty() ? curl_easy_strerror(rc) : curl_says));
+    return fail(std::string("HTTP request failed: ") + (curl_says.empty() ? curl().easy_strerror(rc) : curl_says));
   }
   if (x.status == 304 && x.revalidate) return {};
   if (x.status == 416 && x.first) {
@@ -498,29 +558,29 @@ result<void> http_source::first_request() {
 }
 
 result<std::unique_ptr<http_source>> http_source::open(const std::string& url, const remote_options& opt) {
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   std::unique_ptr<http_source> s(new http_source());
   s->opt_ = opt;
   s->url_ = url;
   s->effective_ = url;
   s->shown_ = url.substr(0, url.find('?'));
   if (url.find_first_of("\r\n") != std::string::npos) return s->fail("a URL cannot contain a line break");
-  CURL* c = curl_easy_init();
+  if (!curl().error.empty()) return s->fail(curl().error);
+  CURL* c = curl().easy_init();
   if (!c) return s->fail("cannot start libcurl");
   s->curl_ = c;
   curl_slist* list = nullptr;
-  for (const auto& h : request_headers(url, opt.headers)) list = curl_slist_append(list, h.c_str());
+  for (const auto& h : request_headers(url, opt.headers)) list = curl().slist_append(list, h.c_str());
   s->header_list_ = list;
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, std::max(1L, opt.timeout_seconds));
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, std::max(1L, opt.timeout_seconds));
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf/0.1 (libcurl)");
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, nullptr);  // byte ranges of the file itself
+  curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  curl().easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+  curl().easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT, std::max(1L, opt.timeout_seconds));
+  curl().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, std::max(1L, opt.timeout_seconds));
+  curl().easy_setopt(c, CURLOPT_USERAGENT, "gguf/0.1 (libcurl)");
+  curl().easy_setopt(c, CURLOPT_ACCEPT_ENCODING, nullptr);  // byte ranges of the file itself
   if (!opt.cache_dir.empty()) s->load_cache();
   if (auto r = s->first_request(); !r) return r.error();
   return s;

@@ -14,6 +14,7 @@
 // can join the characters on either side (word_split.h), and each distinct part of a
 // call is merged once (word_cache.h). make_bpe(v, false) keeps the plain per-word queue.
 #include <array>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -32,11 +33,19 @@ namespace {
 class merge_table {
  public:
   using rule = std::pair<std::string_view, std::string_view>;
-  /// Indexes `rules` (kept by reference); adds each rule's join pair to `filter` if given.
-  merge_table(std::span<const rule> rules, pair_filter* filter) : rules_(rules) {
+  /// Indexes `rules` (views into `file`, which must outlive the table); adds each rule's
+  /// join pair to `filter` if given.
+  void build(std::span<const rule> rules, std::span<const std::byte> file, pair_filter* filter) {
+    base_ = reinterpret_cast<const char*>(file.data());
+    std::vector<rule_ref> refs(rules.size());
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const auto& [a, b] = rules[i];
+      if (!a.empty() && !b.empty()) refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
+    }
+    refs_.adopt(std::move(refs));
     size_t cap = 16;
     while (cap * 2 < rules.size() * 3) cap <<= 1;  // load factor <= 2/3
-    slots_.assign(cap, entry{});
+    std::vector<entry> slots(cap);
     mask_ = cap - 1;
     shift_ = 64 - unsigned(__builtin_ctzll(cap));
     // Batches: hash a batch of rules and prefetch their slots, then insert them, so that
@@ -48,15 +57,34 @@ class merge_table {
       for (size_t j = 0; j < n; ++j) {
         const auto& [a, b] = rules[base + j];
         keys[j] = key(text_hash(a), text_hash(b));
-        __builtin_prefetch(&slots_[keys[j] >> shift_], 1);
+        __builtin_prefetch(&slots[keys[j] >> shift_], 1);
       }
       for (size_t j = 0; j < n; ++j) {
         const auto& [a, b] = rules[base + j];
         if (a.empty() || b.empty()) continue;  // a rule without a space ("", "") never matches two symbols
-        insert(keys[j], a, b, int32_t(base + j));
+        insert(slots.data(), keys[j], a, b, int32_t(base + j));
         if (filter) filter->add(last_chunk(a), first_chunk(b));
       }
     }
+    slots_.adopt(std::move(slots));
+  }
+  /// The tables for the compiled cache (table_cache.h): the slots and each rule's place
+  /// in the file, so that a load from the cache need not read the merges at all.
+  void save(table_writer& w) const {
+    w.put(refs_.span());
+    w.put(slots_.span());
+  }
+  bool load(table_reader& r, std::span<const std::byte> file) {
+    std::span<const rule_ref> refs;
+    std::span<const entry> slots;
+    if (!r.get(refs) || !r.get(slots)) return false;
+    if (slots.size() < 16 || (slots.size() & (slots.size() - 1)) != 0 || slots.size() * 2 < refs.size() * 3) return false;
+    base_ = reinterpret_cast<const char*>(file.data());
+    refs_.view(refs);
+    mask_ = slots.size() - 1;
+    shift_ = 64 - unsigned(__builtin_ctzll(slots.size()));
+    slots_.view(slots);
+    return true;
   }
   /// The rank of the rule "a b", or -1. `ha`, `hb` = text_hash(a), text_hash(b).
   int32_t find(std::string_view a, std::string_view b, uint64_t ha, uint64_t hb) const {
@@ -65,7 +93,7 @@ class merge_table {
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
       const entry& e = slots_[i];
       if (e.rank < 0) return -1;
-      if (e.tag == tag && rules_[e.rank].first == a && rules_[e.rank].second == b) return e.rank;
+      if (e.tag == tag && same(e.rank, a, b)) return e.rank;
     }
   }
 
@@ -78,19 +106,29 @@ class merge_table {
     const uint64_t r = (hb << 27) | (hb >> 37);
     return ha ^ (r * 0x9E3779B97F4A7C15ull);
   }
-  void insert(uint64_t k, std::string_view a, std::string_view b, int32_t rank) {
+  void insert(entry* slots, uint64_t k, std::string_view a, std::string_view b, int32_t rank) {
     const uint32_t tag = uint32_t(k);
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
-      entry& e = slots_[i];
+      entry& e = slots[i];
       if (e.rank < 0) {
         e = {tag, rank};
         return;
       }
-      if (e.tag == tag && rules_[e.rank].first == a && rules_[e.rank].second == b) return;
+      if (e.tag == tag && same(e.rank, a, b)) return;
     }
   }
-  std::span<const rule> rules_;
-  std::vector<entry> slots_;
+  struct rule_ref {  // the rule "a b" at base_ + off (a rule without a space: lengths 0)
+    uint64_t off = 0;
+    uint32_t len_a = 0, len_b = 0;
+  };
+  bool same(int32_t rank, std::string_view a, std::string_view b) const noexcept {
+    const rule_ref& r = refs_[size_t(rank)];
+    return r.len_a == a.size() && r.len_b == b.size() && std::memcmp(base_ + r.off, a.data(), a.size()) == 0 &&
+           std::memcmp(base_ + r.off + r.len_a + 1, b.data(), b.size()) == 0;
+  }
+  const char* base_ = nullptr;
+  pod_table<rule_ref> refs_;
+  pod_table<entry> slots_;
   size_t mask_ = 0;
   unsigned shift_ = 0;
 };
@@ -98,8 +136,18 @@ class merge_table {
 class bpe_model final : public tokenizer_model {
  public:
   bpe_model(const vocab_data& v, bool split_words)
-      : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words),
-        merges_(v.merges, split_words ? &filter_ : nullptr) {
+      : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words) {
+    // the merge table (and the pair filter) from the compiled cache, or built and saved
+    const std::string_view name = split_words ? "bpe.merges+filter" : "bpe.merges";
+    const auto read = [&](table_reader& r) { return merges_.load(r, v.file_bytes) && (!split_words || filter_.load(r)); };
+    if (!v.cache || !v.cache->load(name, read)) {
+      merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr);
+      if (v.cache)
+        v.cache->save(name, [&](table_writer& w) {
+          merges_.save(w);
+          if (split_words) filter_.save(w);
+        });
+    }
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().newline_runs_whole;
     static constexpr char hex[] = "0123456789ABCDEF";

@@ -60,6 +60,7 @@ namespace {
 class rwkv_model final : public tokenizer_model {
  public:
   rwkv_model(const vocab_data& v, bool cache_chunks) : cache_chunks_(cache_chunks), unk_(v.unk) {
+    if (v.cache && v.cache->load("rwkv.trie", [&](table_reader& r) { return trie_.load(r); })) return;
     std::vector<std::string> texts;  // unescaped token bytes, viewed while the trie is built
     texts.reserve(v.tokens.size());
     for (const auto& t : v.tokens) texts.push_back(rwkv_unescape(t.text));
@@ -67,6 +68,7 @@ class rwkv_model final : public tokenizer_model {
     entries.reserve(texts.size());
     for (size_t id = 0; id < texts.size(); ++id) entries.push_back({texts[id], static_cast<int32_t>(id)});
     trie_ = byte_trie(std::move(entries));
+    if (v.cache) v.cache->save("rwkv.trie", [&](table_writer& w) { trie_.save(w); });
   }
 
   // The text is taken in chunks: from a position to the next ' ' after a word (chunk_end).

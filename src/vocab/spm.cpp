@@ -35,7 +35,7 @@ class spm_model final : public tokenizer_model {
       }
       byte_token_[b] = id < 0 ? v.unk : id;  // llama.cpp would throw here; unk keeps the input visible
     }
-    if (split_words_) {
+    if (split_words_ && (!v.cache || !v.cache->load("spm.filter", [&](table_reader& r) { return filter_.load(r); }))) {
       // pairs of adjacent chunks inside a token (see word_split.h)
       for (const token_data& t : v.tokens) {
         const std::string_view s = t.text;
@@ -45,6 +45,7 @@ class spm_model final : public tokenizer_model {
           prev = off, prev_len = chunk_len(s, off);
         }
       }
+      if (v.cache) v.cache->save("spm.filter", [&](table_writer& w) { filter_.save(w); });
     }
   }
 

@@ -18,10 +18,12 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "gguf/tokenizer_models.h"
+#include "vocab/table_cache.h"
 
 namespace gguf::vocab_detail {
 
@@ -89,77 +91,95 @@ inline uint64_t text_hash(std::string_view s) noexcept {
 /// order plus an open-addressing index whose slots hold the first 8 bytes and the length
 /// of the text, so that most probes touch one cache line. Iterates as pairs {text, id}
 /// like the std::unordered_map it replaces.
+/// Text -> id over the token texts of a vocabulary (an open-addressing table of ids; the
+/// texts stay in the token array it was built from, which must outlive it and not move
+/// its elements).
 class token_map {
  public:
-  using value_type = std::pair<std::string_view, int32_t>;
-  void reserve(size_t n) {
-    entries_.reserve(n);
-    rehash(n);
-  }
-  /// Inserts unless the text is present; returns {id stored for text, inserted}.
-  std::pair<int32_t, bool> emplace(std::string_view text, int32_t id) {
-    if ((entries_.size() + 1) * 3 > slots_.size() * 2) rehash(std::max<size_t>(16, entries_.size() * 2));
-    const uint64_t pre = prefix(text);
-    for (size_t i = text_hash(text) & mask_;; i = (i + 1) & mask_) {
-      const slot& s = slots_[i];
-      if (s.index == 0) {
-        entries_.push_back({text, id});
-        slots_[i] = {pre, uint32_t(text.size()), uint32_t(entries_.size())};
-        return {id, true};
-      }
-      if (same(s, pre, text)) return {entries_[s.index - 1].second, false};
-    }
-  }
-  /// Inserts texts(i) with id i for i in [0, n), in order, hashing and prefetching a
-  /// batch ahead so that the cache misses overlap. Returns n, or the first i whose text
-  /// is already present (the map then holds the entries before i).
-  template <class TextOf>
-  size_t insert_all(size_t n, TextOf texts) {
-    reserve(entries_.size() + n);
+  token_map() = default;
+  token_map(const token_map&) = delete;  // it points into the token array
+  token_map& operator=(const token_map&) = delete;
+  token_map(token_map&&) = default;
+  token_map& operator=(token_map&&) = default;
+
+  /// Indexes tokens[i].text -> i for every i, in order, hashing and prefetching a batch
+  /// ahead so that the cache misses overlap. Returns tokens.size(), or the first i whose
+  /// text is already present (the map then holds the texts before i).
+  size_t build(std::span<const token_data> tokens) {
+    attach(tokens);
+    size_ = 0;
+    const size_t n = tokens.size();
+    size_t cap = 16;
+    while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
+    std::vector<slot> slots(cap);
+    mask_ = cap - 1;
     constexpr size_t batch = 16;
     uint64_t hashes[batch];
-    for (size_t base = 0; base < n; base += batch) {
+    size_t result = n;
+    for (size_t base = 0; base < n && result == n; base += batch) {
       const size_t m = std::min(batch, n - base);
       for (size_t j = 0; j < m; ++j) {
-        hashes[j] = text_hash(texts(base + j));
-        __builtin_prefetch(&slots_[hashes[j] & mask_], 1);
+        hashes[j] = text_hash(tokens[base + j].text);
+        __builtin_prefetch(&slots[hashes[j] & mask_], 1);
       }
-      for (size_t j = 0; j < m; ++j) {
-        const std::string_view text = texts(base + j);
+      for (size_t j = 0; j < m && result == n; ++j) {
+        const std::string_view text = tokens[base + j].text;
         const uint64_t pre = prefix(text);
         for (size_t i = hashes[j] & mask_;; i = (i + 1) & mask_) {
-          const slot& s = slots_[i];
-          if (s.index == 0) {
-            entries_.push_back({text, int32_t(base + j)});
-            slots_[i] = {pre, uint32_t(text.size()), uint32_t(entries_.size())};
+          const slot& s = slots[i];
+          if (s.id_plus_1 == 0) {
+            slots[i] = {pre, uint32_t(text.size()), uint32_t(base + j + 1)};
+            ++size_;
             break;
           }
-          if (same(s, pre, text)) return base + j;
+          if (s.len == text.size() && s.prefix == pre &&
+              (text.size() <= 8 || std::memcmp(tokens[s.id_plus_1 - 1].text.data() + 8, text.data() + 8, text.size() - 8) == 0)) {
+            result = base + j;
+            break;
+          }
         }
       }
     }
-    return n;
+    slots_.adopt(std::move(slots));
+    return result;
+  }
+  /// The tables for the compiled cache (table_cache.h).
+  void save(table_writer& w) const {
+    w.put_value(uint64_t(mask_));
+    w.put_value(uint64_t(size_));
+    w.put(slots_.span());
+  }
+  /// Maps the tables back over `tokens` (the array they were built from); false when
+  /// they do not fit it.
+  bool load(table_reader& r, std::span<const token_data> tokens) {
+    uint64_t mask = 0, size = 0;
+    std::span<const slot> slots;
+    if (!r.get_value(mask) || !r.get_value(size) || !r.get(slots)) return false;
+    if (slots.size() != mask + 1 || (slots.size() & mask) != 0 || size != tokens.size() || size >= slots.size())
+      return false;
+    attach(tokens);
+    mask_ = size_t(mask), size_ = size_t(size);
+    slots_.view(slots);
+    return true;
   }
   /// The id of `text`, or -1.
   int32_t find_id(std::string_view text) const noexcept {
-    if (entries_.empty()) return -1;
+    if (size_ == 0) return -1;
     const uint64_t pre = prefix(text);
     for (size_t i = text_hash(text) & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
-      if (s.index == 0) return -1;
-      if (same(s, pre, text)) return entries_[s.index - 1].second;
+      if (s.id_plus_1 == 0) return -1;
+      if (same(s, pre, text)) return int32_t(s.id_plus_1 - 1);
     }
   }
-  size_t size() const noexcept { return entries_.size(); }
-  bool empty() const noexcept { return entries_.empty(); }
-  auto begin() const noexcept { return entries_.begin(); }
-  auto end() const noexcept { return entries_.end(); }
+  size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
 
  private:
   struct slot {
     uint64_t prefix = 0;  // first 8 bytes, zero padded
     uint32_t len = 0;
-    uint32_t index = 0;  // entry + 1, 0 = empty
+    uint32_t id_plus_1 = 0;  // 0 = empty
   };
   static uint64_t prefix(std::string_view t) noexcept {
     uint64_t w = 0;
@@ -168,32 +188,20 @@ class token_map {
   }
   bool same(const slot& s, uint64_t pre, std::string_view t) const noexcept {
     if (s.len != t.size() || s.prefix != pre) return false;
-    return t.size() <= 8 || std::memcmp(entries_[s.index - 1].first.data() + 8, t.data() + 8, t.size() - 8) == 0;
+    return t.size() <= 8 || std::memcmp(base_[s.id_plus_1 - 1].text.data() + 8, t.data() + 8, t.size() - 8) == 0;
   }
-  void rehash(size_t n) {
-    size_t cap = 16;
-    while (cap * 2 < n * 3) cap <<= 1;
-    if (cap <= slots_.size()) return;
-    slots_.assign(cap, slot{});
-    mask_ = cap - 1;
-    for (size_t e = 0; e < entries_.size(); ++e) {
-      const std::string_view t = entries_[e].first;
-      size_t i = text_hash(t) & mask_;
-      while (slots_[i].index) i = (i + 1) & mask_;
-      slots_[i] = {prefix(t), uint32_t(t.size()), uint32_t(e + 1)};
-    }
-  }
-  std::vector<value_type> entries_;
-  std::vector<slot> slots_;
+  void attach(std::span<const token_data> tokens) { base_ = tokens.data(); }
+  pod_table<slot> slots_;
   size_t mask_ = 0;
+  size_t size_ = 0;
+  const token_data* base_ = nullptr;
 };
 
-/// Everything a tokenizer model needs from the file; filled once by the loader.
 struct vocab_data {
   vocab_type type = vocab_type::none;
   std::string pre;  ///< tokenizer.ggml.pre as stored (after llama.cpp's defaulting)
   std::vector<token_data> tokens;  ///< index = token id
-  token_map token_to_id;  ///< iterable as {text, id} pairs
+  token_map token_to_id;  ///< over `tokens` (built once they are final)
   /// BPE merges: "left right" pairs -> rank (lower merges first).
   std::vector<std::pair<std::string_view, std::string_view>> merges;
   std::span<const std::byte> precompiled_charsmap;  ///< UGM normalizer blob, may be empty
@@ -218,6 +226,11 @@ struct vocab_data {
   uint32_t max_token_len = 0;  ///< longest token text in bytes
 
   int32_t find(std::string_view text) const { return token_to_id.find_id(text); }
+
+  /// The compiled tokenizer cache while the vocabulary loads (nullptr: build everything).
+  table_cache* cache = nullptr;
+  /// The bytes of the file the texts are views into (the merge table keeps offsets).
+  std::span<const std::byte> file_bytes;
 };
 
 /// One tokenizer model: its normalizer and its pre-tokenizer + model. Built once per

@@ -46,8 +46,13 @@ class ugm_model final : public tokenizer_model {
         remove_extra_whitespaces_(v.remove_extra_whitespaces),
         word_by_word_(word_by_word) {
     float min_score = FLT_MAX;
+    // The two tries and what the texts tell (text_facts) from the compiled cache, or
+    // built (and saved) below.
+    text_facts facts;
+    const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
+      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts);
+    });
     std::vector<byte_trie::entry> candidates, user_defined;
-    bool space_inside_user_defined = false;
     scores_.resize(v.tokens.size());
     const std::string_view sep = separator_;
     uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
@@ -62,21 +67,34 @@ class ugm_model final : public tokenizer_model {
       const token_data& t = v.tokens[id];
       const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
+      if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
+      scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
+      if (cached) continue;
       if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused) {
         candidates.push_back({t.text, i});
-        if (t.type != token_type::user_defined) note_score(t.score);
         // a token holding the separator past its first byte could span a cut
-        if (cut_at_separator_ && t.text.size() > sep.size() &&
+        if (facts.cut_at_separator && t.text.size() > sep.size() &&
             std::memchr(t.text.data() + 1, sep[0], t.text.size() - 1) != nullptr &&
             t.text.find(sep, 1) != std::string_view::npos)
-          cut_at_separator_ = false;
+          facts.cut_at_separator = false;
       }
       if (t.type == token_type::user_defined) {
         user_defined.push_back({t.text, i});
-        if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) space_inside_user_defined = true;
+        if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) facts.space_inside_user_defined = true;
       }
-      scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
     }
+    if (!cached) {
+      facts.charsmap_across_space = charsmap_.may_map_across_space();
+      tokens_ = byte_trie(std::move(candidates));
+      user_defined_ = byte_trie(std::move(user_defined));
+      if (v.cache)
+        v.cache->save("ugm.tries", [&](table_writer& w) {
+          tokens_.save(w);
+          user_defined_.save(w);
+          w.put_value(facts);
+        });
+    }
+    cut_at_separator_ = facts.cut_at_separator;
     const float unknown = min_score - unknown_token_score_penalty;
     note_score(unknown);
     unknown_score_ = static_cast<double>(unknown);
@@ -88,8 +106,6 @@ class ugm_model final : public tokenizer_model {
     if (min_exponent == 0xFF) exact_limit_ = std::numeric_limits<double>::infinity();  // all scores 0
     else exact_limit_ = std::ldexp(1.0, 53 + static_cast<int>(std::max<uint32_t>(min_exponent, 1)) - 150);
     if (!std::isfinite(max_abs_score_)) exact_limit_ = -1.0;
-    tokens_ = byte_trie(std::move(candidates));
-    user_defined_ = byte_trie(std::move(user_defined));
     // Bytes that may start a code point normalize_prefix returns as it is: not ' ', not
     // the first byte of a user-defined token, ASCII or a UTF-8 lead byte (the charsmap and
     // the sequence's validity are checked per code point).
@@ -98,8 +114,8 @@ class ugm_model final : public tokenizer_model {
     space_unchanged_ = user_defined_.child(0, uint8_t(' ')) == byte_trie::npos;
     for (uint32_t b = 0; b < 0x80; ++b) ascii_plain_[b] = passes_[b] && charsmap_.unmapped_before_ascii(uint8_t(b));
     raw_words_ = word_by_word_ && cut_at_separator_ && escape_whitespaces_ && remove_extra_whitespaces_ &&
-                 !treat_whitespace_as_suffix_ && space_unchanged_ && !space_inside_user_defined &&
-                 !charsmap_.may_map_across_space();
+                 !treat_whitespace_as_suffix_ && space_unchanged_ && !facts.space_inside_user_defined &&
+                 !facts.charsmap_across_space;
   }
 
   // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
@@ -444,6 +460,12 @@ class ugm_model final : public tokenizer_model {
     return end;
   }
 
+  // What the token texts and the charsmap tell the tokenizer (saved with the tries).
+  struct text_facts {
+    bool cut_at_separator = true;            // no candidate holds the separator past byte 0
+    bool space_inside_user_defined = false;  // a user-defined token holds ' ' past byte 0
+    bool charsmap_across_space = false;      // ugm_charsmap::may_map_across_space
+  };
   using word_cache_t = basic_word_cache<double>;  // a word's ids and Viterbi score
   struct raw_entry {
     double delta;            // the Viterbi score of the word

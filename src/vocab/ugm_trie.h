@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "vocab/table_cache.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -34,8 +36,12 @@ class byte_trie {
 
   byte_trie() {
     root_.fill(npos);
-    nodes_.push_back({});
+    nodes_.adopt(std::vector<node_t>(1));
+    bytes_.assign(narrow_edges, 0);
+    pair_.assign(65536, npos);
   }
+  byte_trie(byte_trie&&) = default;
+  byte_trie& operator=(byte_trie&&) = default;
 
   /// Builds the trie; `entries` is reordered. Empty keys are ignored.
   explicit byte_trie(std::vector<entry> entries) { build(std::move(entries)); }
@@ -169,8 +175,33 @@ class byte_trie {
 
   size_t node_count() const noexcept { return nodes_.size(); }
   size_t memory_bytes() const noexcept {
-    return nodes_.capacity() * sizeof(node_t) + bytes_.capacity() + wide_.capacity() * sizeof(wide_t) +
-           pair_.capacity() * sizeof(uint32_t) + sizeof(root_);
+    return nodes_.size() * sizeof(node_t) + bytes_.size() + wide_.size() * sizeof(wide_t) +
+           pair_.size() * sizeof(uint32_t) + sizeof(root_);
+  }
+
+  /// The tables for the compiled cache (table_cache.h).
+  void save(table_writer& w) const {
+    w.put(nodes_.span());
+    w.put(bytes_.span());
+    w.put(wide_.span());
+    w.put(pair_.span());
+    w.put(std::span<const uint32_t>(root_));
+  }
+  /// Maps the tables back; false when their sizes do not fit together.
+  bool load(table_reader& r) {
+    std::span<const node_t> nodes;
+    std::span<const uint8_t> bytes;
+    std::span<const wide_t> wide;
+    std::span<const uint32_t> pair, root;
+    if (!r.get(nodes) || !r.get(bytes) || !r.get(wide) || !r.get(pair) || !r.get(root)) return false;
+    if (nodes.empty() || bytes.size() != nodes.size() - 1 + narrow_edges || pair.size() != 65536 || root.size() != 256)
+      return false;
+    nodes_.view(nodes);
+    bytes_.view(bytes);
+    wide_.view(wide);
+    pair_.view(pair);
+    std::copy(root.begin(), root.end(), root_.begin());
+    return true;
   }
 
  private:
@@ -192,14 +223,40 @@ class byte_trie {
     return uint32_t((x * 0x0101010101010101ull) >> 56);
   }
 
+  struct key {
+    uint64_t head;  // the first 8 bytes, big-endian, zero padded
+    uint32_t index;
+  };
+  // LSD radix sort by head, a byte per pass (stable); passes whose byte is the same in
+  // every key are skipped (the low bytes of short keys).
+  static void sort_by_head(std::vector<key>& keys) {
+    if (keys.size() < 64) {
+      std::stable_sort(keys.begin(), keys.end(), [](const key& x, const key& y) { return x.head < y.head; });
+      return;
+    }
+    std::vector<std::array<uint32_t, 256>> count(8);
+    for (auto& c : count) c.fill(0);
+    for (const key& k : keys)
+      for (int b = 0; b < 8; ++b) ++count[b][(k.head >> (8 * b)) & 0xFF];
+    std::vector<key> tmp(keys.size());
+    for (int b = 0; b < 8; ++b) {
+      auto& c = count[b];
+      if (c[(keys[0].head >> (8 * b)) & 0xFF] == keys.size()) continue;
+      uint32_t sum = 0;
+      for (auto& x : c) {
+        const uint32_t n = x;
+        x = sum;
+        sum += n;
+      }
+      for (const key& k : keys) tmp[c[(k.head >> (8 * b)) & 0xFF]++] = k;
+      keys.swap(tmp);
+    }
+  }
+
   void build(std::vector<entry> entries) {
     std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
     // Sort by bytes; equal keys keep their given order, so the last one wins below. The
     // first 8 bytes (big-endian) decide most comparisons without touching the texts.
-    struct key {
-      uint64_t head;
-      uint32_t index;
-    };
     std::vector<key> order(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
       uint64_t h = 0;
@@ -207,15 +264,24 @@ class byte_trie {
       for (size_t k = 0; k < 8; ++k) h = (h << 8) | (k < t.size() ? static_cast<uint8_t>(t[k]) : 0u);
       order[i] = {h, static_cast<uint32_t>(i)};
     }
-    std::sort(order.begin(), order.end(), [&](const key& x, const key& y) {
-      if (x.head != y.head) return x.head < y.head;
-      const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
-      return c != 0 ? c < 0 : x.index < y.index;
-    });
+    sort_by_head(order);  // stable: equal heads keep the given order
+    // Keys longer than 8 bytes with equal heads: ordered by the rest of their bytes, ties
+    // (equal keys) by their given order.
+    for (size_t lo = 0; lo < order.size();) {
+      size_t hi = lo + 1;
+      while (hi < order.size() && order[hi].head == order[lo].head) ++hi;
+      if (hi - lo > 1)
+        std::sort(order.begin() + lo, order.begin() + hi, [&](const key& x, const key& y) {
+          const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
+          return c != 0 ? c < 0 : x.index < y.index;
+        });
+      lo = hi;
+    }
     // Keys copied in sorted order, so that each level's scan below reads memory in order.
     std::string arena;
-    std::vector<uint32_t> offset(order.size() + 1);
-    std::vector<int32_t> ids(order.size());
+    const size_t n_keys = entries.size();  // = order.size()
+    std::vector<uint32_t> offset(n_keys + 1);
+    std::vector<int32_t> ids(n_keys);
     size_t total = 0;
     for (const key& k : order) total += entries[k.index].bytes.size();
     arena.reserve(total);
@@ -229,69 +295,77 @@ class byte_trie {
     auto byte_at = [&](size_t i, size_t depth) { return static_cast<uint8_t>(arena[offset[i] + depth]); };
 
     root_.fill(npos);
-    nodes_.clear();
-    bytes_.clear();
-    wide_.clear();
-    nodes_.push_back({});
+    std::vector<node_t> nodes;
+    std::vector<uint8_t> bytes;
+    std::vector<wide_t> wide;
+    std::vector<uint32_t> pair;
+    nodes.push_back({});
     struct pending {
-      uint32_t node;
-      size_t lo, hi, depth;
+      uint32_t node, lo, hi, depth;
     };
-    // Breadth-first, so that the shallow (hottest) nodes sit together in memory.
+    // Breadth-first, so that the shallow (hottest) nodes sit together in memory. A trie
+    // has at most one node per key byte (plus the root).
+    nodes.reserve(total + 1);
+    bytes.reserve(total + narrow_edges);
     std::vector<pending> queue;
-    queue.push_back({0, 0, order.size(), 0});
+    queue.reserve(total + 1);
+    queue.push_back({0, 0, static_cast<uint32_t>(order.size()), 0});
     for (size_t head = 0; head < queue.size(); ++head) {
       const pending p = queue[head];
       size_t i = p.lo;
       while (i < p.hi && size_of(i) == p.depth) {
-        nodes_[p.node].value = ids[i];  // equal keys: the last given wins
+        nodes[p.node].value = ids[i];  // equal keys: the last given wins
         ++i;
       }
-      const uint32_t first_edge = static_cast<uint32_t>(bytes_.size());
+      const uint32_t first_edge = static_cast<uint32_t>(bytes.size());
       size_t n_edges = 0;
       for (size_t j = i; j < p.hi;) {
         const uint8_t b = byte_at(j, p.depth);
         size_t k = j + 1;
         while (k < p.hi && byte_at(k, p.depth) == b) ++k;
-        const uint32_t c = static_cast<uint32_t>(nodes_.size());
-        nodes_.push_back({});
-        bytes_.push_back(b);  // edge e always leads to node e + 1
+        const uint32_t c = static_cast<uint32_t>(nodes.size());
+        nodes.push_back({});
+        bytes.push_back(b);  // edge e always leads to node e + 1
         if (p.node == 0) root_[b] = c;
-        queue.push_back({c, j, k, p.depth + 1});
+        queue.push_back({c, static_cast<uint32_t>(j), static_cast<uint32_t>(k), p.depth + 1});
         ++n_edges;
         j = k;
       }
-      nodes_[p.node].first_edge = first_edge;
+      nodes[p.node].first_edge = first_edge;
       uint32_t meta = static_cast<uint32_t>(n_edges);
       if (n_edges > narrow_edges) {
         wide_t w;
         for (size_t e = 0; e < n_edges; ++e) {
-          const uint8_t b = bytes_[first_edge + e];
+          const uint8_t b = bytes[first_edge + e];
           w.bits[b >> 6] |= uint64_t{1} << (b & 63);
         }
         for (int k = 1; k < 4; ++k) w.before[k] = w.before[k - 1] + popcount(w.bits[k - 1]);
-        meta |= static_cast<uint32_t>(wide_.size()) << edge_bits;
-        wide_.push_back(w);
+        meta |= static_cast<uint32_t>(wide.size()) << edge_bits;
+        wide.push_back(w);
       }
-      nodes_[p.node].meta = meta;
+      nodes[p.node].meta = meta;
     }
-    bytes_.resize(bytes_.size() + narrow_edges, 0);  // padding for the 16-byte edge loads
+    bytes.resize(bytes.size() + narrow_edges, 0);  // padding for the 16-byte edge loads
     // Depth-2 nodes by their two bytes (children of the root's children).
-    pair_.assign(65536, npos);
+    pair.assign(65536, npos);
     for (uint32_t b0 = 0; b0 < 256; ++b0) {
       const uint32_t n1 = root_[b0];
       if (n1 == npos) continue;
-      const node_t& n = nodes_[n1];
+      const node_t& n = nodes[n1];
       for (uint32_t e = 0; e < (n.meta & edge_mask); ++e)
-        pair_[(b0 << 8) | bytes_[n.first_edge + e]] = n.first_edge + e + 1;
+        pair[(b0 << 8) | bytes[n.first_edge + e]] = n.first_edge + e + 1;
     }
+    nodes_.adopt(std::move(nodes));
+    bytes_.adopt(std::move(bytes));
+    wide_.adopt(std::move(wide));
+    pair_.adopt(std::move(pair));
   }
 
 
-  std::vector<node_t> nodes_;
-  std::vector<uint8_t> bytes_;  // edge bytes, sorted per node; edge e leads to node e + 1
-  std::vector<wide_t> wide_;    // edge bitmaps of the nodes with more than narrow_edges edges
-  std::vector<uint32_t> pair_ = std::vector<uint32_t>(65536, npos);  // depth-2 node by (b0 << 8) | b1
+  pod_table<node_t> nodes_;
+  pod_table<uint8_t> bytes_;  // edge bytes, sorted per node; edge e leads to node e + 1
+  pod_table<wide_t> wide_;    // edge bitmaps of the nodes with more than narrow_edges edges
+  pod_table<uint32_t> pair_;  // depth-2 node by (b0 << 8) | b1
   std::array<uint32_t, 256> root_{};
 };
 

@@ -13,6 +13,7 @@
 
 #include "gguf/vocab.h"
 #include "vocab/model_table.h"
+#include "vocab/table_cache.h"
 #include "vocab/tokenizer_model.h"
 
 namespace gguf {
@@ -25,6 +26,8 @@ struct vocab::impl {
   const vocab_detail::model_row* row = nullptr;  ///< its factory/decoder row; nullptr for none
   uint8_t pre_flags = 0;                         ///< pre_flag bits of the tokenizer.ggml.pre row
   std::unique_ptr<vocab_detail::tokenizer_model> model;
+  /// The compiled tokenizer cache whose mapping the tables view (on a hit), else null.
+  std::unique_ptr<vocab_detail::table_cache> cache;
   std::string model_name;  ///< tokenizer.ggml.model
   std::string pre;         ///< tokenizer.ggml.pre after defaulting
   std::string_view pre_type;
@@ -46,7 +49,8 @@ struct vocab::impl {
 
   /// vocab::load over the given tables (tests load a made-up tokenizer model with them).
   static result<std::shared_ptr<impl>> load(const gguf::file& f, std::span<const tokenizer_model_info> models,
-                                            std::span<const vocab_detail::model_row> rows);
+                                            std::span<const vocab_detail::model_row> rows,
+                                            const vocab_load_options& options = {});
   /// vocab::tokenize_into, token_to_piece, detokenize.
   bool tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special, bool parse_special) const;
   std::string token_to_piece(int32_t id, bool special) const;

@@ -4,6 +4,7 @@
 // token cache). Every deviation from llama.cpp is an error value where llama.cpp would
 // throw, or a warning where it would log.
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -197,7 +198,13 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
     return vocab_error(errc::limit_exceeded, "too many tokens", "tokenizer.ggml.tokens", toks.offset());
   const size_t n = size_t(toks.size());
 
-  std::vector<float> scores;
+  // Scores and types are read in place when the file's byte order is the host's (the
+  // common case), else decoded into a vector first.
+  const bool host_order = (v.file.byte_order() == byte_order::little) == (std::endian::native == std::endian::little);
+  std::vector<float> scores_buf;
+  std::vector<int32_t> types_buf;
+  const std::byte* scores_raw = nullptr;  // float32 or int32 elements, host order
+  bool scores_int = false;
   {
     auto sa = k.get_array("tokenizer.ggml.scores");
     if (!sa) return std::move(sa).error();
@@ -205,20 +212,26 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       const array_ref a = **sa;
       if (a.size() < n)
         return vocab_error(errc::invalid_vocab, "fewer scores than tokens", "tokenizer.ggml.scores", a.offset());
-      if (a.element_type() == value_type::float32) {
-        auto s = a.to_vector<float>();
-        if (!s) return std::move(s).error();
-        scores = std::move(*s);
-      } else if (a.element_type() == value_type::int32) {
+      if (a.element_type() != value_type::float32 && a.element_type() != value_type::int32)
+        return vocab_error(errc::type_mismatch, "expected float32 or int32 scores", "tokenizer.ggml.scores", a.offset());
+      scores_int = a.element_type() == value_type::int32;
+      if (host_order) {
+        scores_raw = a.raw().data();
+      } else if (scores_int) {
         auto s = a.to_vector<int32_t>();
         if (!s) return std::move(s).error();
-        scores.assign(s->begin(), s->end());
+        scores_buf.assign(s->begin(), s->end());
+        scores_int = false;
+        scores_raw = reinterpret_cast<const std::byte*>(scores_buf.data());
       } else {
-        return vocab_error(errc::type_mismatch, "expected float32 or int32 scores", "tokenizer.ggml.scores", a.offset());
+        auto s = a.to_vector<float>();
+        if (!s) return std::move(s).error();
+        scores_buf = std::move(*s);
+        scores_raw = reinterpret_cast<const std::byte*>(scores_buf.data());
       }
     }
   }
-  std::vector<int32_t> types;
+  const std::byte* types_raw = nullptr;  // int32 elements, host order
   {
     auto ya = k.get_array("tokenizer.ggml.token_type");
     if (!ya) return std::move(ya).error();
@@ -228,33 +241,61 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
         return vocab_error(errc::type_mismatch, "expected int32 token types", "tokenizer.ggml.token_type", a.offset());
       if (a.size() < n)
         return vocab_error(errc::invalid_vocab, "fewer token types than tokens", "tokenizer.ggml.token_type", a.offset());
-      auto t = a.to_vector<int32_t>();
-      if (!t) return std::move(t).error();
-      types = std::move(*t);
+      if (host_order) {
+        types_raw = a.raw().data();
+      } else {
+        auto t = a.to_vector<int32_t>();
+        if (!t) return std::move(t).error();
+        types_buf = std::move(*t);
+        types_raw = reinterpret_cast<const std::byte*>(types_buf.data());
+      }
     }
   }
 
-  d.tokens.resize(n);
+  // One pass: text, score, type and attributes of each token.
+  d.tokens.clear();
+  d.tokens.reserve(n);
   size_t n_empty = 0;
+  uint32_t max_len = 0;
   auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
-    d.tokens[i].text = s;
+    vocab_detail::token_data t;
+    t.text = s;
     if (s.empty()) ++n_empty;
+    max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
+    if (scores_raw) {
+      if (scores_int) {
+        int32_t x;
+        std::memcpy(&x, scores_raw + 4 * i, 4);
+        t.score = float(x);
+      } else {
+        std::memcpy(&t.score, scores_raw + 4 * i, 4);
+      }
+    }
+    if (types_raw) {
+      int32_t y;
+      std::memcpy(&y, types_raw + 4 * i, 4);
+      t.type = static_cast<token_type>(y);
+      t.attr = attr_of_type(y);
+    }
+    d.tokens.push_back(t);
   });
   if (!r) return std::move(r).error();
-  d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
-  for (size_t i = 0; i < n; ++i) {
-    auto& t = d.tokens[i];
-    if (t.text.empty()) {
+  d.max_token_len = max_len;
+  if (n_empty) {
+    d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
+    for (size_t i = 0; i < n; ++i) {
+      auto& t = d.tokens[i];
+      if (!t.text.empty()) continue;
       v.warnings.push_back("empty token at index " + std::to_string(i));
       d.owned_text.push_back("[EMPTY_" + std::to_string(i) + "]");
       t.text = d.owned_text.back();
+      d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
     }
-    d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
-    t.score = scores.empty() ? 0.0f : scores[i];
-    t.type = types.empty() ? token_type::normal : static_cast<token_type>(types[i]);
-    t.attr = types.empty() ? attr_normal : attr_of_type(types[i]);
   }
-  const size_t dup = d.token_to_id.insert_all(n, [&](size_t i) { return d.tokens[i].text; });
+  const std::span<const vocab_detail::token_data> all(d.tokens);
+  if (d.cache && d.cache->load("tokens.map", [&](vocab_detail::table_reader& r) { return d.token_to_id.load(r, all); })) return {};
+  const size_t dup = d.token_to_id.build(all);
+  if (d.cache) d.cache->save("tokens.map", [&](vocab_detail::table_writer& w) { d.token_to_id.save(w); });
   if (dup < n) {
     const std::string_view t = d.tokens[dup].text;
     return vocab_error(errc::invalid_vocab,
@@ -336,7 +377,6 @@ void fix_up_attrs(vocab::impl& v) {
     }
   };
   using list = std::initializer_list<std::string_view>;
-  const auto is_any = [](std::string_view t, list l) { return std::find(l.begin(), l.end(), t) != l.end(); };
   struct detect {
     int32_t& id;
     list texts;
@@ -357,23 +397,20 @@ void fix_up_attrs(vocab::impl& v) {
                           "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
                           "<｜end▁of▁sentence｜>", "[e~["};
   const int32_t n = int32_t(d.tokens.size());
-  // first bytes of every text searched for below: other tokens cannot equal any of them
-  std::array<bool, 256> first{};
-  for (const auto& det : detects)
-    for (std::string_view t : det.texts) first[uint8_t(t[0])] = true;
-  for (std::string_view t : eog_texts) first[uint8_t(t[0])] = true;
+  // Every text is looked up in the token map (texts are unique); the matches are then
+  // applied in id order, as llama.cpp's scan over the ids does.
   const list user_texts = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
-  for (std::string_view t : user_texts) first[uint8_t(t[0])] = true;
-  const auto may_match = [&](std::string_view t) { return !t.empty() && first[uint8_t(t[0])]; };
-  for (int32_t id = 0; id < n; ++id) {
-    const std::string_view t = d.tokens[id].text;
-    if (!may_match(t)) continue;
-    for (const auto& det : detects) {
-      if (det.id == no_token && is_any(t, det.texts)) {
-        det.id = id;
-        force_control(id);
-      }
-    }
+  std::vector<std::pair<int32_t, size_t>> found;  // {id, index of its detect}
+  for (size_t k = 0; k < std::size(detects); ++k) {
+    if (detects[k].id != no_token) continue;
+    for (std::string_view t : detects[k].texts)
+      if (const int32_t id = d.find(t); id >= 0) found.push_back({id, k});
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [id, k] : found) {
+    if (detects[k].id != no_token) continue;  // a lower id of the same list came first
+    detects[k].id = id;
+    force_control(id);
   }
   for (int32_t id = 0; id < n; ++id) {
     auto& a = d.tokens[id].attr;
@@ -382,16 +419,16 @@ void fix_up_attrs(vocab::impl& v) {
   std::vector<int32_t> eog;
   for (int32_t id : {v.fim_pad, v.fim_rep, v.fim_sep})
     if (id != no_token) eog.push_back(id);
-  for (int32_t id = 0; id < n; ++id) {
-    const std::string_view t = d.tokens[id].text;
-    if (!may_match(t)) continue;
-    if (is_any(t, eog_texts)) {
-      eog.push_back(id);
-      force_control(id);
-    }
-    if (is_any(t, user_texts))
-      d.tokens[id].attr = attr_user_defined;
+  std::vector<int32_t> eog_found;
+  for (std::string_view t : eog_texts)
+    if (const int32_t id = d.find(t); id >= 0) eog_found.push_back(id);
+  std::sort(eog_found.begin(), eog_found.end());
+  for (int32_t id : eog_found) {
+    eog.push_back(id);
+    force_control(id);
   }
+  for (std::string_view t : user_texts)
+    if (const int32_t id = d.find(t); id >= 0) d.tokens[id].attr = attr_user_defined;
   for (int32_t id : {d.eos, d.eot, d.eom}) {
     if (id != no_token && std::find(eog.begin(), eog.end(), id) == eog.end()) {
       eog.push_back(id);
@@ -487,10 +524,36 @@ void vocab::impl::build_special_index() {
   }
 }
 
+namespace {
+result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<const tokenizer_model_info> models,
+                                               std::span<const vocab_detail::model_row> rows,
+                                               std::unique_ptr<vocab_detail::table_cache> cache);
+}  // namespace
+
 result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std::span<const tokenizer_model_info> models,
-                                                       std::span<const vocab_detail::model_row> rows) {
+                                                       std::span<const vocab_detail::model_row> rows,
+                                                       const vocab_load_options& options) {
+  using vocab_detail::table_cache;
+  auto cache = table_cache::open(options.cache_dir, f);
+  const bool was_hit = cache && cache->hit();
+  auto p = load_with(f, models, rows, std::move(cache));
+  if (!p || !was_hit || (*p)->cache) return p;
+  // a cache file whose tables did not fit: build everything and write it anew
+  return load_with(f, models, rows, table_cache::open(options.cache_dir, f, /*ignore_existing=*/true));
+}
+
+namespace {
+result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<const tokenizer_model_info> models,
+                                               std::span<const vocab_detail::model_row> rows,
+                                               std::unique_ptr<vocab_detail::table_cache> cache) {
   using namespace vocab_detail;
+  using impl = vocab::impl;
   auto p = std::make_shared<impl>(f);
+  p->d.cache = cache.get();
+  struct detach {  // the cache is only read while loading
+    vocab_data& d;
+    ~detach() { d.cache = nullptr; }
+  } detach_cache{p->d};
   const keys k{p->file};
   std::string pre_key;
   bool has_pre = false;
@@ -500,7 +563,10 @@ result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std:
     return p;
   }
   TRY(read_pre(*p, pre_key, has_pre));
-  if (p->info->merges) TRY(read_merges(*p, k));
+  p->d.file_bytes = p->file.bytes();
+  // on a cache hit the merge table holds each rule's place in the file: no need to read
+  // the merges (a table that does not fit restarts the load without the cache)
+  if (p->info->merges && !(cache && cache->hit())) TRY(read_merges(*p, k));
   if (p->info->charsmap) {
     auto ca = k.get_array("tokenizer.ggml.precompiled_charsmap");
     if (!ca) return std::move(ca).error();
@@ -532,13 +598,24 @@ result<std::shared_ptr<vocab::impl>> vocab::impl::load(const gguf::file& f, std:
     case newline_rule::first_id: d.nl = p->first_model_id("\n"); break;
   }
   if (d.nl < 0) d.nl = d.pad;
+  if (cache) {
+    if (cache->hit()) p->cache = std::move(cache);  // the tables view its mapping
+    else cache->commit();                            // a miss: save what was built
+  }
   return p;
 }
+}  // namespace
 
-result<vocab> vocab::load(const file& f) {
-  auto p = impl::load(f, tokenizer_models(), vocab_detail::model_table());
+result<vocab> vocab::load(const file& f) { return load(f, vocab_load_options{}); }
+
+result<vocab> vocab::load(const file& f, const vocab_load_options& options) {
+  auto p = impl::load(f, tokenizer_models(), vocab_detail::model_table(), options);
   if (!p) return std::move(p).error();
   return vocab(std::move(*p));
 }
+
+bool vocab::from_cache() const noexcept { return impl_->cache != nullptr; }
+
+std::string default_tokenizer_cache_dir() { return vocab_detail::default_cache_dir(); }
 
 }  // namespace gguf

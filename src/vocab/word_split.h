@@ -19,15 +19,21 @@
 #include <string_view>
 #include <vector>
 
+#include "vocab/table_cache.h"
 #include "vocab/unicode.h"
 
 namespace gguf::vocab_detail {
 
-/// The bytes of one UTF-8 chunk (at most 4), zero padded.
+/// The bytes of one UTF-8 chunk (1 to 4), zero padded, the first byte lowest. (A memcpy
+/// of a run-time length is a library call; this is a few loads.)
 inline uint32_t chunk_bits(const char* p, size_t n) noexcept {
-  uint32_t w = 0;
-  std::memcpy(&w, p, n);
-  return w;
+  const auto* u = reinterpret_cast<const uint8_t*>(p);
+  switch (n) {
+    case 1: return u[0];
+    case 2: return u[0] | (uint32_t(u[1]) << 8);
+    case 3: return u[0] | (uint32_t(u[1]) << 8) | (uint32_t(u[2]) << 16);
+    default: return u[0] | (uint32_t(u[1]) << 8) | (uint32_t(u[2]) << 16) | (uint32_t(u[3]) << 24);
+  }
 }
 
 /// Length of the chunk at s[off] (utf8_len, cut at the end of s).
@@ -44,20 +50,38 @@ inline uint32_t last_chunk(std::string_view s) noexcept {
 class pair_filter {
  public:
   static constexpr unsigned bits = 21;  // hashed part: 256 KiB
+  pair_filter() { dense_.assign(dense_words, 0); }
   void add(uint32_t a, uint32_t b) {
     const int da = dense_index(a), db = dense_index(b);
     if (da >= 0 && db >= 0) {
-      dense_[size_t(da) * dense_n + size_t(db)] = true;
+      const size_t i = size_t(da) * dense_n + size_t(db);
+      dense_.writable()[i >> 6] |= uint64_t(1) << (i & 63);
       return;
     }
     if (words_.empty()) words_.assign(size_t(1) << (bits - 6), 0);
     const uint64_t h = index(a, b);
-    words_[h >> 6] |= uint64_t(1) << (h & 63);
+    words_.writable()[h >> 6] |= uint64_t(1) << (h & 63);
+  }
+  /// The tables for the compiled cache (table_cache.h).
+  void save(table_writer& w) const {
+    w.put(dense_.span());
+    w.put(words_.span());
+  }
+  bool load(table_reader& r) {
+    std::span<const uint64_t> d, h;
+    if (!r.get(d) || !r.get(h) || d.size() != dense_words || (!h.empty() && h.size() != (size_t(1) << (bits - 6))))
+      return false;
+    dense_.view(d);
+    words_.view(h);
+    return true;
   }
   /// False only if the pair (a, b) was never added.
   bool may_join(uint32_t a, uint32_t b) const noexcept {
     const int da = dense_index(a), db = dense_index(b);
-    if (da >= 0 && db >= 0) return dense_[size_t(da) * dense_n + size_t(db)];
+    if (da >= 0 && db >= 0) {
+      const size_t i = size_t(da) * dense_n + size_t(db);
+      return (dense_[i >> 6] >> (i & 63)) & 1;
+    }
     if (words_.empty()) return false;
     const uint64_t h = index(a, b);
     return (words_[h >> 6] >> (h & 63)) & 1;
@@ -94,8 +118,9 @@ class pair_filter {
     }
     return c == 0x8196E2u ? 512 : -1;  // E2 96 81 = U+2581
   }
-  std::vector<bool> dense_ = std::vector<bool>(dense_n * dense_n, false);
-  std::vector<uint64_t> words_;
+  static constexpr size_t dense_words = (dense_n * dense_n + 63) / 64;
+  pod_table<uint64_t> dense_;
+  pod_table<uint64_t> words_;
 };
 
 }  // namespace gguf::vocab_detail

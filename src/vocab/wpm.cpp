@@ -38,15 +38,15 @@ enum class cpt_class : uint8_t { append, drop, space, single };
 class wpm_model final : public tokenizer_model {
  public:
   explicit wpm_model(const vocab_data& v) : unk_(v.unk), lowercase_(v.lowercase), strip_accents_(v.strip_accents) {
-    std::vector<byte_trie::entry> entries;
-    if (!v.token_to_id.empty()) {
-      entries.reserve(v.token_to_id.size());
-      for (const auto& [text, id] : v.token_to_id) entries.push_back({text, id});
-    } else {  // no map given: the text -> id map llama.cpp builds (a later id wins)
+    // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
+    // duplicate texts).
+    if (!v.cache || !v.cache->load("wpm.trie", [&](table_reader& r) { return trie_.load(r); })) {
+      std::vector<byte_trie::entry> entries;
       entries.reserve(v.tokens.size());
       for (size_t id = 0; id < v.tokens.size(); ++id) entries.push_back({v.tokens[id].text, static_cast<int32_t>(id)});
+      trie_ = byte_trie(std::move(entries));
+      if (v.cache) v.cache->save("wpm.trie", [&](table_writer& w) { trie_.save(w); });
     }
-    trie_ = byte_trie(std::move(entries));
     // The walk of the U+2581 prefix every word starts with, done once.
     for (size_t k = 0; k < word_prefix.size() && prefix_node_ != byte_trie::npos; ++k) {
       prefix_node_ = trie_.child(prefix_node_, static_cast<uint8_t>(word_prefix[k]));

@@ -144,3 +144,40 @@ TEST(cli_tokenize, jsonl_invalid_strings_are_errors) {
 }
 
 }  // namespace
+
+// The compiled tokenizer cache: the second run maps the tables the first one wrote, with
+// the same output; --no-tokenizer-cache writes nothing; GGUF_CACHE_DIR sets the folder
+// and GGUF_CACHE_DIR=0 turns the cache off.
+TEST(cli_tokenize, tokenizer_cache_gives_the_same_output) {
+  GGUF_REQUIRE_DATA();
+  const auto dir = gguf::test::temp_dir() / "cli-tokenizer-cache";
+  const std::string text = "Hello world <|endoftext|> 12345 ~~ 你好";
+  for (const char* name : {"ggml-vocab-llama-bpe.gguf", "ggml-vocab-llama-spm.gguf", "ggml-vocab-bert-bge.gguf",
+                           "ggml-vocab-nomic-bert-moe.gguf", "ggml-vocab-rwkv-world.gguf"}) {
+    SCOPED_TRACE(name);
+    const std::string m = (gguf::test::data_dir() / "vocab" / name).string();
+    const auto plain = run_cli({"tokenize", "-m", m, text, "--no-tokenizer-cache", "--pieces"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    const auto first = run_cli({"tokenize", "-m", m, text, "--tokenizer-cache", dir.string(), "--verbose", "--pieces"});
+    EXPECT_EQ(first.out, plain.out);
+    EXPECT_NE(first.err.find("tokenizer tables built; cache in " + dir.string()), std::string::npos) << first.err;
+    const auto second = run_cli({"tokenize", "-m", m, text, "--tokenizer-cache", dir.string(), "--verbose", "--pieces"});
+    EXPECT_EQ(second.out, plain.out);
+    EXPECT_NE(second.err.find("tokenizer tables mapped from " + dir.string()), std::string::npos) << second.err;
+    const auto de = run_cli({"detokenize", "-m", m, "1", "2", "3", "--tokenizer-cache", dir.string()});
+    EXPECT_EQ(de.out, run_cli({"detokenize", "-m", m, "1", "2", "3", "--no-tokenizer-cache"}).out);
+  }
+  const auto env_dir = gguf::test::temp_dir() / "cli-tokenizer-cache-env";
+  const std::string m = (gguf::test::data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf").string();
+  auto r = gguf::test::run_command("env", {"GGUF_CACHE_DIR=" + env_dir.string(), GGUF_CLI_PATH, "tokenize", "-m", m, text});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(env_dir)) << "GGUF_CACHE_DIR is the folder";
+  const auto off_dir = gguf::test::temp_dir() / "cli-tokenizer-cache-off";
+  r = gguf::test::run_command("env", {"XDG_CACHE_HOME=" + off_dir.string(), "GGUF_CACHE_DIR=0", GGUF_CLI_PATH,
+                                      "tokenize", "-m", m, text});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = gguf::test::run_command("env", {"XDG_CACHE_HOME=" + off_dir.string(), GGUF_CLI_PATH, "tokenize", "-m", m,
+                                      text, "--no-tokenizer-cache"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(off_dir)) << "GGUF_CACHE_DIR=0 and --no-tokenizer-cache write nothing";
+}

@@ -317,6 +317,33 @@ TEST(RemoteCli, NotFound) {
   EXPECT_EQ(r.err, "gguf: " + u + ": not found (HTTP 404)\n");
 }
 
+// libcurl is loaded on the first remote open, not linked: the tool does not list it
+// among its needed libraries, a URL still reads (the tests above), and a libcurl that
+// cannot be loaded is one clear error naming it, local files unaffected.
+TEST(RemoteCli, LibcurlIsLoadedOnlyForUrls) {
+  REQUIRE_SERVER();
+  const std::string bin = GGUF_CLI_PATH;
+  FILE* p = popen(("readelf -d '" + bin + "' 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string dyn;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) dyn.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << dyn;
+  ASSERT_NE(dyn.find("(NEEDED)"), std::string::npos) << dyn;  // readelf worked on the binary
+  EXPECT_EQ(dyn.find("libcurl"), std::string::npos) << dyn;
+
+  const std::string u = url("data", "vocab/ggml-vocab-llama-spm.gguf");
+  auto r = run_gguf({"info", u}, {"GGUF_LIBCURL=libgguf-no-such-curl.so.4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("gguf: " + u + ": cannot load libcurl (libgguf-no-such-curl.so.4), which reading over HTTP needs: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  auto local = run_gguf({"info", (data_dir() / "vocab/ggml-vocab-llama-spm.gguf").string()},
+                        {"GGUF_LIBCURL=libgguf-no-such-curl.so.4"});
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(server()->take_log().size(), 0u);  // no request was made
+}
+
 // --cache: the second read of a file is one conditional request answered 304, no body.
 TEST(RemoteCli, CacheRevalidatesWithOneRequest) {
   REQUIRE_SERVER();

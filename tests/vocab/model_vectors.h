@@ -65,7 +65,7 @@ inline std::unique_ptr<loaded_vocab> load(const std::filesystem::path& path) {
     if (types && types->size() == v.tokens.size())
       for (size_t i = 0; i < types->size(); ++i) v.tokens[i].type = static_cast<vocab_detail::token_type>((*types)[i]);
   }
-  for (size_t i = 0; i < v.tokens.size(); ++i) v.token_to_id.emplace(v.tokens[i].text, static_cast<int32_t>(i));
+  EXPECT_EQ(v.token_to_id.build(std::span<const vocab_detail::token_data>(v.tokens)), v.tokens.size());
   if (auto a = file.get_array("tokenizer.ggml.precompiled_charsmap")) v.precompiled_charsmap = a->raw();
   v.unk = opt_id(file, "tokenizer.ggml.unknown_token_id");
   v.bos = opt_id(file, "tokenizer.ggml.bos_token_id");

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "gguf/model_files.h"
+#include "gguf/vocab.h"
 #include "edit_support.h"
 
 namespace gguf::cli {
@@ -107,6 +108,33 @@ void add_remote_options(CLI::App& app) {
       ->group(group);
   app.add_flag("--verbose", remote.verbose, "print each request (range, status, bytes, milliseconds) to stderr")
       ->group(group);
+}
+
+namespace {
+struct vocab_cache_flags {
+  std::string dir;
+  bool off = false;
+} vocab_cache;
+}  // namespace
+
+void add_vocab_cache_options(CLI::App& app) {
+  const char* group = "Tokenizer cache";
+  app.add_option("--tokenizer-cache", vocab_cache.dir,
+                 "folder of the compiled tokenizer cache (default: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, "
+                 "else ~/.cache/gguf)")
+      ->group(group);
+  app.add_flag("--no-tokenizer-cache", vocab_cache.off, "build the tokenizer tables without reading or writing the cache")
+      ->group(group);
+}
+
+result<gguf::vocab> load_vocab(const gguf::file& f) {
+  gguf::vocab_load_options o;
+  if (!vocab_cache.off) o.cache_dir = vocab_cache.dir.empty() ? gguf::default_tokenizer_cache_dir() : vocab_cache.dir;
+  auto v = gguf::vocab::load(f, o);
+  if (v && remote.verbose && !o.cache_dir.empty())
+    std::cerr << "gguf: tokenizer tables " << (v->from_cache() ? "mapped from" : "built; cache in") << " " << o.cache_dir
+              << "\n";
+  return v;
 }
 
 result<gguf::file> open_model(const std::string& path, bool use_stdin) {

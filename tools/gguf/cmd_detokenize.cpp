@@ -40,11 +40,12 @@ int run(int argc, char** argv) {
   app.add_flag("--remove-special", remove_special, "drop a leading BOS / trailing EOS the model adds");
   app.add_flag("--unparse-special", unparse_special, "render control tokens as their text");
   add_remote_options(app);
+  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
 
   auto f = open_model(model);
   if (!f) return report(model, f.error());
-  auto v = vocab::load(*f);
+  auto v = load_vocab(*f);
   if (!v) return report(model, v.error());
   if (v->type() == vocab_type::none) {
     std::cerr << "gguf: " << model << ": this file has no tokenizer (key tokenizer.ggml.model)\n";

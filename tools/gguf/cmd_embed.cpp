@@ -76,6 +76,7 @@ int run(int argc, char** argv) {
                "write one JSON object per line");
   app.add_flag("--no-add-special", no_add_special, "do not add BOS/EOS as the model is configured to");
   add_remote_options(app);
+  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   bool have_text = app.count("TEXT") > 0;
   if (jsonl && have_text) {
@@ -90,7 +91,7 @@ int run(int argc, char** argv) {
   auto te = m->token_embd();
   if (!te) return report(path, te.error());
   const size_t n_embd = (*te)->ne[0];
-  auto v = gguf::vocab::load(*f);
+  auto v = load_vocab(*f);
   if (!v) return report(path, v.error());
 
   const bool add_special = !no_add_special;

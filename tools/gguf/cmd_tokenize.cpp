@@ -35,12 +35,13 @@ int run(int argc, char** argv) {
   app.add_flag("--pieces", pieces, "also print each token's text");
   app.add_flag("--count", count, "print only the number of tokens");
   add_remote_options(app);
+  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   const bool from_stdin = app.count("TEXT") == 0;
 
   auto f = open_model(model);
   if (!f) return report(model, f.error());
-  auto v = vocab::load(*f);
+  auto v = load_vocab(*f);
   if (!v) return report(model, v.error());
 
   if (!jsonl) {

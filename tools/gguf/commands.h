@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gguf/file.h"
+#include "gguf/vocab.h"
 
 namespace gguf::cli {
 
@@ -54,6 +55,15 @@ result<gguf::file> open_model(const std::string& path, bool use_stdin = false);
 /// Adds the options of reading a URL (--header, --timeout, --retries, --cache,
 /// --verbose) to a command that reads files; open_input uses them.
 void add_remote_options(CLI::App& app);
+
+/// Adds --tokenizer-cache DIR and --no-tokenizer-cache (the compiled tokenizer cache,
+/// docs/tokenizers.md) to a command that loads a vocabulary; load_vocab uses them.
+void add_vocab_cache_options(CLI::App& app);
+
+/// vocab::load with the compiled tokenizer cache of the options (default: the folder of
+/// gguf::default_tokenizer_cache_dir()); with --verbose, a line on stderr says whether
+/// the cache was used.
+result<gguf::vocab> load_vocab(const gguf::file& f);
 
 /// Display name of an input ("<stdin>" for "-").
 std::string input_name(const std::string& path, bool use_stdin = false);

@@ -1,0 +1,262 @@
+// The compiled tokenizer cache: file layout, key, checks and the atomic write (see
+// table_cache.h).
+//
+// Layout (little-endian host order; a cache is only read by the build that wrote it):
+//   header, 64 bytes: "GGUFVTC1", u32 format, u32 0, key[16], u64 payload size,
+//                     u64 XXH3-64 of the payload, 16 zero bytes
+//   payload: tables, each: u32 name length, the name, zero padding to 8, u64 array
+//            count, u64 size of the arrays that follow; then per array: u64 element count, u32 element size, u32 0,
+//            zero padding to 64 (from the file start), the elements, zero padding to 8.
+// The write is not fsynced: a file cut short by a crash fails its size or checksum
+// check and is rebuilt.
+#include "vocab/table_cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#define XXH_INLINE_ALL  // header-only use of libxxhash: no library to link
+#include <xxhash.h>
+
+#include "gguf/file.h"
+
+#ifndef GGUF_VOCAB_SOURCE_HASH
+#define GGUF_VOCAB_SOURCE_HASH "unknown"
+#endif
+
+namespace gguf::vocab_detail {
+namespace {
+
+constexpr char magic[8] = {'G', 'G', 'U', 'F', 'V', 'T', 'C', '1'};
+constexpr uint32_t format_version = 1;
+constexpr size_t header_size = 64;
+
+struct header {
+  char magic[8];
+  uint32_t format;
+  uint32_t zero;
+  unsigned char key[16];
+  uint64_t payload_size;
+  uint64_t checksum;
+  unsigned char pad[16];
+};
+static_assert(sizeof(header) == header_size);
+
+uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+std::string hex(const unsigned char* p, size_t n) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += digits[p[i] >> 4], s += digits[p[i] & 15];
+  return s;
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("GGUF_CACHE_DIR")) {
+    const std::string s = d;
+    return s == "0" ? std::string() : s;
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/gguf";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/gguf";
+  return {};
+}
+
+bool table_reader::get_raw(uint32_t elem_size, const void*& data, uint64_t& count) {
+  if (end_ - at_ < 16) return false;
+  uint64_t n;
+  uint32_t es;
+  std::memcpy(&n, at_, 8);
+  std::memcpy(&es, at_ + 8, 4);
+  if (es != elem_size) return false;
+  // the data starts at the next multiple of 64 of the file offset; the mapping is page
+  // aligned, so the address is aligned the same way
+  const auto addr = reinterpret_cast<uintptr_t>(at_ + 16);
+  const std::byte* p = at_ + 16 + (align_up(addr, 64) - addr);
+  if (p > end_ || n > uint64_t(end_ - p) / elem_size) return false;
+  data = p;
+  count = n;
+  const uint64_t bytes = n * elem_size;
+  at_ = p + bytes;
+  const uint64_t pad = align_up(bytes, 8) - bytes;
+  if (uint64_t(end_ - at_) < pad) return false;
+  at_ += pad;
+  return true;
+}
+
+std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const gguf::file& f, bool ignore_existing) {
+  if (dir.empty()) return nullptr;
+  std::unique_ptr<table_cache> c(new table_cache());
+  // the key: the vocabulary code's hash, then every byte the tables are built from
+  XXH3_state_t st;
+  XXH3_INITSTATE(&st);
+  XXH3_128bits_reset(&st);
+  const std::string_view code = GGUF_VOCAB_SOURCE_HASH;
+  XXH3_128bits_update(&st, code.data(), code.size());
+  const auto bytes = f.bytes();
+  const size_t n = size_t(std::min<uint64_t>(f.metadata_end(), bytes.size()));
+  XXH3_128bits_update(&st, bytes.data(), n);
+  XXH128_canonical_t key;
+  XXH128_canonicalFromHash(&key, XXH3_128bits_digest(&st));
+  std::memcpy(c->key_, key.digest, 16);
+  c->path_ = dir + "/vocab-" + hex(key.digest, 16) + ".bin";
+
+  if (ignore_existing) return c;
+  const int fd = ::open(c->path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return c;  // not there yet
+  struct stat sb {};
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || uint64_t(sb.st_size) < header_size) {
+    c->why_ = "not a cache file";
+    ::close(fd);
+    return c;
+  }
+  void* m = mmap(nullptr, size_t(sb.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) {
+    c->why_ = "cannot map it";
+    return c;
+  }
+  c->map_ = static_cast<const std::byte*>(m);
+  c->map_size_ = size_t(sb.st_size);
+  header h;
+  std::memcpy(&h, c->map_, header_size);
+  if (std::memcmp(h.magic, magic, 8) != 0 || h.format != format_version) {
+    c->why_ = "another format";
+  } else if (std::memcmp(h.key, key.digest, 16) != 0) {
+    c->why_ = "another key";
+  } else if (h.payload_size != c->map_size_ - header_size) {
+    c->why_ = "truncated";
+  } else if (XXH3_64bits(c->map_ + header_size, size_t(h.payload_size)) != h.checksum) {
+    c->why_ = "checksum mismatch";
+  } else {
+    c->hit_ = true;
+    c->cursor_ = c->map_ + header_size;
+    utimensat(AT_FDCWD, c->path_.c_str(), nullptr, 0);  // recently used: pruned last
+  }
+  return c;
+}
+
+namespace {
+// Keeps the folder's cache files under GGUF_CACHE_MAX_MB (default 1024) by removing the
+// least recently used ones (file times: a hit touches its file), never `keep`.
+void prune(const std::filesystem::path& dir, const std::filesystem::path& keep) {
+  uint64_t cap = uint64_t(1024) << 20;
+  if (const char* m = std::getenv("GGUF_CACHE_MAX_MB"); m && *m) cap = std::strtoull(m, nullptr, 10) << 20;
+  struct entry {
+    std::filesystem::file_time_type t;
+    uint64_t size;
+    std::filesystem::path p;
+  };
+  std::vector<entry> files;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("vocab-", 0) != 0 || e.path().extension() != ".bin") continue;
+    const uint64_t size = e.file_size(ec);
+    if (ec) continue;
+    total += size;
+    if (e.path() != keep) files.push_back({e.last_write_time(ec), size, e.path()});
+  }
+  std::sort(files.begin(), files.end(), [](const entry& a, const entry& b) { return a.t < b.t; });
+  for (const auto& f : files) {
+    if (total <= cap) break;
+    if (std::filesystem::remove(f.p, ec)) total -= f.size;
+  }
+}
+}  // namespace
+
+table_cache::~table_cache() {
+  if (map_) munmap(const_cast<std::byte*>(map_), map_size_);
+}
+
+bool table_cache::next_table(std::string_view name, table_reader& r) {
+  const std::byte* end = map_ + map_size_;
+  const std::byte* p = cursor_;
+  if (end - p < 4) return false;
+  uint32_t name_len;
+  std::memcpy(&name_len, p, 4);
+  p += 4;
+  if (uint64_t(end - p) < name_len || std::string_view(reinterpret_cast<const char*>(p), name_len) != name) return false;
+  p += name_len;
+  p = map_ + align_up(uint64_t(p - map_), 8);
+  if (p > end || end - p < 16) return false;
+  uint64_t body;
+  std::memcpy(&body, p + 8, 8);
+  p += 16;
+  if (body > uint64_t(end - p)) return false;
+  r.at_ = p;
+  r.end_ = p + body;
+  cursor_ = p + body;
+  return true;
+}
+
+bool table_cache::commit() {
+  if (hit_ || broken_ || path_.empty() || tables_.empty()) return false;
+  std::error_code ec;
+  const std::filesystem::path target(path_);
+  std::filesystem::create_directories(target.parent_path(), ec);
+  // the payload, assembled in memory: offsets are taken from the file start
+  std::string out(header_size, '\0');
+  const auto pad_to = [&](uint64_t a) { out.resize(size_t(align_up(out.size(), a)), '\0'); };
+  const auto put = [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); };
+  for (const auto& t : tables_) {
+    const uint32_t name_len = uint32_t(t.name.size());
+    put(&name_len, 4);
+    put(t.name.data(), t.name.size());
+    pad_to(8);
+    const uint64_t n_arrays = t.w->pieces_.size();
+    put(&n_arrays, 8);
+    const size_t body_at = out.size();
+    const uint64_t body_placeholder = 0;
+    put(&body_placeholder, 8);
+    const size_t body_start = out.size();
+    for (const auto& pc : t.w->pieces_) {
+      const uint32_t zero = 0;
+      put(&pc.count, 8);
+      put(&pc.elem_size, 4);
+      put(&zero, 4);
+      pad_to(64);
+      put(pc.data ? pc.data : pc.value, size_t(pc.count * pc.elem_size));
+      pad_to(8);
+    }
+    const uint64_t body = out.size() - body_start;
+    std::memcpy(out.data() + body_at, &body, 8);
+  }
+  header h{};
+  std::memcpy(h.magic, magic, 8);
+  h.format = format_version;
+  std::memcpy(h.key, key_, 16);
+  h.payload_size = out.size() - header_size;
+  h.checksum = XXH3_64bits(out.data() + header_size, size_t(h.payload_size));
+  std::memcpy(out.data(), &h, header_size);
+
+  std::random_device rd;
+  const std::string tmp = path_ + ".tmp." + std::to_string(getpid()) + "." + std::to_string(rd());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  bool ok = true;
+  for (size_t off = 0; ok && off < out.size();) {
+    const ssize_t w = ::write(fd, out.data() + off, out.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) ok = false;
+    else off += size_t(w);
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (ok) ok = std::rename(tmp.c_str(), path_.c_str()) == 0;
+  if (!ok) ::unlink(tmp.c_str());
+  if (ok) prune(target.parent_path(), target);
+  return ok;
+}
+
+}  // namespace gguf::vocab_detail

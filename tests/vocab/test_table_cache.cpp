@@ -1,0 +1,236 @@
+// The compiled tokenizer cache (vocab_load_options::cache_dir): every vocabulary of the
+// test data gives the same ids from its cached tables as from freshly built ones (the
+// built ones are checked against llama.cpp by the vector tests), and a cache file that
+// is damaged, cut short, another vocabulary's or unwritable never changes a result.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "gguf/file.h"
+#include "gguf/vocab.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using gguf::test::data_dir;
+using gguf::test::temp_dir;
+
+namespace {
+
+std::string corpus_head(size_t bytes) {
+  std::ifstream in(data_dir() / "corpus" / "bench.txt", std::ios::binary);
+  std::string s(bytes, '\0');
+  in.read(s.data(), std::streamsize(bytes));
+  s.resize(size_t(in.gcount()));
+  // cut at a line end: a whole UTF-8 text
+  if (const size_t nl = s.rfind('\n'); nl != std::string::npos) s.resize(nl + 1);
+  return s;
+}
+
+std::vector<fs::path> vocab_files() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(data_dir() / "vocab"))
+    if (e.path().extension() == ".gguf") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> cache_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+gguf::vocab load(const fs::path& model, const fs::path& cache) {
+  auto f = gguf::file::open(model.string());
+  EXPECT_TRUE(static_cast<bool>(f)) << model;
+  auto v = gguf::vocab::load(*f, gguf::vocab_load_options{cache.string()});
+  EXPECT_TRUE(static_cast<bool>(v)) << model << ": " << (v ? "" : v.error().message());
+  return std::move(*v);
+}
+
+// The ids of `text` in the three modes (plain; parse_special; add_special + parse_special).
+std::vector<std::vector<int32_t>> ids_of(const gguf::vocab& v, const std::string& text) {
+  std::vector<std::vector<int32_t>> out;
+  for (auto [add, parse] : {std::pair{false, false}, {false, true}, {true, true}}) {
+    auto r = v.tokenize(text, add, parse);
+    out.push_back(r ? *r : std::vector<int32_t>{-12345});  // an error (add_special without an id) compares too
+  }
+  return out;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+void write_file(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << s;
+}
+
+}  // namespace
+
+TEST(TokenizerCache, EveryVocabularyGivesTheSameIdsFromItsCache) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const std::string text = corpus_head(64 << 10) + "<s> </s> <|endoftext|> [CLS] <mask> ~ 12345 ’s 你好 🙂\n";
+  const fs::path dir = temp_dir() / "cache-all";
+  size_t n = 0;
+  for (const auto& model : vocab_files()) {
+    SCOPED_TRACE(model.filename().string());
+    const auto cold = load(model, "");  // no cache
+    EXPECT_FALSE(cold.from_cache());
+    const size_t before = cache_files(dir).size();
+    const auto first = load(model, dir);  // builds and writes
+    EXPECT_FALSE(first.from_cache());
+    EXPECT_EQ(cache_files(dir).size(), before + 1) << "one cache file per vocabulary";
+    const auto cached = load(model, dir);
+    EXPECT_TRUE(cached.from_cache());
+    const auto want = ids_of(cold, text);
+    EXPECT_EQ(ids_of(first, text), want);
+    EXPECT_EQ(ids_of(cached, text), want);
+    EXPECT_EQ(cached.n_tokens(), cold.n_tokens());
+    for (int32_t id = 0; id < int32_t(cold.n_tokens()); id += 97) EXPECT_EQ(cached.is_eog(id), cold.is_eog(id)) << id;
+    const std::vector<int32_t> some{0, 1, 2, int32_t(cold.n_tokens()) - 1};
+    EXPECT_EQ(cached.detokenize(some, false, true), cold.detokenize(some, false, true));
+    ++n;
+  }
+  EXPECT_GE(n, 20u);
+}
+
+TEST(TokenizerCache, DamagedOrForeignFilesAreRebuilt) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const fs::path bpe = data_dir() / "vocab" / "ggml-vocab-qwen2.gguf";
+  const fs::path ugm = data_dir() / "vocab" / "ugm-sp-test.gguf";
+  const std::string text = corpus_head(16 << 10);
+  const auto want_bpe = ids_of(load(bpe, ""), text);
+  const auto want_ugm = ids_of(load(ugm, ""), text);
+  const fs::path dir = temp_dir() / "cache-damage";
+
+  // a fresh cache for each vocabulary
+  (void)load(bpe, dir);
+  const fs::path bpe_cache = cache_files(dir).at(0);
+  (void)load(ugm, dir);
+  auto files = cache_files(dir);
+  ASSERT_EQ(files.size(), 2u);
+  const fs::path ugm_cache = files[0] == bpe_cache ? files[1] : files[0];
+  const std::string good = read_file(bpe_cache);
+  ASSERT_GT(good.size(), 4096u);
+
+  const auto expect_rebuilt = [&](const char* what) {
+    SCOPED_TRACE(what);
+    const auto v = load(bpe, dir);
+    EXPECT_FALSE(v.from_cache());
+    EXPECT_EQ(ids_of(v, text), want_bpe);
+    EXPECT_EQ(read_file(bpe_cache), good) << "the file is written anew";
+    EXPECT_TRUE(load(bpe, dir).from_cache());
+  };
+  std::string bad = good;
+  bad[good.size() / 2] ^= 0x40;  // one flipped bit in the tables
+  write_file(bpe_cache, bad);
+  expect_rebuilt("a flipped bit");
+  write_file(bpe_cache, good.substr(0, good.size() - 100));
+  expect_rebuilt("cut short");
+  write_file(bpe_cache, good.substr(0, 10));
+  expect_rebuilt("shorter than its header");
+  bad = good;
+  bad[0] = 'X';
+  write_file(bpe_cache, bad);
+  expect_rebuilt("another magic");
+  // another vocabulary's valid file under this one's name: its key differs
+  fs::copy_file(ugm_cache, bpe_cache, fs::copy_options::overwrite_existing);
+  expect_rebuilt("another vocabulary's file");
+  // another vocabulary's tables with this one's key and a valid checksum: the tables do
+  // not fit (token count, table names), the load starts over without them
+  std::string forged = read_file(ugm_cache);
+  std::memcpy(forged.data() + 16, good.data() + 16, 16);  // key
+  const uint64_t sum = XXH3_64bits(forged.data() + 64, forged.size() - 64);
+  std::memcpy(forged.data() + 40, &sum, 8);
+  write_file(bpe_cache, forged);
+  expect_rebuilt("forged tables");
+  // the other vocabulary was never disturbed
+  const auto u = load(ugm, dir);
+  EXPECT_TRUE(u.from_cache());
+  EXPECT_EQ(ids_of(u, text), want_ugm);
+}
+
+TEST(TokenizerCache, AnUnwritableFolderOnlyCostsTheBuild) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  if (geteuid() == 0) {
+    // root writes anywhere: a file where the folder should be stands in for it
+    const fs::path blocker = temp_dir() / "cache-blocker";
+    write_file(blocker, "not a folder");
+    const fs::path model = data_dir() / "vocab" / "ggml-vocab-llama-spm.gguf";
+    const auto v = load(model, blocker / "sub");
+    EXPECT_FALSE(v.from_cache());
+    EXPECT_EQ(ids_of(v, "Hello world"), ids_of(load(model, ""), "Hello world"));
+    EXPECT_TRUE(fs::is_regular_file(blocker));
+    return;
+  }
+  const fs::path dir = temp_dir() / "cache-readonly";
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
+  const fs::path model = data_dir() / "vocab" / "ggml-vocab-llama-spm.gguf";
+  const auto v = load(model, dir);
+  EXPECT_FALSE(v.from_cache());
+  EXPECT_TRUE(cache_files(dir).empty());
+  fs::permissions(dir, fs::perms::owner_all);
+}
+
+TEST(TokenizerCache, AnEditedFileHasAnotherKey) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  // the same vocabulary with one token text changed (same length, so the layout and the
+  // file size are unchanged): its tables differ, and so does the key
+  const fs::path src = data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf";
+  const fs::path copy = temp_dir() / "gpt2-edited.gguf";
+  std::string bytes = read_file(src);
+  const std::string from = "Hello", to = "Jello";
+  const size_t at = bytes.find(std::string("\x05\0\0\0\0\0\0\0", 8) + from);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(bytes.find(std::string("\x05\0\0\0\0\0\0\0", 8) + to), std::string::npos);
+  write_file(copy, bytes);
+  const fs::path dir = temp_dir() / "cache-edit";
+  const auto before = load(copy, dir);
+  EXPECT_TRUE(load(copy, dir).from_cache());
+  bytes.replace(at + 8, from.size(), to);
+  write_file(copy, bytes);
+  const auto after = load(copy, dir);
+  EXPECT_FALSE(after.from_cache()) << "an edited vocabulary must not use the old tables";
+  EXPECT_NE(ids_of(after, "Hello"), ids_of(before, "Hello"));
+  for (const char* t : {"Hello", "Jello", "Hello world"}) EXPECT_EQ(ids_of(after, t), ids_of(load(copy, ""), t)) << t;
+  EXPECT_EQ(cache_files(dir).size(), 2u);
+}
+
+TEST(TokenizerCache, TheFolderIsKeptUnderItsCap) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const fs::path dir = temp_dir() / "cache-cap";
+  setenv("GGUF_CACHE_MAX_MB", "2", 1);
+  std::vector<fs::path> order;  // the cache file of each load, oldest first
+  for (const char* name : {"ggml-vocab-llama-spm.gguf", "ggml-vocab-phi-3.gguf", "ggml-vocab-baichuan.gguf",
+                           "ugm-sp-test.gguf"}) {
+    const auto before = cache_files(dir);
+    (void)load(data_dir() / "vocab" / name, dir);
+    for (const auto& p : cache_files(dir))
+      if (std::find(before.begin(), before.end(), p) == before.end()) order.push_back(p);
+  }
+  unsetenv("GGUF_CACHE_MAX_MB");
+  ASSERT_EQ(order.size(), 4u);
+  uint64_t total = 0;
+  for (const auto& p : cache_files(dir)) total += fs::file_size(p);
+  EXPECT_TRUE(fs::exists(order.back())) << "the file just written stays";
+  EXPECT_FALSE(fs::exists(order.front())) << "the least recently used goes first";
+  EXPECT_LE(total, std::max<uint64_t>(2u << 20, fs::file_size(order.back())));
+}
