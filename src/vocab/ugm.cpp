@@ -331,7 +331,7 @@ class ugm_model final : public tokenizer_model {
         out.resize(start);
         normalize_into(text, sc.word);
         viterbi(sc.word, out);
-        return;
+        break;
       }
       const double end_score = viterbi_segments(sc.word, base, out);
       if (short_word && exact(base, sc.word.size()))
@@ -339,6 +339,7 @@ class ugm_model final : public tokenizer_model {
       base = end_score;
       collapse_unknown(out, start, first);
     }
+    if (sc.word.capacity() > (size_t(64) << 20)) std::string().swap(sc.word);  // a huge word's buffer
   }
 
   // Whether every sum of a Viterbi over `size` bytes from score `base` is exact (see
