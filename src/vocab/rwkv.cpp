@@ -98,7 +98,8 @@ class rwkv_model final : public tokenizer_model {
       }
       const size_t first = out.size();
       const greedy_end r = greedy(text, pos, space, out);
-      if (cacheable && r.last_read <= space) sc.cache.insert(key, h, out.data() + first, out.size() - first);
+      if (cacheable && r.last_read <= space && sc.seen_before(h))
+        sc.cache.insert(key, h, out.data() + first, out.size() - first);
       pos = r.end;
     }
   }
@@ -141,6 +142,17 @@ class rwkv_model final : public tokenizer_model {
   const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
   struct scratch {
     word_cache cache;
+    // Chunks met before (a bit per hash, kept between calls): a chunk enters the cache the
+    // second time it is matched, so that chunks met once (most of a text's distinct
+    // ones) cost no insertion.
+    std::vector<uint64_t> seen = std::vector<uint64_t>(size_t(1) << 14);  // 2^20 bits
+    bool seen_before(uint64_t h) {
+      uint64_t& word = seen[(h >> 38) & ((size_t(1) << 14) - 1)];
+      const uint64_t bit = uint64_t{1} << ((h >> 32) & 63);
+      const bool was = (word & bit) != 0;
+      word |= bit;
+      return was;
+    }
   };
   bool cache_chunks_;
   int32_t unk_;

@@ -56,8 +56,8 @@ TEST(rwkv_model, duplicate_texts_take_the_last_id) {
 
 TEST(rwkv_model, chunk_cache_equals_one_greedy_pass) {
   // Random vocabularies with tokens holding spaces (" a b", "a ", runs of spaces and
-  // newlines) that make a match read past a chunk's end; random texts, each run twice
-  // (the second finds its chunks in the cache).
+  // newlines) that make a match read past a chunk's end; random texts, each run three
+  // times (the third finds its chunks in the cache).
   static const char* const pieces[] = {"a", "b", "c", " ", "  ", "   ", " a", " b", " ab", " a b", "a ", "ab",
                                        "abc", "\\n", "\\n ", "\\n  ", " \\n", "\\t", "b c", "ca", "\\xc3\\xa9"};
   static const char* const chars[] = {"a", "b", "c", " ", " ", " ", "\n", "\t", "\xC3\xA9", "x"};
@@ -74,12 +74,13 @@ TEST(rwkv_model, chunk_cache_equals_one_greedy_pass) {
       std::string text;
       const size_t len = rng() % (t % 5 == 0 ? 150 : 25);
       for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
-      std::vector<int32_t> want, got, again;
+      std::vector<int32_t> want;
       reference->tokenize(text, want);
-      fast->tokenize(text, got);
-      fast->tokenize(text, again);
-      ASSERT_EQ(got, want) << "round " << round << " text '" << text << "'";
-      ASSERT_EQ(again, want) << "round " << round << " (cached) text '" << text << "'";
+      for (int pass = 0; pass < 3; ++pass) {  // chunks enter the cache when met a second time
+        std::vector<int32_t> got;
+        fast->tokenize(text, got);
+        ASSERT_EQ(got, want) << "round " << round << " pass " << pass << " text '" << text << "'";
+      }
     }
   }
 }
