@@ -175,6 +175,30 @@ TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
   }
 }
 
+TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
+  // The real vocabularies' charsmaps (NFKC-like: compositions, width folding, spaces
+  // mapped) on random texts of characters they map, combine or leave alone, spaces
+  // among them, and invalid bytes; each text three times (then from the cache).
+  GGUF_REQUIRE_DATA();
+  static const char* const chars[] = {"a", "e", "Z", "1", " ", " ", "  ", "\t", "\n", "\xCC\x81", "\xC2\xA0",
+                                      "\xE3\x80\x80", "\xEF\xBC\xA1", "\xEF\xBD\xB6", "\xE2\x96\x81", "\xFF",
+                                      "\xE2\x96", "\xE2\x84\xAB", "\xEF\xAC\x81", "\xE3\x8D\xBB", "\xD0\xB8\xCC\x86",
+                                      "\xE0\xA4\x95\xE0\xA5\x8D", "\xF0\x9F\x98\x80", "<s>", "\x00"};
+  for (const char* file : {"vocab/ugm-sp-test.gguf", "vocab/ggml-vocab-nomic-bert-moe.gguf"}) {
+    auto lv = models::load(gguf::test::data_file(file));
+    ASSERT_TRUE(lv);
+    const auto fast = make_ugm(lv->data), reference = make_ugm(lv->data, false);
+    std::mt19937 rng(99);
+    for (int t = 0; t < 400; ++t) {
+      std::string text;
+      const size_t len = rng() % (t % 10 == 0 ? 120 : 16);
+      for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+      const auto want = run(*reference, text);
+      for (int pass = 0; pass < 3; ++pass) ASSERT_EQ(run(*fast, text), want) << file << " text #" << t << " pass " << pass;
+    }
+  }
+}
+
 TEST(ugm_model, matches_llama_cpp_vectors_ugm_sp_test) {
   GGUF_REQUIRE_DATA();
   auto lv = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
