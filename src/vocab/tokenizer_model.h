@@ -261,7 +261,11 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 /// reference the fast path of bpe.cpp is tested against).
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v);
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v);
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v);
+/// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
+/// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true);
+/// cache_chunks = false matches the whole text in one greedy pass, as llama.cpp does (the
+/// reference the chunk cache is tested against; see rwkv.cpp).
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool cache_chunks = true);
 
 }  // namespace gguf::vocab_detail
