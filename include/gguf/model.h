@@ -26,6 +26,7 @@
 
 #include "gguf/error.h"
 #include "gguf/file.h"
+#include "gguf/schema.h"  // gguf::severity
 
 #pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
@@ -197,8 +198,8 @@ const architecture* find_model_architecture(std::string_view name) noexcept;
 ///    architecture: 'x'", as llama.cpp).
 result<gguf::hparams> load_hparams(const file& f, const architecture& arch);
 
-/// How a tensor-map finding counts.
-enum class severity : uint8_t { warning, error };
+// How a tensor-map finding counts: gguf::severity of schema.h (a model diagnostic is a
+// warning or an error, never a note).
 
 /// One problem found while matching the file's tensors to the architecture's table.
 struct model_diagnostic {

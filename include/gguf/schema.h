@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <optional>
 #include <span>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,16 @@ struct report {
 /// Cost: one pass over the metadata (each string read once) and over the padding bytes
 /// between tensors; tensor data itself is not read.
 report validate(const file& f);
+
+/// Options of validate().
+struct validate_options {
+  /// Opens another shard of a split model (rule split.set opens the whole set); empty:
+  /// file::open_any with default options. A caller reading over HTTP with headers,
+  /// timeouts or a cache passes an opener that uses them.
+  std::function<result<file>(const std::string& path)> open_shard;
+};
+/// validate() with options; the same rules.
+report validate(const file& f, const validate_options& options);
 
 /// Opens `path` and validates it. A file the reader rejects gives a report with one
 /// structure.* error. Errors (as a result): io_error only — the file could not be read.

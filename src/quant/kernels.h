@@ -20,9 +20,6 @@
 namespace gguf::detail {
 
 using row_kernel = void (*)(const uint8_t* src, float* dst, size_t nblocks);
-/// Byte-swaps the multi-byte fields of `nblocks` blocks in place (big-endian file ->
-/// little-endian block layout).
-using block_swap = void (*)(uint8_t* blocks, size_t nblocks);
 
 /// Instruction sets a kernel is written for.
 enum class kernel_isa : uint8_t { scalar, avx2, avx512 };
@@ -31,7 +28,6 @@ enum class kernel_isa : uint8_t { scalar, avx2, avx512 };
 struct kernel_row {
   row_kernel scalar = nullptr;  ///< reference kernel; nullptr: type not dequantizable
   row_kernel avx2 = nullptr;    ///< AVX2+F16C kernel bit-identical to `scalar`, or nullptr
-  block_swap from_big_endian = nullptr;  ///< nullptr: not readable from big-endian files
   row_kernel avx512 = nullptr;  ///< AVX-512 F/BW/VL kernel bit-identical to `scalar`, or nullptr
 };
 

@@ -14,6 +14,7 @@ struct checker {
   const file& f;
   std::vector<diagnostic>& out;
   std::string_view arch;  ///< general.architecture, empty if absent or not a string
+  const validate_options* options = nullptr;  ///< nullptr: the defaults
 
   void add(severity level, std::string_view rule, std::string_view subject, uint64_t offset,
            std::string message, bool is_tensor = false) {

@@ -203,12 +203,14 @@ void check_format(checker& c) {
 
 }  // namespace
 
-report validate(const file& f) {
+report validate(const file& f) { return validate(f, validate_options{}); }
+
+report validate(const file& f, const validate_options& options) {
   report r;
   r.path = f.path();
   r.version = f.version();
   r.byte_order = f.byte_order();
-  checker c{f, r.diagnostics, {}};
+  checker c{f, r.diagnostics, {}, &options};
   if (auto a = f.find("general.architecture"))
     if (auto s = a->get<std::string_view>()) c.arch = *s;
 

@@ -55,7 +55,7 @@ bool check_split(checker& c) {
     c.add(severity::warning, "split.name", {}, no_offset,
           "shard " + std::to_string(i + 1) + " of " + std::to_string(n) + " is not named " + split_path("PREFIX", i, n) +
               ": llama.cpp finds the other shards by that name");
-  } else if (auto m = model_files::from_file(c.f); !m) {
+  } else if (auto m = model_files::from_file(c.f, c.options ? c.options->open_shard : model_files::opener{}); !m) {
     const auto& e = m.error();
     c.add(severity::error, "split.set", e.subject, e.offset, e.detail, e.subject_is_tensor);
   }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -140,9 +141,40 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   } else {
     c->hit_ = true;
     c->cursor_ = c->map_ + header_size;
+    utimensat(AT_FDCWD, c->path_.c_str(), nullptr, 0);  // recently used: pruned last
   }
   return c;
 }
+
+namespace {
+// Keeps the folder's cache files under GGUF_CACHE_MAX_MB (default 1024) by removing the
+// least recently used ones (file times: a hit touches its file), never `keep`.
+void prune(const std::filesystem::path& dir, const std::filesystem::path& keep) {
+  uint64_t cap = uint64_t(1024) << 20;
+  if (const char* m = std::getenv("GGUF_CACHE_MAX_MB"); m && *m) cap = std::strtoull(m, nullptr, 10) << 20;
+  struct entry {
+    std::filesystem::file_time_type t;
+    uint64_t size;
+    std::filesystem::path p;
+  };
+  std::vector<entry> files;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("vocab-", 0) != 0 || e.path().extension() != ".bin") continue;
+    const uint64_t size = e.file_size(ec);
+    if (ec) continue;
+    total += size;
+    if (e.path() != keep) files.push_back({e.last_write_time(ec), size, e.path()});
+  }
+  std::sort(files.begin(), files.end(), [](const entry& a, const entry& b) { return a.t < b.t; });
+  for (const auto& f : files) {
+    if (total <= cap) break;
+    if (std::filesystem::remove(f.p, ec)) total -= f.size;
+  }
+}
+}  // namespace
 
 table_cache::~table_cache() {
   if (map_) munmap(const_cast<std::byte*>(map_), map_size_);
@@ -223,6 +255,7 @@ bool table_cache::commit() {
   ok = ::close(fd) == 0 && ok;
   if (ok) ok = std::rename(tmp.c_str(), path_.c_str()) == 0;
   if (!ok) ::unlink(tmp.c_str());
+  if (ok) prune(target.parent_path(), target);
   return ok;
 }
 

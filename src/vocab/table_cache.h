@@ -10,7 +10,8 @@
 // payload) and the payload, checked in full before use; any mismatch is a miss, and a
 // miss rebuilds the tables and rewrites the file (temporary file + rename, so a reader
 // never sees half of one). The cache is an accelerator: failing to read or write it
-// never fails a load.
+// never fails a load. The folder is kept under GGUF_CACHE_MAX_MB (default 1024) by
+// removing the least recently used files after each write.
 //
 // Tables are written and read in the order the load builds them, each under a name;
 // `pod_table` is how a structure holds an array that may be its own vector or a view

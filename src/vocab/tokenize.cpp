@@ -3,6 +3,7 @@
 // fragment through the model's normalizer and model (tokenizer_model.h), special tokens
 // as they are, BOS / EOS / SEP from the row's special-token template.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "vocab/vocab_impl.h"
@@ -28,8 +29,27 @@ bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 std::vector<uint32_t> occurring_specials(const vocab::impl& v, std::string_view text) {
   std::vector<uint8_t> seen(v.special_cache.size(), 0);
   const auto& toks = v.d.tokens;
+  // Bytes that start a special token, for a long text (a per-byte table lookup then
+  // skips the rest; worth the 256 checks only above a few hundred bytes).
+  // When one byte starts them all, memchr finds its occurrences.
+  std::array<bool, 256> starts;
+  starts.fill(true);
+  int n_starts = 256, only = -1;
+  if (text.size() >= 1024) {
+    n_starts = 0;
+    for (uint32_t c = 0; c < 256; ++c) {
+      starts[c] = !v.single_byte[c].empty() || v.bucket_start[(c << 8) + 256] != v.bucket_start[c << 8];
+      if (starts[c]) ++n_starts, only = int(c);
+    }
+  }
   for (size_t i = 0; i < text.size(); ++i) {
+    if (n_starts == 1) {
+      const void* p = std::memchr(text.data() + i, only, text.size() - i);
+      if (p == nullptr) break;
+      i = size_t(static_cast<const char*>(p) - text.data());
+    }
     const uint8_t c0 = uint8_t(text[i]);
+    if (!starts[c0]) continue;
     for (uint32_t s : v.single_byte[c0]) seen[s] = 1;
     if (i + 1 >= text.size()) break;
     const uint32_t key = (uint32_t(c0) << 8) | uint8_t(text[i + 1]);

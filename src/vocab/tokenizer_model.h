@@ -105,9 +105,7 @@ class token_map {
   /// Indexes tokens[i].text -> i for every i, in order, hashing and prefetching a batch
   /// ahead so that the cache misses overlap. Returns tokens.size(), or the first i whose
   /// text is already present (the map then holds the texts before i).
-  template <class Token>
-  size_t build(std::span<const Token> tokens) {
-    static_assert(std::is_same_v<decltype(tokens[0].text), std::string_view>);
+  size_t build(std::span<const token_data> tokens) {
     attach(tokens);
     size_ = 0;
     const size_t n = tokens.size();
@@ -153,8 +151,7 @@ class token_map {
   }
   /// Maps the tables back over `tokens` (the array they were built from); false when
   /// they do not fit it.
-  template <class Token>
-  bool load(table_reader& r, std::span<const Token> tokens) {
+  bool load(table_reader& r, std::span<const token_data> tokens) {
     uint64_t mask = 0, size = 0;
     std::span<const slot> slots;
     if (!r.get_value(mask) || !r.get_value(size) || !r.get(slots)) return false;
@@ -191,19 +188,13 @@ class token_map {
   }
   bool same(const slot& s, uint64_t pre, std::string_view t) const noexcept {
     if (s.len != t.size() || s.prefix != pre) return false;
-    return t.size() <= 8 || std::memcmp(text_of_(base_, s.id_plus_1 - 1).data() + 8, t.data() + 8, t.size() - 8) == 0;
+    return t.size() <= 8 || std::memcmp(base_[s.id_plus_1 - 1].text.data() + 8, t.data() + 8, t.size() - 8) == 0;
   }
-  template <class Token>
-  void attach(std::span<const Token> tokens) {
-    static_assert(std::is_same_v<decltype(tokens[0].text), std::string_view>);
-    text_of_ = [](const void* base, uint32_t id) { return static_cast<const Token*>(base)[id].text; };
-    base_ = tokens.data();
-  }
+  void attach(std::span<const token_data> tokens) { base_ = tokens.data(); }
   pod_table<slot> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
-  const void* base_ = nullptr;
-  std::string_view (*text_of_)(const void*, uint32_t) = nullptr;
+  const token_data* base_ = nullptr;
 };
 
 struct vocab_data {
@@ -270,7 +261,11 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 /// reference the fast path of bpe.cpp is tested against).
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v);
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v);
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v);
+/// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
+/// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true);
+/// cache_chunks = false matches the whole text in one greedy pass, as llama.cpp does (the
+/// reference the chunk cache is tested against; see rwkv.cpp).
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool cache_chunks = true);
 
 }  // namespace gguf::vocab_detail

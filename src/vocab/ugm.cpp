@@ -14,13 +14,20 @@
 //    unknown token with score min(normal scores) - 10. Scores add up in double.
 //  - Runs of unknown tokens in the best path collapse into one.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/normalizer.h"
 #include "vocab/ugm_charsmap.h"
+#include "vocab/thread_scratch.h"
 #include "vocab/ugm_trie.h"
 #include "vocab/unicode.h"
+#include "vocab/word_cache.h"
 
 namespace gguf::vocab_detail {
 
@@ -30,47 +37,98 @@ constexpr float unknown_token_score_penalty = 10.0f;
 
 class ugm_model final : public tokenizer_model {
  public:
-  explicit ugm_model(const vocab_data& v)
+  ugm_model(const vocab_data& v, bool word_by_word)
       : charsmap_(v.precompiled_charsmap),
         unk_(v.unk),
         escape_whitespaces_(v.escape_whitespaces),
         treat_whitespace_as_suffix_(v.treat_whitespace_as_suffix),
         add_space_prefix_(v.add_space_prefix),
-        remove_extra_whitespaces_(v.remove_extra_whitespaces) {
+        remove_extra_whitespaces_(v.remove_extra_whitespaces),
+        word_by_word_(word_by_word) {
     float min_score = FLT_MAX;
-    // the two tries from the compiled cache, or built (and saved) below
+    // The two tries and what the texts tell (text_facts) from the compiled cache, or
+    // built (and saved) below.
+    text_facts facts;
     const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
-      return tokens_.load(r) && user_defined_.load(r);
+      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts);
     });
     std::vector<byte_trie::entry> candidates, user_defined;
     scores_.resize(v.tokens.size());
+    const std::string_view sep = separator_;
+    uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
+    float max_abs = 0.0f;
+    const auto note_score = [&](float f) {
+      const uint32_t e = (std::bit_cast<uint32_t>(f) >> 23) & 0xFF;
+      if (f != 0.0f) min_exponent = std::min(min_exponent, e);
+      if (e == 0xFF) max_abs = std::numeric_limits<float>::infinity();  // inf or NaN: never exact
+      else max_abs = std::max(max_abs, std::fabs(f));
+    };
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const token_data& t = v.tokens[id];
       const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
-      if (!cached && (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused))
-        candidates.push_back({t.text, i});
-      if (!cached && t.type == token_type::user_defined) user_defined.push_back({t.text, i});
+      if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
       scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
+      if (cached) continue;
+      if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused) {
+        candidates.push_back({t.text, i});
+        // a token holding the separator past its first byte could span a cut
+        if (facts.cut_at_separator && t.text.size() > sep.size() &&
+            std::memchr(t.text.data() + 1, sep[0], t.text.size() - 1) != nullptr &&
+            t.text.find(sep, 1) != std::string_view::npos)
+          facts.cut_at_separator = false;
+      }
+      if (t.type == token_type::user_defined) {
+        user_defined.push_back({t.text, i});
+        if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) facts.space_inside_user_defined = true;
+      }
     }
-    unknown_score_ = static_cast<double>(min_score - unknown_token_score_penalty);
     if (!cached) {
+      facts.charsmap_across_space = charsmap_.may_map_across_space();
       tokens_ = byte_trie(std::move(candidates));
       user_defined_ = byte_trie(std::move(user_defined));
       if (v.cache)
         v.cache->save("ugm.tries", [&](table_writer& w) {
           tokens_.save(w);
           user_defined_.save(w);
+          w.put_value(facts);
         });
     }
+    cut_at_separator_ = facts.cut_at_separator;
+    const float unknown = min_score - unknown_token_score_penalty;
+    note_score(unknown);
+    unknown_score_ = static_cast<double>(unknown);
+    // Every score used is a float, so a multiple of 2^g with g the ulp exponent of the
+    // smallest exponent among them; sums of such multiples are exact in double up to
+    // 2^(53 + g) in magnitude. Within that bound a Viterbi's choices do not depend on the
+    // score it starts from (every comparison is exact), which makes its word cache exact.
+    max_abs_score_ = static_cast<double>(max_abs);
+    if (min_exponent == 0xFF) exact_limit_ = std::numeric_limits<double>::infinity();  // all scores 0
+    else exact_limit_ = std::ldexp(1.0, 53 + static_cast<int>(std::max<uint32_t>(min_exponent, 1)) - 150);
+    if (!std::isfinite(max_abs_score_)) exact_limit_ = -1.0;
+    // Bytes that may start a code point normalize_prefix returns as it is: not ' ', not
+    // the first byte of a user-defined token, ASCII or a UTF-8 lead byte (the charsmap and
+    // the sequence's validity are checked per code point).
+    for (uint32_t b = 0; b < 0xF5; ++b)
+      passes_[b] = b != ' ' && (b < 0x80 || b >= 0xC2) && user_defined_.child(0, uint8_t(b)) == byte_trie::npos;
+    space_unchanged_ = user_defined_.child(0, uint8_t(' ')) == byte_trie::npos;
+    for (uint32_t b = 0; b < 0x80; ++b) ascii_plain_[b] = passes_[b] && charsmap_.unmapped_before_ascii(uint8_t(b));
+    raw_words_ = word_by_word_ && cut_at_separator_ && escape_whitespaces_ && remove_extra_whitespaces_ &&
+                 !treat_whitespace_as_suffix_ && space_unchanged_ && !facts.space_inside_user_defined &&
+                 !facts.charsmap_across_space;
   }
 
+  // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
   std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
+    if (raw_words_) return fragment;
     normalize_into(fragment, buf);
     return buf;
   }
 
-  void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override { viterbi(normalized, out); }
+  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
+    if (raw_words_) tokenize_raw(text, out);
+    else viterbi(text, out);
+  }
 
  private:
   struct piece {
@@ -86,6 +144,30 @@ class ugm_model final : public tokenizer_model {
     return {"\xEF\xBF\xBD", 1};  // U+FFFD for one invalid byte
   }
 
+  // The end of the run of code points from `pos` on that normalize_prefix would return
+  // unchanged and that hold no space (the exact conditions of its first branches).
+  size_t unchanged_run(std::string_view in, size_t pos) const noexcept {
+    const size_t n = in.size();
+    while (pos < n) {
+      const auto c0 = static_cast<uint8_t>(in[pos]);
+      if (ascii_plain_[c0] && (pos + 1 == n || static_cast<uint8_t>(in[pos + 1]) < 0x80)) {
+        ++pos;
+        continue;
+      }
+      if (!passes_[c0]) break;
+      const auto c1 = pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0};
+      if (!charsmap_.surely_unmapped(c0, c1)) break;
+      size_t len = 1;
+      if (c0 >= 0x80) {
+        uint32_t cpt = 0;
+        len = utf8_decode_strict(in, pos, cpt);
+        if (len == 0) break;
+      }
+      pos += len;
+    }
+    return pos;
+  }
+
   void normalize_into(std::string_view in, std::string& out) const {
     out.clear();
     out.reserve(in.size() * 3);
@@ -95,24 +177,45 @@ class ugm_model final : public tokenizer_model {
     const bool merge_spaces = remove_extra_whitespaces_;
     bool space_prepended = false;
     bool in_word = false;
-    for (size_t pos = 0; pos < in.size();) {
+    const auto start_word = [&] {
+      in_word = true;
+      if ((prepend_space && !space_prepended) || merge_spaces) {
+        out.append(space);
+        space_prepended = true;
+      }
+    };
+    const size_t n = in.size();
+    for (size_t pos = 0; pos < n;) {
+      if (const size_t end = unchanged_run(in, pos); end > pos) {  // code points passing as they are
+        if (!in_word) start_word();
+        out.append(in.data() + pos, end - pos);
+        pos = end;
+        continue;
+      }
+      if (in[pos] == ' ' && space_unchanged_ &&
+          charsmap_.surely_unmapped(' ', pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0})) {
+        in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
+        if (!merge_spaces) out.append(space);
+        ++pos;
+        continue;
+      }
       const piece p = normalize_prefix(in, pos);
+      pos += p.consumed;
+      if (p.bytes.empty()) continue;
+      if (std::find(p.bytes.begin(), p.bytes.end(), ' ') == p.bytes.end()) {
+        if (!in_word) start_word();
+        out.append(p.bytes);
+        continue;
+      }
       for (const char c : p.bytes) {
         if (c != ' ') {
-          if (!in_word) {
-            in_word = true;
-            if ((prepend_space && !space_prepended) || merge_spaces) {
-              out.append(space);
-              space_prepended = true;
-            }
-          }
+          if (!in_word) start_word();
           out.push_back(c);
         } else {
           in_word = false;
           if (!merge_spaces) out.append(space);
         }
       }
-      pos += p.consumed;
     }
     if (append_space) out.append(space);
   }
@@ -126,33 +229,215 @@ class ugm_model final : public tokenizer_model {
     double score;
   };
 
+  // The normalized text is cut before each separator (U+2581, or ' ' without escaping)
+  // when no candidate token holds the separator past its first byte: no token then spans
+  // a cut, so the best path passes through every cut and the Viterbi runs word by word,
+  // each word starting from the score the path reached (the same sums as one Viterbi
+  // over the whole text). Runs of unknown tokens collapse across words too.
   void viterbi(std::string_view s, std::vector<int32_t>& out) const {
-    if (s.size() < UINT32_MAX) viterbi<uint32_t>(s, out);
-    else viterbi<size_t>(s, out);
+    if (s.empty()) return;
+    if (!cut_at_separator_ || !word_by_word_) {
+      viterbi_word(s, 0, 0.0, out);
+      return;
+    }
+    scratch& sc = thread_scratch<scratch>(instance_);
+    const size_t fragment_first = out.size();
+    // Words are found `ahead` words before they are tokenized, so that their cache slots
+    // and then their entries are already loading (most words are found in the cache).
+    constexpr size_t ahead = 16, mask = ahead - 1;
+    struct word {
+      size_t a, b;
+      uint64_t h;  // text_hash of a word short enough to cache
+    };
+    word queue[ahead];
+    size_t found = 0, done = 0, scan = 0;
+    double base = 0.0;
+    while (done < found || scan < s.size()) {
+      while (found - done < ahead && scan < s.size()) {
+        word& nw = queue[found & mask];
+        nw.a = scan;
+        nw.b = scan = next_cut(s, scan);
+        nw.h = nw.b - nw.a <= word_cache_t::max_word ? text_hash(s.substr(nw.a, nw.b - nw.a)) : 0;
+        if (nw.h) sc.cache.prefetch_slot(nw.h);
+        if (found - done >= ahead / 2) {
+          const word& mid = queue[(found - ahead / 2) & mask];
+          if (mid.h) sc.cache.prefetch_entry(mid.h);
+        }
+        ++found;
+      }
+      const word wd = queue[done++ & mask];
+      const std::string_view w = s.substr(wd.a, wd.b - wd.a);
+      const size_t first = out.size();
+      // A word's ids and score do not depend on the score before it while every sum
+      // stays exact (see exact_limit_): then a cached word stands in for its Viterbi.
+      const bool cacheable = exact(base, w.size()) && w.size() <= word_cache_t::max_word;
+      double delta = 0.0;
+      if (cacheable && sc.cache.find(w, wd.h, out, &delta)) {
+        base += delta;
+      } else {
+        const double end = viterbi_word(s.substr(0, wd.b), wd.a, base, out);
+        if (cacheable) sc.cache.insert(w, wd.h, out.data() + first, out.size() - first, end - base);
+        base = end;
+      }
+      collapse_unknown(out, fragment_first, first);
+    }
+  }
+
+  // A ' ' that normalizes alone to nothing but the end of a word (merged spaces): nothing
+  // maps it, alone or with the byte after it.
+  bool pure_space(std::string_view text, size_t pos) const noexcept {
+    return text[pos] == ' ' &&
+           charsmap_.surely_unmapped(' ', pos + 1 < text.size() ? static_cast<uint8_t>(text[pos + 1]) : uint8_t{0});
+  }
+
+  // raw_words_: no normalization step reads across a pure space, and merged spaces
+  // normalize to nothing, so the normalized text is the concatenation of each raw word's
+  // normalized form (U+2581 and the word), a cut before each: a raw word's ids and score
+  // are a function of its bytes (while the sums are exact) and are cached under them,
+  // which skips normalizing the words found in the cache. A word whose normalized form
+  // ends inside a UTF-8 sequence would shift the Viterbi's steps past it: the fragment is
+  // then tokenized as a whole (viterbi).
+  void tokenize_raw(std::string_view text, std::vector<int32_t>& out) const {
+    scratch& sc = thread_scratch<scratch>(instance_);
+    const size_t start = out.size(), n = text.size();
+    double base = 0.0;
+    for (size_t pos = 0; pos < n;) {
+      if (pure_space(text, pos)) {
+        ++pos;
+        continue;
+      }
+      size_t end = pos + 1;
+      for (;; ++end) {
+        end = text.find(' ', end);
+        if (end == std::string_view::npos) end = n;
+        if (end == n || pure_space(text, end)) break;
+      }
+      const std::string_view w = text.substr(pos, end - pos);
+      pos = end;
+      const size_t first = out.size();
+      const bool short_word = w.size() <= raw_cache_t::max_word;
+      const uint64_t h = short_word ? text_hash(w) : 0;
+      raw_entry e;
+      if (short_word && sc.raw_cache.find(w, h, out, &e)) {
+        if (exact(base, e.normalized_size)) {
+          base += e.delta;
+          collapse_unknown(out, start, first);
+          continue;
+        }
+        out.resize(first);
+      }
+      normalize_into(w, sc.word);
+      if (!ends_on_code_point(sc.word)) {
+        out.resize(start);
+        normalize_into(text, sc.word);
+        viterbi(sc.word, out);
+        break;
+      }
+      const double end_score = viterbi_segments(sc.word, base, out);
+      if (short_word && exact(base, sc.word.size()))
+        sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, {end_score - base, sc.word.size()});
+      base = end_score;
+      collapse_unknown(out, start, first);
+    }
+    if (sc.word.capacity() > (size_t(64) << 20)) std::string().swap(sc.word);  // a huge word's buffer
+  }
+
+  // Whether every sum of a Viterbi over `size` bytes from score `base` is exact (see
+  // exact_limit_).
+  bool exact(double base, size_t size) const noexcept {
+    return std::fabs(base) + double(size + 1) * max_abs_score_ <= exact_limit_;
+  }
+
+  // The Viterbi's steps (one UTF-8 sequence each) end exactly at the end of s.
+  static bool ends_on_code_point(std::string_view s) noexcept {
+    size_t pos = 0;
+    while (pos < s.size()) pos += utf8_len(s[pos]);
+    return pos == s.size();
+  }
+
+  // A run of unknown tokens across the cut before out[first] is one unknown token
+  // (out[start, first) came before it in the same fragment).
+  void collapse_unknown(std::vector<int32_t>& out, size_t start, size_t first) const {
+    if (first > start && out.size() > first && out[first] == unk_ && out[first - 1] == unk_)
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+
+  // The Viterbi over s cut by cut (uncached), from score `base`; returns the final score.
+  double viterbi_segments(std::string_view s, double base, std::vector<int32_t>& out) const {
+    const size_t start = out.size();
+    for (size_t a = 0; a < s.size();) {
+      const size_t b = next_cut(s, a);
+      const size_t first = out.size();
+      base = viterbi_word(s.substr(0, b), a, base, out);
+      collapse_unknown(out, start, first);
+      a = b;
+    }
+    return base;
+  }
+
+  // The next cut after `a`: a code point start (as the Viterbi steps through s) where the
+  // separator begins, or s.size().
+  size_t next_cut(std::string_view s, size_t a) const {
+    const size_t n = s.size();
+    const std::string_view sep = separator_;
+    const auto sep0 = static_cast<uint8_t>(sep[0]);
+    size_t pos = a + std::min(utf8_len(s[a]), n - a);
+    if (sep0 >= 0x80) {  // U+2581: ASCII bytes are skipped 8 at a time
+      while (pos < n) {
+        if (pos + 8 <= n) {
+          uint64_t w;
+          std::memcpy(&w, s.data() + pos, 8);
+          if ((w & 0x8080808080808080ull) == 0) {
+            pos += 8;
+            continue;
+          }
+        }
+        const auto c = static_cast<uint8_t>(s[pos]);
+        if (c < 0x80) {
+          ++pos;
+          continue;
+        }
+        if (c == sep0 && s.compare(pos, sep.size(), sep) == 0) return pos;
+        pos += std::min(utf8_len(char(c)), n - pos);
+      }
+      return n;
+    }
+    for (; pos < n;) {
+      const char c = s[pos];
+      if (c == sep[0] && s.compare(pos, sep.size(), sep) == 0) return pos;
+      pos += std::min(utf8_len(c), n - pos);
+    }
+    return n;
+  }
+
+  // The Viterbi over s[a, s.size()) starting from score `base`; appends the ids, returns
+  // the best path's score.
+  double viterbi_word(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
+    if (s.size() - a < UINT32_MAX) return viterbi_word<uint32_t>(s, a, base, out);
+    return viterbi_word<size_t>(s, a, base, out);
   }
 
   template <class Index>
-  void viterbi(std::string_view s, std::vector<int32_t>& out) const {
+  double viterbi_word(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
     using best = ugm_model::best<Index>;
-    const size_t n = s.size();
-    if (n == 0) return;
+    const size_t n = s.size() - a;
     // Per-thread scratch kept between calls (a fresh vector per call costs page faults
     // on every call); released when it grew past 64 MiB.
     thread_local std::vector<best> results;
     results.assign(n + 1, best{unk_, 0, -DBL_MAX});
-    results[0] = {unk_, 0, 0.0};
+    results[0] = {unk_, 0, base};
     for (size_t pos = 0; pos < n;) {
-      const size_t cp_len = std::min(utf8_len(s[pos]), n - pos);
-      const double base = results[pos].score;
+      const size_t cp_len = std::min(utf8_len(s[a + pos]), n - pos);
+      const double from = results[pos].score;
       bool single_codepoint_found = false;
-      tokens_.for_each_prefix(s, pos, [&](size_t len, int32_t id) {
+      tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
         if (len == cp_len) single_codepoint_found = true;
-        const double challenger = base + scores_[static_cast<size_t>(id)];
+        const double challenger = from + scores_[static_cast<size_t>(id)];
         best& champ = results[pos + len];
         if (challenger > champ.score) champ = {id, Index(pos), challenger};
       });
       if (!single_codepoint_found) {
-        const double challenger = base + unknown_score_;
+        const double challenger = from + unknown_score_;
         best& champ = results[pos + cp_len];
         if (challenger > champ.score) champ = {unk_, Index(pos), challenger};
       }
@@ -171,20 +456,52 @@ class ugm_model final : public tokenizer_model {
       at = b.start;
     }
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    const double end = results[n].score;
     if (results.capacity() * sizeof(best) > (size_t(64) << 20)) std::vector<best>().swap(results);
+    return end;
   }
+
+  // What the token texts and the charsmap tell the tokenizer (saved with the tries).
+  struct text_facts {
+    bool cut_at_separator = true;            // no candidate holds the separator past byte 0
+    bool space_inside_user_defined = false;  // a user-defined token holds ' ' past byte 0
+    bool charsmap_across_space = false;      // ugm_charsmap::may_map_across_space
+  };
+  using word_cache_t = basic_word_cache<double>;  // a word's ids and Viterbi score
+  struct raw_entry {
+    double delta;            // the Viterbi score of the word
+    size_t normalized_size;  // the size of its normalized form
+  };
+  using raw_cache_t = basic_word_cache<raw_entry>;  // a raw word's ids (tokenize_raw)
+  const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
+  struct scratch {
+    word_cache_t cache;
+    raw_cache_t raw_cache;
+    std::string word;  // a normalized word (tokenize_raw)
+  };
 
   ugm_charsmap charsmap_;
   byte_trie tokens_;
   byte_trie user_defined_;
   std::vector<double> scores_;  // per token id, as used by the Viterbi
+  std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
+  std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
+  bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;
+  double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token
+  double exact_limit_ = -1.0;   // sums up to this magnitude are exact (constructor)
   int32_t unk_;
   bool escape_whitespaces_, treat_whitespace_as_suffix_, add_space_prefix_, remove_extra_whitespaces_;
+  std::string_view separator_ = escape_whitespaces_ ? escaped_space : std::string_view(" ");
+  bool cut_at_separator_ = true;  // no candidate token can span a cut (viterbi)
+  bool word_by_word_ = true;      // false: one Viterbi per fragment, as llama.cpp
+  bool raw_words_ = false;        // tokenize_raw applies (constructor)
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v) { return std::make_unique<ugm_model>(v); }
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word) {
+  return std::make_unique<ugm_model>(v, word_by_word);
+}
 
 }  // namespace gguf::vocab_detail

@@ -59,6 +59,21 @@ bool ugm_charsmap::node(size_t i, uint32_t& out) const noexcept {
   return true;
 }
 
+bool ugm_charsmap::may_map_across_space() const noexcept {
+  if (n_nodes_ == 0) return false;
+  uint32_t root = 0;
+  if (!node(0, root)) return false;
+  // A node whose label is ' ' and that is not the root's ' ' child lies deeper (or is an
+  // unused cell that looks like one: then the answer is a safe "may").
+  const size_t root_space = xcda_base(root) ^ uint32_t(' ');
+  for (size_t i = 0; i < n_nodes_; ++i) {
+    uint32_t n = 0;
+    node(i, n);
+    if (xcda_lcheck(n) == uint32_t(' ') && i != root_space) return true;
+  }
+  return false;
+}
+
 ugm_charsmap::match ugm_charsmap::longest_prefix(std::string_view text, size_t pos) const noexcept {
   if (pos + 1 < text.size() && n_nodes_ != 0) {
     const auto c0 = static_cast<unsigned char>(text[pos]), c1 = static_cast<unsigned char>(text[pos + 1]);

@@ -37,6 +37,22 @@ class ugm_charsmap {
   };
   /// The longest input prefix of text[pos..] that the trie maps, stopping at a NUL byte.
   match longest_prefix(std::string_view text, size_t pos) const noexcept;
+  /// A quick exact test: true when longest_prefix(text, pos) matches nothing, where c0 =
+  /// text[pos] and c1 = text[pos + 1] (0 when pos is the last byte); false when it may.
+  bool surely_unmapped(uint8_t c0, uint8_t c1) const noexcept {
+    if (c0 == 0 || n_nodes_ == 0) return true;
+    if ((pairs_[(uint32_t(c0) << 2) | (c1 >> 6)] >> (c1 & 63)) & 1) return false;  // never set for c1 = 0
+    return single_[c0].consumed == 0;
+  }
+  /// False when no mapped input holds a ' ' past its first byte (no match starting before
+  /// a ' ' reads past it); true when one may (a conservative scan of the trie's nodes).
+  bool may_map_across_space() const noexcept;
+  /// surely_unmapped(c0, c1) for every ASCII c1 (and for c0 as the last byte).
+  bool unmapped_before_ascii(uint8_t c0) const noexcept {
+    if (c0 == 0 || n_nodes_ == 0) return true;
+    const uint64_t* row = pairs_ + (uint32_t(c0) << 2);
+    return (row[0] | row[1]) == 0 && single_[c0].consumed == 0;
+  }
 
  private:
   bool node(size_t i, uint32_t& out) const noexcept;

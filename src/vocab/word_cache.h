@@ -1,6 +1,7 @@
 // Per-call cache of the ids of a word (internal), for the SPM and BPE models: a word's ids
 // depend only on its bytes, so within one tokenize call each distinct word is merged
 // once and later copies reuse its ids. Owns copies of the words; bounded in size.
+// `Extra` is a small value kept beside each word's ids (UGM: the word's Viterbi score).
 #pragma once
 
 #include <cstdint>
@@ -13,25 +14,43 @@
 
 namespace gguf::vocab_detail {
 
-class word_cache {
+struct no_extra {};
+
+template <class Extra = no_extra>
+class basic_word_cache {
  public:
   static constexpr size_t max_slots = size_t(1) << 18;  ///< at most half of them used (6 MiB)
   static constexpr size_t max_word = 64;                ///< longer words are not cached
 
   /// Appends the cached ids of `w` (hash `h` = text_hash(w)) and returns true, or false.
-  bool find(std::string_view w, uint64_t h, std::vector<int32_t>& out) const {
+  /// With `extra`, also copies the word's Extra there.
+  bool find(std::string_view w, uint64_t h, std::vector<int32_t>& out, Extra* extra = nullptr) const {
     if (slots_.empty()) return false;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
       if (s.len == 0) return false;
-      if (s.hash == h && s.len == w.size() && std::memcmp(keys_.data() + s.off, w.data(), w.size()) == 0) {
+      if (s.hash == h && s.len == w.size() && same_bytes(keys_.data() + s.off, w.data(), w.size())) {
         out.insert(out.end(), ids_.begin() + s.ids_off, ids_.begin() + s.ids_off + s.ids_n);
+        if (extra) *extra = s.extra;
         return true;
       }
     }
   }
+  /// Starts loading the slot of hash `h` into the cache (a lookup a few words ahead).
+  void prefetch_slot(uint64_t h) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
+  /// Starts loading the key and ids of the entry in the home slot of `h` (after
+  /// prefetch_slot(h) had time to land).
+  void prefetch_entry(uint64_t h) const noexcept {
+    if (slots_.empty()) return;
+    const slot& s = slots_[h & mask_];
+    if (s.hash != h || s.len == 0) return;
+    __builtin_prefetch(keys_.data() + s.off);
+    __builtin_prefetch(ids_.data() + s.ids_off);
+  }
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
-  void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n) {
+  void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
     if (w.empty() || w.size() > max_word) return;
     if ((used_ + 1) * 2 > slots_.size()) {
       if (slots_.size() >= max_slots) return;
@@ -39,7 +58,7 @@ class word_cache {
     }
     size_t i = h & mask_;
     while (slots_[i].len) i = (i + 1) & mask_;
-    slots_[i] = {h, uint32_t(keys_.size()), uint32_t(w.size()), uint32_t(ids_.size()), uint32_t(n)};
+    slots_[i] = {h, uint32_t(keys_.size()), uint32_t(w.size()), uint32_t(ids_.size()), uint32_t(n), extra};
     keys_.append(w);
     ids_.insert(ids_.end(), ids, ids + n);
     ++used_;
@@ -50,7 +69,25 @@ class word_cache {
     uint64_t hash = 0;
     uint32_t off = 0, len = 0;  // len 0 = empty slot (cached words are never empty)
     uint32_t ids_off = 0, ids_n = 0;
+    [[no_unique_address]] Extra extra{};
   };
+  // memcmp(a, b, n) == 0 for the short words cached, without a call.
+  static bool same_bytes(const char* a, const char* b, size_t n) noexcept {
+    if (n < 8) {
+      for (size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+      return true;
+    }
+    uint64_t x, y;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);  // the last 8 bytes (may overlap the loop's)
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
+  }
   void grow() {
     std::vector<slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 256 : old.size() * 2, slot{});
@@ -67,5 +104,7 @@ class word_cache {
   std::vector<int32_t> ids_;
   size_t mask_ = 0, used_ = 0;
 };
+
+using word_cache = basic_word_cache<>;
 
 }  // namespace gguf::vocab_detail

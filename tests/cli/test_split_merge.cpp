@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "gguf/file.h"
 #include "reference_sections.h"
 #include "test_support.h"
@@ -154,6 +156,37 @@ TEST(CliSplit, TokenizeAndEmbedOnAShardEqualTheUnsplitFile) {
         }
       }
     }
+  }
+}
+
+// info on a shard: its own size, which shard it is and the set's size; the model facts
+// (tensors, parameters) are the whole model's, as for the unsplit file.
+TEST(CliSplit, InfoOnAShardGivesItsOwnSizeAndTheSet) {
+  GGUF_REQUIRE_DATA();
+  const fs::path dir = temp_dir() / "split-info";
+  fs::create_directories(dir);
+  const std::string in = data_file("models/stories260K-Q8_0.gguf").string();
+  ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "10"}).exit_code, 0);
+  std::vector<fs::path> shards;
+  uint64_t total = 0;
+  for (const auto& f : fs::directory_iterator(dir)) shards.push_back(f.path()), total += fs::file_size(f.path());
+  std::sort(shards.begin(), shards.end());
+  ASSERT_GE(shards.size(), 3u);
+  const auto whole = nlohmann::json::parse(run_cli({"info", "--json", in}).out);
+  EXPECT_FALSE(whole.contains("split"));
+  for (size_t i = 0; i < shards.size(); ++i) {
+    auto r = run_cli({"info", "--json", shards[i].string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["file_size"].get<uint64_t>(), fs::file_size(shards[i])) << shards[i];
+    EXPECT_EQ(j["split"]["count"].get<size_t>(), shards.size());
+    EXPECT_EQ(j["split"]["no"].get<size_t>(), i);
+    EXPECT_EQ(j["split"]["total_size"].get<uint64_t>(), total);
+    EXPECT_EQ(j["parameters"], whole["parameters"]);
+    EXPECT_EQ(j["tensor_count"], whole["tensor_count"]);
+    auto text = run_cli({"info", shards[i].string()});
+    EXPECT_NE(text.out.find("; shard " + std::to_string(i + 1) + " of " + std::to_string(shards.size())),
+              std::string::npos) << text.out;
   }
 }
 

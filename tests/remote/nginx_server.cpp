@@ -75,6 +75,10 @@ std::string config(const fs::path& dir, const fs::path& data, const fs::path& sc
     << "    location /norange/ { alias " << root << "/; max_ranges 0; }\n"
     << "    location /slow/ { alias " << root << "/; limit_rate 64; }\n"
     << "    location /mutable/ { alias " << mut << "/; }\n"
+    << "    location /authmutable/ {\n"
+    << "      alias " << mut << "/;\n"
+    << "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"
+    << "    }\n"
     << "  }\n}\n";
   return c.str();
 }

@@ -31,8 +31,9 @@ std::vector<std::string> write_shards(const gguf::file& src, const fs::path& dir
   std::vector<std::string> names;
   for (uint16_t s = 0; s < 3; ++s) {
     gguf::writer w;
-    if (s == 0)
+    if (s == 0) {
       for (const auto& kv : src.kvs()) EXPECT_TRUE(w.set(kv.key, gguf::value::copy_of(kv.value)));
+    }
     EXPECT_TRUE(w.set("split.no", gguf::value::u16(s)));
     EXPECT_TRUE(w.set("split.count", gguf::value::u16(3)));
     EXPECT_TRUE(w.set("split.tensors.count", gguf::value::i32(static_cast<int32_t>(n))));
@@ -84,6 +85,27 @@ TEST(RemoteShards, EveryShardUrlReadsAsItsPath) {
       EXPECT_EQ(l.err, replace_all(r.err, remote, local)) << n << " " << cmd[0];
     }
   }
+}
+
+// validate opens the other shards of a split model with the command's remote options:
+// behind a server that wants a token, --header reaches every shard (rule split.set).
+TEST(RemoteShards, ValidateOpensTheOtherShardsWithTheRemoteOptions) {
+  GGUF_REQUIRE_DATA();
+  gguf::test::nginx_server server(data_dir());
+  ASSERT_TRUE(server.started()) << server.why_not();
+  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
+  ASSERT_TRUE(src);
+  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
+  for (const auto& n : names) fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
+  const std::string local = (server.scratch() / names[0]).string();
+  const std::string remote = server.base() + "/authmutable/" + names[0];
+  const auto l = run_gguf({"validate", "--json", local});
+  const auto r = run_gguf({"validate", "--json", remote, "--header", "Authorization: Bearer test-token"});
+  EXPECT_EQ(r.exit_code, l.exit_code) << r.err;
+  EXPECT_EQ(replace_all(r.out, remote, local), l.out);
+  EXPECT_EQ(r.out.find("split.set"), std::string::npos) << r.out;
+  const auto no_token = run_gguf({"validate", "--json", remote});
+  EXPECT_NE(no_token.exit_code, 0);
 }
 
 // file::open_all opens the shards' URLs at once (one thread each): one request per shard,

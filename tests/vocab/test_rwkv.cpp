@@ -2,6 +2,8 @@
 // rules of llama_unescape_rwkv_token, and greedy longest match on a tiny vocabulary.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "model_vectors.h"
 #include "vocab/rwkv_unescape.h"
 
@@ -50,6 +52,37 @@ TEST(rwkv_model, duplicate_texts_take_the_last_id) {
   std::vector<int32_t> out;
   m->tokenize("xyx", out);
   EXPECT_EQ(out, (std::vector<int32_t>{2, 1, 2}));
+}
+
+TEST(rwkv_model, chunk_cache_equals_one_greedy_pass) {
+  // Random vocabularies with tokens holding spaces (" a b", "a ", runs of spaces and
+  // newlines) that make a match read past a chunk's end; random texts, each run three
+  // times (the third finds its chunks in the cache).
+  static const char* const pieces[] = {"a", "b", "c", " ", "  ", "   ", " a", " b", " ab", " a b", "a ", "ab",
+                                       "abc", "\\n", "\\n ", "\\n  ", " \\n", "\\t", "b c", "ca", "\\xc3\\xa9"};
+  static const char* const chars[] = {"a", "b", "c", " ", " ", " ", "\n", "\t", "\xC3\xA9", "x"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    vocab_data v;
+    v.type = vocab_type::rwkv;
+    v.tokens.push_back({"<unk>", 0.0f, token_type::control});
+    v.unk = 0;
+    for (const char* p : pieces)
+      if (rng() % 3 != 0) v.tokens.push_back({p, 0.0f, token_type::normal});
+    const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
+    for (int t = 0; t < 30; ++t) {
+      std::string text;
+      const size_t len = rng() % (t % 5 == 0 ? 150 : 25);
+      for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+      std::vector<int32_t> want;
+      reference->tokenize(text, want);
+      for (int pass = 0; pass < 3; ++pass) {  // chunks enter the cache when met a second time
+        std::vector<int32_t> got;
+        fast->tokenize(text, got);
+        ASSERT_EQ(got, want) << "round " << round << " pass " << pass << " text '" << text << "'";
+      }
+    }
+  }
 }
 
 TEST(rwkv_model, matches_llama_cpp_vectors) {

@@ -213,3 +213,24 @@ TEST(TokenizerCache, AnEditedFileHasAnotherKey) {
   for (const char* t : {"Hello", "Jello", "Hello world"}) EXPECT_EQ(ids_of(after, t), ids_of(load(copy, ""), t)) << t;
   EXPECT_EQ(cache_files(dir).size(), 2u);
 }
+
+TEST(TokenizerCache, TheFolderIsKeptUnderItsCap) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const fs::path dir = temp_dir() / "cache-cap";
+  setenv("GGUF_CACHE_MAX_MB", "2", 1);
+  std::vector<fs::path> order;  // the cache file of each load, oldest first
+  for (const char* name : {"ggml-vocab-llama-spm.gguf", "ggml-vocab-phi-3.gguf", "ggml-vocab-baichuan.gguf",
+                           "ugm-sp-test.gguf"}) {
+    const auto before = cache_files(dir);
+    (void)load(data_dir() / "vocab" / name, dir);
+    for (const auto& p : cache_files(dir))
+      if (std::find(before.begin(), before.end(), p) == before.end()) order.push_back(p);
+  }
+  unsetenv("GGUF_CACHE_MAX_MB");
+  ASSERT_EQ(order.size(), 4u);
+  uint64_t total = 0;
+  for (const auto& p : cache_files(dir)) total += fs::file_size(p);
+  EXPECT_TRUE(fs::exists(order.back())) << "the file just written stays";
+  EXPECT_FALSE(fs::exists(order.front())) << "the least recently used goes first";
+  EXPECT_LE(total, std::max<uint64_t>(2u << 20, fs::file_size(order.back())));
+}

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "gguf/vocab.h"
 #include "model_vectors.h"
 #include "vocab/ugm_charsmap.h"
 
@@ -86,6 +87,51 @@ TEST(ugm_model, user_defined_tokens_score_zero_and_pass_normalization) {
   EXPECT_EQ(run(*m, "yx"), (std::vector<int32_t>{2, 1}));
 }
 
+TEST(ugm_model, word_by_word_viterbi_and_cache_equal_one_viterbi_per_fragment) {
+  // Random vocabularies over a few pieces, with scores that tie often, with one score so
+  // large that sums after it are inexact (the cache must stay off), tiny ones (a low
+  // exactness bound) or ordinary ones, and
+  // sometimes a token holding U+2581 inside (no cut is safe then); random texts with
+  // long words, unknown code points and a cut UTF-8 sequence (as a user-defined token it
+  // passes unchanged: a word's normalized form then ends inside a sequence). Each text
+  // runs twice (the second hits the cache).
+  static const char* const pieces[] = {"\xE2\x96\x81", "\xE2\x96\x81" "a", "\xE2\x96\x81" "ab", "a", "b", "ab", "ba",
+                                       "abc", "c", "\xC3\xA9", "a\xC3\xA9", "\xE2\x96\x81\xC3\xA9", "bb",
+                                       "\xE2\x96\x81" "c", "cab", "\xE2\x96\x81\xE2\x96\x81", "\xE2\x96", "b a", "a\xE2\x96\x81" "b"};
+  static const char* const chars[] = {"a", "b", "c", " ", " ", "\xC3\xA9", "x", "\xE2\x96\x81", "\xF0\x9F\x98\x80", "\xE2\x96"};
+  std::mt19937 rng(42);
+  for (int round = 0; round < 300; ++round) {
+    vocab_data v;
+    v.type = vocab_type::ugm;
+    v.unk = 0;
+    v.tokens.push_back({"<unk>", 0, token_type::unknown});
+    const int kind = round % 4;
+    const size_t n_pieces = std::size(pieces) - (round % 5 == 0 ? 0 : 1);  // the last holds U+2581 inside
+    for (size_t i = 0; i < n_pieces; ++i) {
+      if (rng() % 4 == 0) continue;
+      float score = -float(1 + rng() % 4);
+      if (kind == 2) score *= 1e-7f;
+      if (kind == 3) score -= float(rng() % 1000) / 997.0f;
+      const token_type t = rng() % 9 == 0 ? token_type::user_defined : rng() % 9 == 0 ? token_type::unused : token_type::normal;
+      v.tokens.push_back({pieces[i], score, t});
+    }
+    // "x" at -1e20: after it every sum is -1e20 and the words' comparisons all tie
+    if (kind == 1) v.tokens.push_back({"x", -1e20f, token_type::normal});
+    v.add_space_prefix = rng() % 4 != 0;
+    v.remove_extra_whitespaces = rng() % 2 == 0;
+    v.escape_whitespaces = rng() % 6 != 0;
+    const auto fast = make_ugm(v), reference = make_ugm(v, false);
+    for (int t = 0; t < 20; ++t) {
+      std::string text;
+      const size_t len = rng() % (t % 5 == 0 ? 200 : 30);
+      for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+      const auto want = run(*reference, text);
+      ASSERT_EQ(run(*fast, text), want) << "round " << round << " text '" << text << "'";
+      ASSERT_EQ(run(*fast, text), want) << "round " << round << " (cached) text '" << text << "'";
+    }
+  }
+}
+
 TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
   auto bytes = [](std::initializer_list<int> b) {
     std::vector<std::byte> v;
@@ -129,6 +175,30 @@ TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
   }
 }
 
+TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
+  // The real vocabularies' charsmaps (NFKC-like: compositions, width folding, spaces
+  // mapped) on random texts of characters they map, combine or leave alone, spaces
+  // among them, and invalid bytes; each text three times (then from the cache).
+  GGUF_REQUIRE_DATA();
+  static const char* const chars[] = {"a", "e", "Z", "1", " ", " ", "  ", "\t", "\n", "\xCC\x81", "\xC2\xA0",
+                                      "\xE3\x80\x80", "\xEF\xBC\xA1", "\xEF\xBD\xB6", "\xE2\x96\x81", "\xFF",
+                                      "\xE2\x96", "\xE2\x84\xAB", "\xEF\xAC\x81", "\xE3\x8D\xBB", "\xD0\xB8\xCC\x86",
+                                      "\xE0\xA4\x95\xE0\xA5\x8D", "\xF0\x9F\x98\x80", "<s>", "\x00"};
+  for (const char* file : {"vocab/ugm-sp-test.gguf", "vocab/ggml-vocab-nomic-bert-moe.gguf"}) {
+    auto lv = models::load(gguf::test::data_file(file));
+    ASSERT_TRUE(lv);
+    const auto fast = make_ugm(lv->data), reference = make_ugm(lv->data, false);
+    std::mt19937 rng(99);
+    for (int t = 0; t < 400; ++t) {
+      std::string text;
+      const size_t len = rng() % (t % 10 == 0 ? 120 : 16);
+      for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+      const auto want = run(*reference, text);
+      for (int pass = 0; pass < 3; ++pass) ASSERT_EQ(run(*fast, text), want) << file << " text #" << t << " pass " << pass;
+    }
+  }
+}
+
 TEST(ugm_model, matches_llama_cpp_vectors_ugm_sp_test) {
   GGUF_REQUIRE_DATA();
   auto lv = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
@@ -159,4 +229,29 @@ TEST(ugm_model, matches_llama_cpp_test_tokenizer_0_nomic_bert_moe) {
                                           gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf.out"));
   ASSERT_GE(cases.size(), 40u);
   EXPECT_EQ(models::check_cases(*model, cases, "nomic-bert-moe .inp/.out"), cases.size());
+}
+
+TEST(ugm_model, special_tokens_in_a_long_text_split_it_as_in_a_short_one) {
+  // Texts of 1 KiB and more take the partition's quick scan for special tokens (one
+  // first byte here, '<': memchr); the ids must be those of the pieces between them.
+  GGUF_REQUIRE_DATA();
+  auto f = gguf::file::open(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  ASSERT_TRUE(f);
+  auto v = gguf::vocab::load(*f);
+  ASSERT_TRUE(v);
+  std::string filler;
+  while (filler.size() < 1500) filler += "Hello world, \xE4\xBD\xA0\xE5\xA5\xBD 12345 ~x\n";
+  for (const char* sp : {"<s>", "</s>"}) {
+    const int32_t id = v->find(sp);
+    ASSERT_GE(id, 0) << sp;
+    const auto part = v->tokenize(filler, false, true);
+    ASSERT_TRUE(part);
+    std::vector<int32_t> want = *part;
+    want.push_back(id);
+    want.insert(want.end(), part->begin(), part->end());
+    want.push_back(id);
+    const auto got = v->tokenize(filler + sp + filler + sp, false, true);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(*got, want) << sp;
+  }
 }

@@ -135,11 +135,17 @@ result<gguf::vocab> load_vocab(const gguf::file& f) {
   return v;
 }
 
-result<gguf::file> open_model(const std::string& path, bool use_stdin) {
+result<gguf::file> open_model(const std::string& path, bool use_stdin, split_facts* split) {
   auto f = open_input(path, use_stdin);
   if (!f || !f->find(kv_split_count)) return f;
   auto m = model_files::from_file(*f, [](const std::string& p) { return open_input(p); });
   if (!m) return m.error();
+  if (split && m->shards().size() > 1) {
+    split->count = uint16_t(m->shards().size());
+    split->own_size = f->size();
+    split->total_size = m->total_size();
+    if (auto no = f->get_uint(kv_split_no)) split->no = uint16_t(*no);
+  }
   return m->merged();
 }
 

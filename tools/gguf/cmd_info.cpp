@@ -52,8 +52,11 @@ int run(int argc, char** argv) {
     std::cerr << "gguf info: FILE is required (see --help)\n";
     return exit_usage;
   }
-  auto f = open_model(path, use_stdin);
+  split_facts split;
+  auto f = open_model(path, use_stdin, &split);
   if (!f) return report(input_name(path, use_stdin), f.error());
+  // a shard of a split model: its own size; the model is the whole set
+  const uint64_t file_size = split.count ? split.own_size : f->size();
 
   uint64_t n_params = 0, data_bytes = 0;
   std::map<std::string, std::pair<uint64_t, uint64_t>> by_type;  // name -> (tensors, bytes)
@@ -77,7 +80,8 @@ int run(int argc, char** argv) {
 
   nlohmann::ordered_json j;
   j["file"] = input_name(path, use_stdin);
-  j["file_size"] = f->size();
+  j["file_size"] = file_size;
+  if (split.count) j["split"] = {{"count", split.count}, {"no", split.no}, {"total_size", split.total_size}};
   j["version"] = f->version();
   j["byte_order"] = std::string(byte_order_name(f->byte_order()));
   j["alignment"] = f->alignment();
@@ -111,7 +115,12 @@ int run(int argc, char** argv) {
     return exit_ok;
   }
   auto text = [](const nlohmann::ordered_json& v) { return v.is_null() ? std::string("-") : v.is_string() ? v.get<std::string>() : v.dump(); };
-  std::printf("file:          %s (%s)\n", j["file"].get<std::string>().c_str(), human_bytes(f->size()).c_str());
+  if (split.count)
+    std::printf("file:          %s (%s; shard %u of %u, %s in all)\n", j["file"].get<std::string>().c_str(),
+                human_bytes(file_size).c_str(), unsigned(split.no) + 1, unsigned(split.count),
+                human_bytes(split.total_size).c_str());
+  else
+    std::printf("file:          %s (%s)\n", j["file"].get<std::string>().c_str(), human_bytes(file_size).c_str());
   std::printf("format:        GGUF v%u, %s-endian, alignment %u\n", f->version(),
               std::string(byte_order_name(f->byte_order())).c_str(), f->alignment());
   std::printf("metadata:      %zu keys, %s\n", f->kv_count(), human_bytes(f->metadata_end()).c_str());

@@ -105,7 +105,8 @@ int run(int argc, char** argv) {
       }
       r = structure_report(name, f.error());
     } else {
-      r = validate(*f);
+      // the other shards of a split model are opened with this command's remote options
+      r = validate(*f, validate_options{[](const std::string& p) { return open_input(p); }});
       r.path = name;
     }
     if (!r.passes(strict)) rc = std::max(rc, exit_invalid);

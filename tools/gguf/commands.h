@@ -50,7 +50,14 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin = false);
 /// Opens FILE like open_input, and when it is a shard of a split model (any shard),
 /// every shard of its set: the result is the merged view (gguf::model_files::merged:
 /// the first shard's metadata, every shard's tensors). Errors name the shard concerned.
-result<gguf::file> open_model(const std::string& path, bool use_stdin = false);
+/// When `split` is given, it receives the set's facts (count 0: not a split model).
+struct split_facts {
+  uint16_t count = 0;        ///< shards in the set
+  uint16_t no = 0;           ///< which one `path` is (0-based)
+  uint64_t own_size = 0;     ///< bytes of `path` itself
+  uint64_t total_size = 0;   ///< bytes of every shard
+};
+result<gguf::file> open_model(const std::string& path, bool use_stdin = false, split_facts* split = nullptr);
 
 /// Adds the options of reading a URL (--header, --timeout, --retries, --cache,
 /// --verbose) to a command that reads files; open_input uses them.
