@@ -43,12 +43,20 @@ void write_bytes(const std::filesystem::path& p, const std::vector<std::byte>& b
 }
 
 std::filesystem::path temp_dir() {
-  static std::filesystem::path dir = [] {
+  // Removed when the test process exits (GGUF_KEEP_TEST_TMP=1 keeps it): every test of
+  // a discovered suite is a process of its own, and what they write adds up.
+  static const struct owned_dir {
+    std::filesystem::path path;
+    ~owned_dir() {
+      std::error_code ec;
+      if (!std::getenv("GGUF_KEEP_TEST_TMP")) std::filesystem::remove_all(path, ec);
+    }
+  } dir{[] {
     std::string tmpl = (std::filesystem::temp_directory_path() / "gguf-test-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     return std::filesystem::path(tmpl);
-  }();
-  return dir;
+  }()};
+  return dir.path;
 }
 
 namespace {
