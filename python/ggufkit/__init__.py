@@ -25,7 +25,9 @@ from . import _core
 from ._core import File, Model, Tensor, Vocab
 from ._errors import GGUFError
 
-__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "GGUFError"]
+__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "GGUFError", "default_tokenizer_cache_dir"]
+
+default_tokenizer_cache_dir = _core.default_tokenizer_cache_dir
 __version__ = "0.1.0"
 
 PathLike = Union[str, "os.PathLike[str]"]

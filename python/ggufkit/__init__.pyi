@@ -31,6 +31,10 @@ def open(path_or_url: Union[str, os.PathLike[str]], *,
     broken connection), cache_dir (metadata cached by URL + ETag), first_request (bytes).
     Raises GGUFError ("io_error" for an unreadable file or a failed transfer)."""
 
+def default_tokenizer_cache_dir() -> str:
+    """The command-line tool's tokenizer cache folder (for Vocab(..., cache_dir=...)):
+    $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else ~/.cache/gguf; "" when GGUF_CACHE_DIR
+    is "" or "0"."""
 def edit(path: Union[str, os.PathLike[str]], set: Optional[Mapping[str, Any]] = None,
          remove: Optional[Iterable[str]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,
          in_place: bool = True) -> dict[str, Any]:

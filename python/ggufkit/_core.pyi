@@ -98,9 +98,19 @@ class Vocab:
     """llama.cpp's tokenizer built from a GGUF file's tokenizer.ggml.* keys: ids equal to
     llama_tokenize, text equal to llama_detokenize. Picklable (reopened by path), so it
     can be sent to multiprocessing and Dask workers. Thread-safe."""
-    def __init__(self, path_or_file: Union[_Path, File]) -> None:
+    def __init__(self, path_or_file: Union[_Path, File], cache_dir: Optional[_Path] = None) -> None:
         """From a path, an http(s):// URL (read with ggufkit.open's defaults; pass a File
-        from ggufkit.open for other options) or a File."""
+        from ggufkit.open for other options) or a File. cache_dir: folder of the compiled
+        tokenizer cache (the tables a load builds, saved once and mapped back by later
+        loads of the same vocabulary; keyed by the file's metadata bytes; docs/tokenizers.md),
+        e.g. ggufkit.default_tokenizer_cache_dir(); None (default): no cache. The cache
+        never changes an id and never fails a load."""
+    @property
+    def cache_dir(self) -> Optional[str]:
+        """The cache folder given, or None."""
+    @property
+    def from_cache(self) -> bool:
+        """True when the tables were mapped from the cache (a hit)."""
     def encode(self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = True) -> list[int]:
         """Token ids of `text` (releases the GIL). add_special: BOS/EOS/SEP as the model
         is configured; parse_special: control-token text becomes those tokens.

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "gguf/edit.h"
+#include "gguf/vocab.h"
 #include "gguf/format.h"
 #include "gguf/writer.h"
 
@@ -136,6 +137,9 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
 }  // namespace
 
 void register_edit(py::module_& m) {
+  m.def("default_tokenizer_cache_dir", [] { return gguf::default_tokenizer_cache_dir(); },
+        "The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else "
+        "~/.cache/gguf; \"\" when GGUF_CACHE_DIR is \"\" or \"0\".");
   m.def("edit",
         [](py::handle path, py::object set, py::object remove, py::object out, bool in_place) {
           const gguf::file f = file_from(path);  // the types of the keys being set

@@ -16,6 +16,7 @@ namespace {
 struct py_vocab {
   gguf::vocab v;
   std::string path;
+  std::string cache_dir;  // the compiled tokenizer cache it was loaded with ("" = none)
   py::object ints;  // list of the ints 0 .. n_tokens-1, made on the first encode (see id_list)
 
   /// The ids as a list of Python ints taken from `ints` (a reference each, no allocation).
@@ -107,11 +108,13 @@ std::vector<int32_t> ids_of(py::handle seq) {
   return ids;
 }
 
-py_vocab load_vocab(py::handle src) {
+py_vocab load_vocab(py::handle src, py::object cache_dir) {
   gguf::file f = file_from(src);
+  const std::string dir =
+      cache_dir.is_none() ? std::string() : std::string(py::str(py::module_::import("os").attr("fspath")(cache_dir)));
   py::gil_scoped_release unlocked;
-  auto v = take(gguf::vocab::load(f));
-  return py_vocab{std::move(v), f.path(), py::object()};
+  auto v = take(gguf::vocab::load(f, gguf::vocab_load_options{dir}));
+  return py_vocab{std::move(v), f.path(), dir, py::object()};
 }
 
 py_model load_model(py::handle src) {
@@ -141,7 +144,7 @@ std::optional<int32_t> special(int32_t id) {
 
 void register_vocab(py::module_& m) {
   py::class_<py_vocab>(m, "Vocab")
-      .def(py::init(&load_vocab), py::arg("path_or_file"))
+      .def(py::init(&load_vocab), py::arg("path_or_file"), py::arg("cache_dir") = py::none())
       .def("encode",
            [](py_vocab& s, py::handle text, bool add_special, bool parse_special) {
              return s.id_list(encode(s.v, text_of(text.ptr()), add_special, parse_special));
@@ -199,8 +202,14 @@ void register_vocab(py::module_& m) {
       .def_property_readonly("eos", [](const py_vocab& s) { return special(s.v.eos()); })
       .def_property_readonly("type", [](const py_vocab& s) { return std::string(gguf::vocab_type_name(s.v.type())); })
       .def_property_readonly("path", [](const py_vocab& s) { return s.path; })
-      .def(py::pickle([](const py_vocab& s) { return path_state(s.path, "Vocab"); },
-                      [](py::tuple t) { return load_vocab(t[0]); }))
+      .def_property_readonly("cache_dir", [](const py_vocab& s) { return s.cache_dir.empty() ? py::object(py::none()) : py::object(py::str(s.cache_dir)); })
+      .def_property_readonly("from_cache", [](const py_vocab& s) { return s.v.from_cache(); })
+      .def(py::pickle(
+          [](const py_vocab& s) {
+            py::tuple p = path_state(s.path, "Vocab");
+            return py::make_tuple(p[0], s.cache_dir.empty() ? py::object(py::none()) : py::object(py::str(s.cache_dir)));
+          },
+          [](py::tuple t) { return load_vocab(t[0], t.size() > 1 ? py::object(t[1]) : py::object(py::none())); }))
       .def("__repr__", [](const py_vocab& s) {
         return "<ggufkit.Vocab '" + s.path + "' " + std::string(gguf::vocab_type_name(s.v.type())) + ", " +
                std::to_string(s.v.n_tokens()) + " tokens>";

@@ -107,3 +107,26 @@ def test_encode_batch_errors_name_the_text(data):
     with pytest.raises(ggufkit.GGUFError) as e:
         v.encode_batch(["a", "b"], threads=2)
     assert e.value.code == "unsupported" and "text 0" in str(e.value)
+
+
+def test_tokenizer_cache_gives_the_same_ids(data, tmp_path):
+    """Vocab(cache_dir=...): the first load writes the compiled tables, the next maps them
+    (from_cache), with the same ids; pickling keeps the folder."""
+    text = "Hello world <|endoftext|> 12345 ~~ 你好 " * 3
+    for name in ("ggml-vocab-llama-bpe.gguf", "ggml-vocab-bert-bge.gguf", "ggml-vocab-nomic-bert-moe.gguf"):
+        path = str(data / "vocab" / name)
+        plain = ggufkit.Vocab(path)
+        assert plain.cache_dir is None and not plain.from_cache
+        first = ggufkit.Vocab(path, cache_dir=tmp_path)
+        assert not first.from_cache and first.cache_dir == str(tmp_path)
+        second = ggufkit.Vocab(path, cache_dir=tmp_path)
+        assert second.from_cache
+        for add, parse in ((False, False), (False, True), (True, True)):
+            want = plain.encode(text, add_special=add, parse_special=parse)
+            assert first.encode(text, add_special=add, parse_special=parse) == want
+            assert second.encode(text, add_special=add, parse_special=parse) == want
+        again = pickle.loads(pickle.dumps(second))
+        assert again.from_cache and again.cache_dir == str(tmp_path)
+        assert again.encode(text) == plain.encode(text)
+    assert len(list(tmp_path.glob("vocab-*.bin"))) == 3
+    assert isinstance(ggufkit.default_tokenizer_cache_dir(), str)
