@@ -24,7 +24,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-// Writes `src` as three shards into `dir`: all metadata in the first, the tensors in
+// Writes `src` as three shards into `dir` (readable by everyone, for nginx): all metadata in the first, the tensors in
 // three runs, split.no / split.count / split.tensors.count in each (gguf-split's layout).
 std::vector<std::string> write_shards(const gguf::file& src, const fs::path& dir, const std::string& prefix) {
   const size_t n = src.tensor_count(), per = (n + 2) / 3;
@@ -44,6 +44,7 @@ std::vector<std::string> write_shards(const gguf::file& src, const fs::path& dir
     char name[64];
     std::snprintf(name, sizeof name, "%s-%05d-of-%05d.gguf", prefix.c_str(), s + 1, 3);
     EXPECT_TRUE(w.write_file(dir / name));
+    fs::permissions(dir / name, fs::perms::others_read, fs::perm_options::add);  // nginx's worker reads it
     names.push_back(name);
   }
   return names;
@@ -58,7 +59,6 @@ TEST(RemoteShards, EveryShardUrlReadsAsItsPath) {
   auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
   ASSERT_TRUE(src);
   auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
-  for (const auto& n : names) fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
   const std::string last_tensor(src->tensors().back().name);
   for (const auto& n : names) {
     std::string local = (server.scratch() / n).string(), remote = server.base() + "/mutable/" + n;
@@ -96,7 +96,6 @@ TEST(RemoteShards, ValidateOpensTheOtherShardsWithTheRemoteOptions) {
   auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
   ASSERT_TRUE(src);
   auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
-  for (const auto& n : names) fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
   const std::string local = (server.scratch() / names[0]).string();
   const std::string remote = server.base() + "/authmutable/" + names[0];
   const auto l = run_gguf({"validate", "--json", local});
@@ -118,10 +117,7 @@ TEST(RemoteShards, OpenAllFetchesShardsInParallel) {
   ASSERT_TRUE(src);
   auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
   std::vector<std::string> urls;
-  for (const auto& n : names) {
-    fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
-    urls.push_back(server.base() + "/mutable/" + n);
-  }
+  for (const auto& n : names) urls.push_back(server.base() + "/mutable/" + n);
   server.take_log();
   auto files = gguf::file::open_all(urls);
   ASSERT_EQ(files.size(), 3u);
@@ -153,7 +149,6 @@ TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
   auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
   ASSERT_TRUE(src);
   auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
-  for (const auto& n : names) fs::permissions(server.scratch() / n, fs::perms::others_read, fs::perm_options::add);
   gguf::remote_options o;
   o.first_request = 16384;  // the tensor data stays remote
   auto first = gguf::file::open_url(server.base() + "/mutable/" + names[0], o);
