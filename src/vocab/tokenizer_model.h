@@ -132,8 +132,7 @@ class token_map {
             ++size_;
             break;
           }
-          if (s.len == text.size() && s.prefix == pre &&
-              (text.size() <= 8 || std::memcmp(tokens[s.id_plus_1 - 1].text.data() + 8, text.data() + 8, text.size() - 8) == 0)) {
+          if (same(s, pre, text)) {
             result = base + j;
             break;
           }
