@@ -32,40 +32,50 @@ namespace {
 
 class merge_table {
  public:
-  using rule = std::pair<std::string_view, std::string_view>;
-  /// Indexes `rules` (views into `file`, which must outlive the table); adds each rule's
-  /// join pair to `filter` if given.
-  void build(std::span<const rule> rules, std::span<const std::byte> file, pair_filter* filter) {
+  /// Indexes the rules of `rules` (an array of "left right" strings, rank = index) in
+  /// place: the strings are views into `file`, which must outlive the table. Adds each
+  /// rule's join pair to `filter` if given. A rule without a space after its first byte
+  /// never matches two symbols (llama.cpp splits at the first space from index 1).
+  void build(const array_ref& rules, std::span<const std::byte> file, pair_filter* filter) {
     base_ = reinterpret_cast<const char*>(file.data());
-    std::vector<rule_ref> refs(rules.size());
-    for (size_t i = 0; i < rules.size(); ++i) {
-      const auto& [a, b] = rules[i];
-      if (!a.empty() && !b.empty()) refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
-    }
-    refs_.adopt(std::move(refs));
+    const size_t n = rules.empty() ? 0 : size_t(rules.size());
+    refs_.adopt(std::vector<rule_ref>(n));  // insert() compares through refs_
+    rule_ref* const refs = refs_.writable();
     size_t cap = 16;
-    while (cap * 2 < rules.size() * 3) cap <<= 1;  // load factor <= 2/3
+    while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
     std::vector<entry> slots(cap);
     mask_ = cap - 1;
     shift_ = 64 - unsigned(__builtin_ctzll(cap));
     // Batches: hash a batch of rules and prefetch their slots, then insert them, so that
     // the cache misses of one batch overlap.
     constexpr size_t batch = 16;
-    uint64_t keys[batch];
-    for (size_t base = 0; base < rules.size(); base += batch) {
-      const size_t n = std::min(batch, rules.size() - base);
-      for (size_t j = 0; j < n; ++j) {
-        const auto& [a, b] = rules[base + j];
-        keys[j] = key(text_hash(a), text_hash(b));
-        __builtin_prefetch(&slots[keys[j] >> shift_], 1);
+    struct pending {
+      std::string_view a, b;
+      uint64_t key;
+      int32_t rank;
+    };
+    pending todo[batch];
+    size_t n_todo = 0;
+    const auto flush = [&] {
+      for (size_t j = 0; j < n_todo; ++j) {
+        const pending& p = todo[j];
+        insert(slots.data(), p.key, p.a, p.b, p.rank);
+        if (filter) filter->add(last_chunk(p.a), first_chunk(p.b));
       }
-      for (size_t j = 0; j < n; ++j) {
-        const auto& [a, b] = rules[base + j];
-        if (a.empty() || b.empty()) continue;  // a rule without a space ("", "") never matches two symbols
-        insert(slots.data(), keys[j], a, b, int32_t(base + j));
-        if (filter) filter->add(last_chunk(a), first_chunk(b));
-      }
-    }
+      n_todo = 0;
+    };
+    if (n)
+      (void)rules.for_each_string([&](uint64_t i, std::string_view w) {
+        const size_t pos = w.size() < 2 ? std::string_view::npos : w.find(' ', 1);
+        if (pos == std::string_view::npos || pos + 1 == w.size()) return;  // no rule (lengths stay 0)
+        const std::string_view a = w.substr(0, pos), b = w.substr(pos + 1);
+        refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
+        pending& p = todo[n_todo++];
+        p = {a, b, key(text_hash(a), text_hash(b)), int32_t(i)};
+        __builtin_prefetch(&slots[p.key >> shift_], 1);
+        if (n_todo == batch) flush();
+      });
+    flush();
     slots_.adopt(std::move(slots));
   }
   /// The tables for the compiled cache (table_cache.h): the slots and each rule's place

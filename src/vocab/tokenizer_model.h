@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gguf/file.h"
 #include "gguf/tokenizer_models.h"
 #include "vocab/table_cache.h"
 
@@ -201,8 +202,10 @@ struct vocab_data {
   std::string pre;  ///< tokenizer.ggml.pre as stored (after llama.cpp's defaulting)
   std::vector<token_data> tokens;  ///< index = token id
   token_map token_to_id;  ///< over `tokens` (built once they are final)
-  /// BPE merges: "left right" pairs -> rank (lower merges first).
-  std::vector<std::pair<std::string_view, std::string_view>> merges;
+  /// BPE merges: tokenizer.ggml.merges in place (an array of "left right" strings, rank =
+  /// index, lower merges first); empty when the file has none. The merge table is built
+  /// straight from it.
+  gguf::array_ref merges;
   std::span<const std::byte> precompiled_charsmap;  ///< UGM normalizer blob, may be empty
 
   int32_t bos = no_token, eos = no_token, eot = no_token, eom = no_token, unk = no_token,

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -224,20 +226,62 @@ class byte_trie {
   }
 
   struct key {
-    uint64_t head;  // the first 8 bytes, big-endian, zero padded
-    uint32_t index;
+    uint64_t head;   // the first 8 bytes, big-endian, zero padded
+    uint32_t index;  // into the entries
+    uint32_t len;
   };
+  // The first 8 bytes of t as a big-endian number, zero padded (so that comparing heads
+  // compares the bytes).
+  static uint64_t head_of(std::string_view t) noexcept {
+    const auto* p = reinterpret_cast<const uint8_t*>(t.data());
+    const size_t n = t.size();
+    if constexpr (std::endian::native == std::endian::little) {
+      uint64_t w;
+      if (n >= 8) {
+        std::memcpy(&w, p, 8);
+      } else if (n >= 4) {  // two overlapping loads
+        uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + n - 4, 4);
+        w = lo | (uint64_t(hi) << (8 * (n - 4)));
+      } else {
+        w = n ? uint64_t(p[0]) | (uint64_t(p[n >> 1]) << (8 * (n >> 1))) | (uint64_t(p[n - 1]) << (8 * (n - 1))) : 0;
+      }
+      return __builtin_bswap64(w);
+    } else {
+      uint64_t h = 0;
+      for (size_t k = 0; k < 8; ++k) h = (h << 8) | (k < n ? p[k] : 0u);
+      return h;
+    }
+  }
+  // Index of the first differing byte of two 8-byte words loaded from memory (x = a ^ b, != 0).
+  static size_t first_diff(uint64_t x) noexcept {
+    if constexpr (std::endian::native == std::endian::little) return size_t(std::countr_zero(x)) >> 3;
+    else return size_t(std::countl_zero(x)) >> 3;
+  }
+  // Length of the common prefix of two keys.
+  static size_t common_prefix(const key& a, const key& b, const char* pa, const char* pb) noexcept {
+    const size_t m = std::min(a.len, b.len);
+    if (a.head != b.head) return std::min<size_t>(size_t(std::countl_zero(a.head ^ b.head)) >> 3, m);
+    if (m <= 8) return m;
+    size_t k = 8;
+    for (; k + 8 <= m; k += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, pa + k, 8);
+      std::memcpy(&y, pb + k, 8);
+      if (x != y) return k + first_diff(x ^ y);
+    }
+    while (k < m && pa[k] == pb[k]) ++k;
+    return k;
+  }
   // LSD radix sort by head, a byte per pass (stable); passes whose byte is the same in
-  // every key are skipped (the low bytes of short keys).
-  static void sort_by_head(std::vector<key>& keys) {
+  // every key are skipped (the low bytes of short keys). `count` holds each byte's
+  // histogram.
+  static void sort_by_head(std::vector<key>& keys, std::array<std::array<uint32_t, 256>, 8>& count) {
     if (keys.size() < 64) {
       std::stable_sort(keys.begin(), keys.end(), [](const key& x, const key& y) { return x.head < y.head; });
       return;
     }
-    std::vector<std::array<uint32_t, 256>> count(8);
-    for (auto& c : count) c.fill(0);
-    for (const key& k : keys)
-      for (int b = 0; b < 8; ++b) ++count[b][(k.head >> (8 * b)) & 0xFF];
     std::vector<key> tmp(keys.size());
     for (int b = 0; b < 8; ++b) {
       auto& c = count[b];
@@ -253,20 +297,26 @@ class byte_trie {
     }
   }
 
+  // Sorts the keys, then makes every node in one pass over them: in sorted order, key i
+  // adds the nodes for its bytes past its common prefix with key i - 1. The nodes of one
+  // depth are made in lexicographic order of their paths, which is their breadth-first
+  // order: with each depth's first number known (a first pass counts the nodes per
+  // depth), every node gets its final number when it is made, and the children of a node
+  // (made while its keys are visited) get consecutive numbers.
   void build(std::vector<entry> entries) {
-    std::erase_if(entries, [](const entry& e) { return e.bytes.empty(); });
-    // Sort by bytes; equal keys keep their given order, so the last one wins below. The
-    // first 8 bytes (big-endian) decide most comparisons without touching the texts.
-    std::vector<key> order(entries.size());
+    std::vector<key> order;
+    order.reserve(entries.size());
+    std::array<std::array<uint32_t, 256>, 8> count{};
     for (size_t i = 0; i < entries.size(); ++i) {
-      uint64_t h = 0;
       const std::string_view t = entries[i].bytes;
-      for (size_t k = 0; k < 8; ++k) h = (h << 8) | (k < t.size() ? static_cast<uint8_t>(t[k]) : 0u);
-      order[i] = {h, static_cast<uint32_t>(i)};
+      if (t.empty()) continue;
+      const uint64_t h = head_of(t);
+      order.push_back({h, static_cast<uint32_t>(i), static_cast<uint32_t>(t.size())});
+      for (int b = 0; b < 8; ++b) ++count[b][(h >> (8 * b)) & 0xFF];
     }
-    sort_by_head(order);  // stable: equal heads keep the given order
-    // Keys longer than 8 bytes with equal heads: ordered by the rest of their bytes, ties
-    // (equal keys) by their given order.
+    sort_by_head(order, count);  // stable: equal heads keep the given order
+    // Keys longer than 8 bytes (or holding NUL bytes) with equal heads: ordered by all
+    // their bytes, ties (equal keys) by their given order, so that the last one wins below.
     for (size_t lo = 0; lo < order.size();) {
       size_t hi = lo + 1;
       while (hi < order.size() && order[hi].head == order[lo].head) ++hi;
@@ -277,77 +327,67 @@ class byte_trie {
         });
       lo = hi;
     }
-    // Keys copied in sorted order, so that each level's scan below reads memory in order.
-    std::string arena;
-    const size_t n_keys = entries.size();  // = order.size()
-    std::vector<uint32_t> offset(n_keys + 1);
-    std::vector<int32_t> ids(n_keys);
-    size_t total = 0;
-    for (const key& k : order) total += entries[k.index].bytes.size();
-    arena.reserve(total);
-    for (size_t i = 0; i < order.size(); ++i) {
-      offset[i] = static_cast<uint32_t>(arena.size());
-      arena.append(entries[order[i].index].bytes);
-      ids[i] = entries[order[i].index].id;
+    // Pass 1: each key's common prefix with the one before; nodes per depth (as a
+    // difference array: key i adds one node at each depth lcp + 1 .. len).
+    const size_t n_keys = order.size();
+    std::vector<uint32_t> lcp(n_keys);
+    size_t max_len = 0;
+    for (const key& k : order) max_len = std::max<size_t>(max_len, k.len);
+    std::vector<uint32_t> level(max_len + 2, 0);
+    for (size_t i = 0; i < n_keys; ++i) {
+      const key& k = order[i];
+      const uint32_t l =
+          i == 0 ? 0
+                 : static_cast<uint32_t>(common_prefix(order[i - 1], k, entries[order[i - 1].index].bytes.data(),
+                                                       entries[k.index].bytes.data()));
+      lcp[i] = l;
+      if (k.len > l) ++level[l + 1], --level[k.len + 1];
     }
-    offset[order.size()] = static_cast<uint32_t>(arena.size());
-    auto size_of = [&](size_t i) { return static_cast<size_t>(offset[i + 1] - offset[i]); };
-    auto byte_at = [&](size_t i, size_t depth) { return static_cast<uint8_t>(arena[offset[i] + depth]); };
-
-    root_.fill(npos);
-    std::vector<node_t> nodes;
-    std::vector<uint8_t> bytes;
+    // level[d] := number of the first node of depth d (the root is node 0, depth 0)
+    size_t total = 1;
+    {
+      uint32_t running = 0;
+      std::vector<uint32_t> first(max_len + 2, 0);
+      for (size_t d = 1; d <= max_len; ++d) {
+        running += level[d];
+        first[d] = static_cast<uint32_t>(total);
+        total += running;
+      }
+      level.swap(first);
+    }
+    std::vector<node_t> nodes(total);
+    std::vector<uint8_t> bytes(total - 1 + narrow_edges, 0);  // padding for the 16-byte edge loads
+    std::vector<uint32_t> path(max_len + 1, 0);              // path[d]: the node of depth d of the current key
+    for (size_t i = 0; i < n_keys; ++i) {
+      const key& k = order[i];
+      const char* text = entries[k.index].bytes.data();
+      for (uint32_t d = lcp[i] + 1; d <= k.len; ++d) {
+        const uint32_t id = level[d]++;
+        node_t& parent = nodes[path[d - 1]];
+        if (parent.meta == 0) parent.first_edge = id - 1;
+        ++parent.meta;
+        bytes[id - 1] = d <= 8 ? static_cast<uint8_t>(k.head >> (64 - 8 * d)) : static_cast<uint8_t>(text[d - 1]);
+        path[d] = id;
+      }
+      nodes[path[k.len]].value = entries[k.index].id;  // equal keys: the last given wins
+    }
+    // Nodes with more than narrow_edges edges: their edge bitmaps.
     std::vector<wide_t> wide;
-    std::vector<uint32_t> pair;
-    nodes.push_back({});
-    struct pending {
-      uint32_t node, lo, hi, depth;
-    };
-    // Breadth-first, so that the shallow (hottest) nodes sit together in memory. A trie
-    // has at most one node per key byte (plus the root).
-    nodes.reserve(total + 1);
-    bytes.reserve(total + narrow_edges);
-    std::vector<pending> queue;
-    queue.reserve(total + 1);
-    queue.push_back({0, 0, static_cast<uint32_t>(order.size()), 0});
-    for (size_t head = 0; head < queue.size(); ++head) {
-      const pending p = queue[head];
-      size_t i = p.lo;
-      while (i < p.hi && size_of(i) == p.depth) {
-        nodes[p.node].value = ids[i];  // equal keys: the last given wins
-        ++i;
+    for (node_t& n : nodes) {
+      if (n.meta <= narrow_edges) continue;
+      wide_t w;
+      for (uint32_t e = 0; e < n.meta; ++e) {
+        const uint8_t b = bytes[n.first_edge + e];
+        w.bits[b >> 6] |= uint64_t{1} << (b & 63);
       }
-      const uint32_t first_edge = static_cast<uint32_t>(bytes.size());
-      size_t n_edges = 0;
-      for (size_t j = i; j < p.hi;) {
-        const uint8_t b = byte_at(j, p.depth);
-        size_t k = j + 1;
-        while (k < p.hi && byte_at(k, p.depth) == b) ++k;
-        const uint32_t c = static_cast<uint32_t>(nodes.size());
-        nodes.push_back({});
-        bytes.push_back(b);  // edge e always leads to node e + 1
-        if (p.node == 0) root_[b] = c;
-        queue.push_back({c, static_cast<uint32_t>(j), static_cast<uint32_t>(k), p.depth + 1});
-        ++n_edges;
-        j = k;
-      }
-      nodes[p.node].first_edge = first_edge;
-      uint32_t meta = static_cast<uint32_t>(n_edges);
-      if (n_edges > narrow_edges) {
-        wide_t w;
-        for (size_t e = 0; e < n_edges; ++e) {
-          const uint8_t b = bytes[first_edge + e];
-          w.bits[b >> 6] |= uint64_t{1} << (b & 63);
-        }
-        for (int k = 1; k < 4; ++k) w.before[k] = w.before[k - 1] + popcount(w.bits[k - 1]);
-        meta |= static_cast<uint32_t>(wide.size()) << edge_bits;
-        wide.push_back(w);
-      }
-      nodes[p.node].meta = meta;
+      for (int j = 1; j < 4; ++j) w.before[j] = w.before[j - 1] + popcount(w.bits[j - 1]);
+      n.meta |= static_cast<uint32_t>(wide.size()) << edge_bits;
+      wide.push_back(w);
     }
-    bytes.resize(bytes.size() + narrow_edges, 0);  // padding for the 16-byte edge loads
+    root_.fill(npos);
+    for (uint32_t e = 0; e < (nodes[0].meta & edge_mask); ++e) root_[bytes[e]] = e + 1;
     // Depth-2 nodes by their two bytes (children of the root's children).
-    pair.assign(65536, npos);
+    std::vector<uint32_t> pair(65536, npos);
     for (uint32_t b0 = 0; b0 < 256; ++b0) {
       const uint32_t n1 = root_[b0];
       if (n1 == npos) continue;
@@ -360,7 +400,6 @@ class byte_trie {
     wide_.adopt(std::move(wide));
     pair_.adopt(std::move(pair));
   }
-
 
   pod_table<node_t> nodes_;
   pod_table<uint8_t> bytes_;  // edge bytes, sorted per node; edge e leads to node e + 1

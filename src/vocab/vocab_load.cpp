@@ -177,12 +177,7 @@ result<void> read_merges(vocab::impl& v, const keys& k) {
     return vocab_error(errc::type_mismatch, "expected an array of strings", "tokenizer.ggml.merges", a.offset());
   if (a.size() > uint64_t(INT32_MAX))
     return vocab_error(errc::limit_exceeded, "too many merges", "tokenizer.ggml.merges", a.offset());
-  d.merges.resize(a.size());
-  auto r = a.for_each_string([&](uint64_t i, std::string_view w) {
-    const size_t pos = w.find(' ', 1);
-    if (pos != std::string_view::npos) d.merges[i] = {w.substr(0, pos), w.substr(pos + 1)};
-  });
-  if (!r) return std::move(r).error();
+  d.merges = a;  // the merge table reads the rules in place (bpe.cpp)
   return {};
 }
 
