@@ -112,7 +112,7 @@ class token_map {
     const size_t n = tokens.size();
     size_t cap = 16;
     while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
-    std::vector<slot> slots(cap);
+    table_vector<slot> slots(cap);
     mask_ = cap - 1;
     constexpr size_t batch = 16;
     uint64_t hashes[batch];
@@ -163,14 +163,20 @@ class token_map {
     return true;
   }
   /// The id of `text`, or -1.
-  int32_t find_id(std::string_view text) const noexcept {
+  int32_t find_id(std::string_view text) const noexcept { return find_id(text, text_hash(text)); }
+  /// The same, with `h` = text_hash(text) computed by the caller.
+  int32_t find_id(std::string_view text, uint64_t h) const noexcept {
     if (size_ == 0) return -1;
     const uint64_t pre = prefix(text);
-    for (size_t i = text_hash(text) & mask_;; i = (i + 1) & mask_) {
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
       if (s.id_plus_1 == 0) return -1;
       if (same(s, pre, text)) return int32_t(s.id_plus_1 - 1);
     }
+  }
+  /// Starts loading the home slot of hash `h` (a lookup a few words ahead).
+  void prefetch(uint64_t h) const noexcept {
+    if (size_ != 0) __builtin_prefetch(&slots_[h & mask_]);
   }
   size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }

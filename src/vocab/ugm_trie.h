@@ -38,7 +38,7 @@ class byte_trie {
 
   byte_trie() {
     root_.fill(npos);
-    nodes_.adopt(std::vector<node_t>(1));
+    nodes_.adopt(table_vector<node_t>(1));
     bytes_.assign(narrow_edges, 0);
     pair_.assign(65536, npos);
   }
@@ -355,8 +355,8 @@ class byte_trie {
       }
       level.swap(first);
     }
-    std::vector<node_t> nodes(total);
-    std::vector<uint8_t> bytes(total - 1 + narrow_edges, 0);  // padding for the 16-byte edge loads
+    table_vector<node_t> nodes(total);
+    table_vector<uint8_t> bytes(total - 1 + narrow_edges, 0);  // padding for the 16-byte edge loads
     std::vector<uint32_t> path(max_len + 1, 0);              // path[d]: the node of depth d of the current key
     for (size_t i = 0; i < n_keys; ++i) {
       const key& k = order[i];
@@ -372,7 +372,7 @@ class byte_trie {
       nodes[path[k.len]].value = entries[k.index].id;  // equal keys: the last given wins
     }
     // Nodes with more than narrow_edges edges: their edge bitmaps.
-    std::vector<wide_t> wide;
+    table_vector<wide_t> wide;
     for (node_t& n : nodes) {
       if (n.meta <= narrow_edges) continue;
       wide_t w;
@@ -387,7 +387,7 @@ class byte_trie {
     root_.fill(npos);
     for (uint32_t e = 0; e < (nodes[0].meta & edge_mask); ++e) root_[bytes[e]] = e + 1;
     // Depth-2 nodes by their two bytes (children of the root's children).
-    std::vector<uint32_t> pair(65536, npos);
+    table_vector<uint32_t> pair(65536, npos);
     for (uint32_t b0 = 0; b0 < 256; ++b0) {
       const uint32_t n1 = root_[b0];
       if (n1 == npos) continue;
