@@ -72,7 +72,10 @@ class merge_table {
         const std::string_view a = w.substr(0, pos), b = w.substr(pos + 1);
         refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
         pending& p = todo[n_todo++];
-        p = {a, b, key(text_hash(a), text_hash(b)), int32_t(i)};
+        p.a = a;
+        p.b = b;
+        p.key = key(text_hash(a), text_hash(b));
+        p.rank = int32_t(i);
         __builtin_prefetch(&slots[p.key >> shift_], 1);
         if (n_todo == batch) flush();
       });
