@@ -316,15 +316,22 @@ class byte_trie {
     }
     sort_by_head(order, count);  // stable: equal heads keep the given order
     // Keys longer than 8 bytes (or holding NUL bytes) with equal heads: ordered by all
-    // their bytes, ties (equal keys) by their given order, so that the last one wins below.
+    // their bytes (bytes 8..15 as a number first, the same way), ties (equal keys) by
+    // their given order, so that the last one wins below.
+    std::vector<key> group;
     for (size_t lo = 0; lo < order.size();) {
       size_t hi = lo + 1;
       while (hi < order.size() && order[hi].head == order[lo].head) ++hi;
-      if (hi - lo > 1)
-        std::sort(order.begin() + lo, order.begin() + hi, [&](const key& x, const key& y) {
+      if (hi - lo > 1) {
+        group.assign(order.begin() + lo, order.begin() + hi);
+        for (key& k : group) k.head = k.len > 8 ? head_of(entries[k.index].bytes.substr(8)) : 0;
+        std::sort(group.begin(), group.end(), [&](const key& x, const key& y) {
+          if (x.head != y.head) return x.head < y.head;
           const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
           return c != 0 ? c < 0 : x.index < y.index;
         });
+        for (size_t j = 0; j < group.size(); ++j) order[lo + j] = {order[lo].head, group[j].index, group[j].len};
+      }
       lo = hi;
     }
     // Pass 1: each key's common prefix with the one before; nodes per depth (as a
