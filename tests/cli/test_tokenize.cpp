@@ -79,6 +79,35 @@ TEST(cli_detokenize, text_matches_llama_cpp_vectors) {
   EXPECT_EQ(r.out, c["detok"].get<std::string>() + "\n");
 }
 
+// detokenize --jsonl over every case of a vector file: llama.cpp's detok of each, in
+// order, with one thread and with two (blocks handed to workers, written in input order).
+TEST(cli_detokenize, jsonl_threads_match_llama_cpp_vectors) {
+  GGUF_REQUIRE_DATA();
+  const auto tmp = gguf::test::temp_dir() / "detok_threads.jsonl";
+  std::ifstream in(data_file("tokenizer-vectors/gpt-2.jsonl"));
+  std::ofstream out(tmp);
+  std::vector<std::string> want;
+  for (std::string line; std::getline(in, line);) {
+    const auto c = nlohmann::json::parse(line);
+    want.push_back(c["detok"].get<std::string>());
+    out << c["ids"].dump() << "\n";
+  }
+  out.close();
+  ASSERT_GT(want.size(), 100u);
+  for (const char* threads : {"1", "2"}) {
+    auto r = run_cli({"detokenize", "-m", data_file("vocab/ggml-vocab-gpt-2.gguf").string(), "--jsonl", "--threads",
+                      threads},
+                     tmp.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    size_t i = 0, bad = 0;
+    for (std::string l; std::getline(lines, l); ++i)
+      bad += i >= want.size() || nlohmann::json::parse(l).get<std::string>() != want[i];
+    EXPECT_EQ(i, want.size()) << threads << " threads";
+    EXPECT_EQ(bad, 0u) << threads << " threads";
+  }
+}
+
 TEST(cli_tokenize, errors_follow_the_contract) {
   GGUF_REQUIRE_DATA();
   auto r = run_cli({"tokenize", "-m", "/nonexistent/file.gguf", "x"});
