@@ -121,51 +121,11 @@ GGUF_AVX512_TARGET void dequant_q8_0_avx512(const uint8_t* src, float* y, size_t
   w.finish();
 }
 
-GGUF_AVX512_TARGET void dequant_q4_K_avx512(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q4_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* q = x[i].qs;
-    for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-      store_scaled_minus(y, _mm256_and_si256(bytes, m4), d1, m1);
-      store_scaled_minus(y + 32, _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), d2, m2);
-    }
-  }
-}
-
-GGUF_AVX512_TARGET void dequant_q5_K_avx512(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q5_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  const __m256i sixteen = _mm256_set1_epi8(16);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* ql = x[i].qs;
-    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qh));
-    for (int is = 0; is < 8; is += 2, ql += 32, y += 64) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const __m256i u1 = _mm256_set1_epi8(static_cast<char>(1 << is));
-      const __m256i u2 = _mm256_set1_epi8(static_cast<char>(2 << is));
-      const __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), sixteen);
-      const __m256i h2 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), sixteen);
-      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-      store_scaled_minus(y, _mm256_or_si256(_mm256_and_si256(bytes, m4), h1), d1, m1);
-      store_scaled_minus(y + 32, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), h2), d2, m2);
-    }
-  }
-}
+#define GGUF_K_WALK_TARGET GGUF_AVX512_TARGET
+#define GGUF_K_WALK_NAME(f) f##_avx512
+#include "quant/kernels_k_walk.inc"
+#undef GGUF_K_WALK_NAME
+#undef GGUF_K_WALK_TARGET
 
 }  // namespace gguf::detail
 

@@ -137,8 +137,8 @@ class merge_table {
   };
   bool same(int32_t rank, std::string_view a, std::string_view b) const noexcept {
     const rule_ref& r = refs_[size_t(rank)];
-    return r.len_a == a.size() && r.len_b == b.size() && std::memcmp(base_ + r.off, a.data(), a.size()) == 0 &&
-           std::memcmp(base_ + r.off + r.len_a + 1, b.data(), b.size()) == 0;
+    return r.len_a == a.size() && r.len_b == b.size() && same_bytes(base_ + r.off, a.data(), a.size()) &&
+           same_bytes(base_ + r.off + r.len_a + 1, b.data(), b.size());
   }
   const char* base_ = nullptr;
   pod_table<rule_ref> refs_;
