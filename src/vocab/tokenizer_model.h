@@ -283,7 +283,10 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 /// split_words = false merges each pre-tokenized word whole, as llama.cpp does (the
 /// reference the fast path of bpe.cpp is tested against).
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
-std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v);
+/// lazy = true builds the trie at the first normalize/tokenize call (not with the
+/// compiled cache): `v` must outlive the model. The loader's row does so, so that a
+/// load that never tokenizes (detokenize, info) does not pay for the trie.
+std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false);
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true);

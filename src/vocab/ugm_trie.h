@@ -45,8 +45,15 @@ class byte_trie {
   byte_trie(byte_trie&&) = default;
   byte_trie& operator=(byte_trie&&) = default;
 
-  /// Builds the trie; `entries` is reordered. Empty keys are ignored.
-  explicit byte_trie(std::vector<entry> entries) { build(std::move(entries)); }
+  /// Builds the trie. Empty keys are ignored.
+  explicit byte_trie(const std::vector<entry>& entries) {
+    build(entries.size(), [&](size_t i) -> const entry& { return entries[i]; });
+  }
+  /// Builds the trie over the n entries key_of(0) .. key_of(n - 1), without a copy of them.
+  template <class KeyOf>
+  byte_trie(size_t n, KeyOf&& key_of) {
+    build(n, key_of);
+  }
 
   /// The child of `node` by byte `b`, or npos. Branch-light: up to 16 edges are compared
   /// at once (SSE2), more are found through the node's 256-bit edge bitmap and a popcount.
@@ -303,12 +310,14 @@ class byte_trie {
   // order: with each depth's first number known (a first pass counts the nodes per
   // depth), every node gets its final number when it is made, and the children of a node
   // (made while its keys are visited) get consecutive numbers.
-  void build(std::vector<entry> entries) {
+  template <class KeyOf>
+  void build(size_t n_entries, const KeyOf& key_of) {
+    const auto text = [&](uint32_t i) -> std::string_view { return key_of(i).bytes; };
     std::vector<key> order;
-    order.reserve(entries.size());
+    order.reserve(n_entries);
     std::array<std::array<uint32_t, 256>, 8> count{};
-    for (size_t i = 0; i < entries.size(); ++i) {
-      const std::string_view t = entries[i].bytes;
+    for (size_t i = 0; i < n_entries; ++i) {
+      const std::string_view t = text(static_cast<uint32_t>(i));
       if (t.empty()) continue;
       const uint64_t h = head_of(t);
       order.push_back({h, static_cast<uint32_t>(i), static_cast<uint32_t>(t.size())});
@@ -324,10 +333,10 @@ class byte_trie {
       while (hi < order.size() && order[hi].head == order[lo].head) ++hi;
       if (hi - lo > 1) {
         group.assign(order.begin() + lo, order.begin() + hi);
-        for (key& k : group) k.head = k.len > 8 ? head_of(entries[k.index].bytes.substr(8)) : 0;
+        for (key& k : group) k.head = k.len > 8 ? head_of(text(k.index).substr(8)) : 0;
         std::sort(group.begin(), group.end(), [&](const key& x, const key& y) {
           if (x.head != y.head) return x.head < y.head;
-          const int c = entries[x.index].bytes.compare(entries[y.index].bytes);
+          const int c = text(x.index).compare(text(y.index));
           return c != 0 ? c < 0 : x.index < y.index;
         });
         for (size_t j = 0; j < group.size(); ++j) order[lo + j] = {order[lo].head, group[j].index, group[j].len};
@@ -345,8 +354,7 @@ class byte_trie {
       const key& k = order[i];
       const uint32_t l =
           i == 0 ? 0
-                 : static_cast<uint32_t>(common_prefix(order[i - 1], k, entries[order[i - 1].index].bytes.data(),
-                                                       entries[k.index].bytes.data()));
+                 : static_cast<uint32_t>(common_prefix(order[i - 1], k, text(order[i - 1].index).data(), text(k.index).data()));
       lcp[i] = l;
       if (k.len > l) ++level[l + 1], --level[k.len + 1];
     }
@@ -367,16 +375,16 @@ class byte_trie {
     std::vector<uint32_t> path(max_len + 1, 0);              // path[d]: the node of depth d of the current key
     for (size_t i = 0; i < n_keys; ++i) {
       const key& k = order[i];
-      const char* text = entries[k.index].bytes.data();
+      const char* bytes_k = text(k.index).data();
       for (uint32_t d = lcp[i] + 1; d <= k.len; ++d) {
         const uint32_t id = level[d]++;
         node_t& parent = nodes[path[d - 1]];
         if (parent.meta == 0) parent.first_edge = id - 1;
         ++parent.meta;
-        bytes[id - 1] = d <= 8 ? static_cast<uint8_t>(k.head >> (64 - 8 * d)) : static_cast<uint8_t>(text[d - 1]);
+        bytes[id - 1] = d <= 8 ? static_cast<uint8_t>(k.head >> (64 - 8 * d)) : static_cast<uint8_t>(bytes_k[d - 1]);
         path[d] = id;
       }
-      nodes[path[k.len]].value = entries[k.index].id;  // equal keys: the last given wins
+      nodes[path[k.len]].value = key_of(k.index).id;  // equal keys: the last given wins
     }
     // Nodes with more than narrow_edges edges: their edge bitmaps.
     table_vector<wide_t> wide;

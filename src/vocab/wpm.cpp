@@ -14,6 +14,7 @@
 //    into the longest tokens from the left; if some position matches no token, the whole
 //    word becomes the unknown token.
 #include <array>
+#include <mutex>
 
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
@@ -37,37 +38,22 @@ enum class cpt_class : uint8_t { append, drop, space, single };
 
 class wpm_model final : public tokenizer_model {
  public:
-  explicit wpm_model(const vocab_data& v) : unk_(v.unk), lowercase_(v.lowercase), strip_accents_(v.strip_accents) {
-    // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
-    // duplicate texts).
-    if (!v.cache || !v.cache->load("wpm.trie", [&](table_reader& r) { return trie_.load(r); })) {
-      std::vector<byte_trie::entry> entries;
-      entries.reserve(v.tokens.size());
-      for (size_t id = 0; id < v.tokens.size(); ++id) entries.push_back({v.tokens[id].text, static_cast<int32_t>(id)});
-      trie_ = byte_trie(std::move(entries));
-      if (v.cache) v.cache->save("wpm.trie", [&](table_writer& w) { trie_.save(w); });
+  // lazy: the tables are built by the first normalize/tokenize call instead (never with
+  // the compiled cache, whose tables are mapped or saved now); `v` must then outlive the
+  // model, as the loader's does.
+  wpm_model(const vocab_data& v, bool lazy) : unk_(v.unk), lowercase_(v.lowercase), strip_accents_(v.strip_accents) {
+    if (lazy && !v.cache) {
+      tokens_ = &v.tokens;
+      return;
     }
-    // The walk of the U+2581 prefix every word starts with, done once.
-    for (size_t k = 0; k < word_prefix.size() && prefix_node_ != byte_trie::npos; ++k) {
-      prefix_node_ = trie_.child(prefix_node_, static_cast<uint8_t>(word_prefix[k]));
-      if (prefix_node_ != byte_trie::npos && trie_.value(prefix_node_) >= 0)
-        prefix_best_ = {k + 1, trie_.value(prefix_node_)};
-    }
-    for (uint32_t c = 0; c < 128; ++c) {
-      uint32_t out = c;
-      ascii_class_[c] = classify(c, out);
-      ascii_out_[c] = static_cast<char>(out);
-    }
-    for (uint32_t c = 0x80; c < 0x800; ++c) {
-      uint32_t out = c;
-      two_byte_class_[c - 0x80] = classify(c, out);
-      two_byte_out_[c - 0x80] = static_cast<uint16_t>(out);
-    }
+    build_tables(v.tokens, v.cache);
+    std::call_once(built_, [] {});
   }
 
-  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
+  // Normalizer: the words of the fragment  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
+    ensure_tables();
     buf.clear();
     buf.reserve(text.size() + 8);
     std::string& word = buf;
@@ -126,6 +112,7 @@ class wpm_model final : public tokenizer_model {
 
   // Model: every space-terminated word of the normalized text, cut into word pieces.
   void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override {
+    ensure_tables();
     for (size_t pos = 0; pos < normalized.size();) {
       size_t end = normalized.find(' ', pos);
       if (end == std::string_view::npos) end = normalized.size();
@@ -135,6 +122,38 @@ class wpm_model final : public tokenizer_model {
   }
 
  private:
+  // The trie and the code point tables (from the compiled cache when it has them).
+  void build_tables(const std::vector<token_data>& tokens, table_cache* cache) {
+    // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
+    // duplicate texts).
+    if (!cache || !cache->load("wpm.trie", [&](table_reader& r) { return trie_.load(r); })) {
+      trie_ = byte_trie(tokens.size(), [&](size_t id) {
+        return byte_trie::entry{tokens[id].text, static_cast<int32_t>(id)};
+      });
+      if (cache) cache->save("wpm.trie", [&](table_writer& w) { trie_.save(w); });
+    }
+    // The walk of the U+2581 prefix every word starts with, done once.
+    for (size_t k = 0; k < word_prefix.size() && prefix_node_ != byte_trie::npos; ++k) {
+      prefix_node_ = trie_.child(prefix_node_, static_cast<uint8_t>(word_prefix[k]));
+      if (prefix_node_ != byte_trie::npos && trie_.value(prefix_node_) >= 0)
+        prefix_best_ = {k + 1, trie_.value(prefix_node_)};
+    }
+    for (uint32_t c = 0; c < 128; ++c) {
+      uint32_t out = c;
+      ascii_class_[c] = classify(c, out);
+      ascii_out_[c] = static_cast<char>(out);
+    }
+    for (uint32_t c = 0x80; c < 0x800; ++c) {
+      uint32_t out = c;
+      two_byte_class_[c - 0x80] = classify(c, out);
+      two_byte_out_[c - 0x80] = static_cast<uint16_t>(out);
+    }
+  }
+  // Builds the tables once, on the first call that needs them (thread-safe).
+  void ensure_tables() const {
+    std::call_once(built_, [this] { const_cast<wpm_model*>(this)->build_tables(*tokens_, nullptr); });
+  }
+
   // What the preprocessor does with one input code point; `out` receives the code
   // point to emit (after NFD and lowercasing).
   cpt_class classify(uint32_t cpt, uint32_t& out) const noexcept {
@@ -203,6 +222,8 @@ class wpm_model final : public tokenizer_model {
     if (out.size() == first) out.push_back(unk_);
   }
 
+  const std::vector<token_data>* tokens_ = nullptr;  // the texts of a lazy model
+  mutable std::once_flag built_;
   byte_trie trie_;
   uint32_t prefix_node_ = 0;                // node after U+2581, or npos
   std::pair<size_t, int32_t> prefix_best_{0, -1};  // longest token within U+2581's bytes: {length, id}
@@ -216,6 +237,6 @@ class wpm_model final : public tokenizer_model {
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v) { return std::make_unique<wpm_model>(v); }
+std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy) { return std::make_unique<wpm_model>(v, lazy); }
 
 }  // namespace gguf::vocab_detail

@@ -2,6 +2,8 @@
 // .inp/.out pair; BERT pre-tokenization and WordPiece rules on a tiny vocabulary.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "model_vectors.h"
 #include "vocab/unicode.h"
 
@@ -108,4 +110,26 @@ TEST(wpm_model, matches_llama_cpp_test_tokenizer_0_bert_bge) {
                                           gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf.out"));
   ASSERT_GE(cases.size(), 40u);
   EXPECT_EQ(models::check_cases(*model, cases, "bert-bge .inp/.out"), cases.size());
+}
+
+TEST(wpm_model, lazy_tables_built_once_under_concurrent_first_calls) {
+  // make_wpm(v, true) (the loader's) builds its trie and code point tables at the first
+  // normalize/tokenize call. Several threads make that first call at once on fresh
+  // models; every one must get the ids of the model built up front.
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf"));
+  ASSERT_TRUE(lv);
+  const auto eager = make_wpm(lv->data);
+  const std::string text =
+      "Hello, World! Ünïcödé façade naïve 你好 unaffable [CLS] tokenization,with-punctuation... e\xCC\x81 \xF0\x9F\x98\x80";
+  const auto want = run(*eager, text);
+  ASSERT_GT(want.size(), 10u);
+  for (int round = 0; round < 20; ++round) {
+    const auto lazy = make_wpm(lv->data, /*lazy=*/true);
+    std::vector<std::vector<int32_t>> got(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < got.size(); ++t) threads.emplace_back([&, t] { got[t] = run(*lazy, text); });
+    for (auto& th : threads) th.join();
+    for (const auto& g : got) ASSERT_EQ(g, want) << "round " << round;
+  }
 }
