@@ -67,8 +67,9 @@ class merge_table {
     };
     if (n)
       (void)rules.for_each_string([&](uint64_t i, std::string_view w) {
-        const size_t pos = w.size() < 2 ? std::string_view::npos : w.find(' ', 1);
-        if (pos == std::string_view::npos || pos + 1 == w.size()) return;  // no rule (lengths stay 0)
+        size_t pos = 1;  // the first space from index 1 (rules are short: no memchr call)
+        while (pos < w.size() && w[pos] != ' ') ++pos;
+        if (pos + 1 >= w.size()) return;  // no space, or nothing after it: no rule (lengths stay 0)
         const std::string_view a = w.substr(0, pos), b = w.substr(pos + 1);
         refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
         pending& p = todo[n_todo++];

@@ -41,9 +41,15 @@ inline size_t chunk_len(std::string_view s, size_t off) noexcept { return std::m
 
 /// First and last chunk of a non-empty string.
 inline uint32_t first_chunk(std::string_view s) noexcept { return chunk_bits(s.data(), chunk_len(s, 0)); }
+/// The chunks are cut from the start, so the last one is found from the last position that
+/// is certainly a chunk start: one that no lead byte among the three before it covers (a
+/// chunk covering it would start there). Only the chunks from there on are walked.
 inline uint32_t last_chunk(std::string_view s) noexcept {
-  size_t off = 0, len = 0;
-  for (size_t i = 0; i < s.size(); i += len) off = i, len = chunk_len(s, i);
+  const auto* u = reinterpret_cast<const uint8_t*>(s.data());
+  size_t j = s.size() - 1;
+  while (j > 0 && !(u[j - 1] < 0xC0 && (j < 2 || u[j - 2] < 0xE0) && (j < 3 || u[j - 3] < 0xF0))) --j;
+  size_t off = j, len = 0;
+  for (size_t i = j; i < s.size(); i += len) off = i, len = chunk_len(s, i);
   return chunk_bits(s.data() + off, len);
 }
 

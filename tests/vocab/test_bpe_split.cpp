@@ -12,6 +12,7 @@
 
 #include "model_vectors.h"
 #include "vocab/pre_tokenizer.h"
+#include "vocab/word_split.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;
@@ -98,3 +99,20 @@ INSTANTIATE_TEST_SUITE_P(all, bpe_split,
                          });
 
 }  // namespace
+
+// last_chunk (word_split.h) starts its walk at the last position no lead byte can cover;
+// on any bytes (broken UTF-8 included) it must give the last chunk of the walk from the start.
+TEST(bpe_split_chunks, last_chunk_equals_the_walk_from_the_start) {
+  const auto plain = [](std::string_view s) {
+    size_t off = 0, len = 0;
+    for (size_t i = 0; i < s.size(); i += len) off = i, len = chunk_len(s, i);
+    return chunk_bits(s.data() + off, len);
+  };
+  const uint8_t bytes[] = {'a', ' ', 0x7F, 0x80, 0x96, 0xBF, 0xC0, 0xC4, 0xDF, 0xE0, 0xE2, 0xEF, 0xF0, 0xF4, 0xFF};
+  std::mt19937 rng(77);
+  for (int c = 0; c < 200000; ++c) {
+    std::string s(1 + rng() % 12, '\0');
+    for (char& ch : s) ch = char(bytes[rng() % std::size(bytes)]);
+    ASSERT_EQ(last_chunk(s), plain(s)) << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
