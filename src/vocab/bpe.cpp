@@ -49,7 +49,7 @@ class merge_table {
     shift_ = 64 - unsigned(__builtin_ctzll(cap));
     // Batches: hash a batch of rules and prefetch their slots, then insert them, so that
     // the cache misses of one batch overlap.
-    constexpr size_t batch = 16;
+    constexpr size_t batch = 64;
     struct pending {
       std::string_view a, b;
       uint64_t key;

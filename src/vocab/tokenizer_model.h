@@ -129,7 +129,7 @@ class token_map {
     while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
     table_vector<slot> slots(cap);
     mask_ = cap - 1;
-    constexpr size_t batch = 16;
+    constexpr size_t batch = 64;
     uint64_t hashes[batch];
     size_t result = n;
     for (size_t base = 0; base < n && result == n; base += batch) {
