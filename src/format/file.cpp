@@ -20,6 +20,10 @@ std::string_view read_validated_string(const file_impl* f, uint64_t& pos) noexce
   return s;
 }
 
+const std::byte* host_order_strings(const file_impl* f) noexcept {
+  return f->version != 1 && !f->swap ? f->at(0) : nullptr;
+}
+
 uint64_t file_impl::value_size(value_type t, uint64_t off) const noexcept {
   switch (t) {
     case value_type::string:
