@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -202,9 +203,28 @@ class token_map {
     uint32_t len = 0;
     uint32_t id_plus_1 = 0;  // 0 = empty
   };
+  // The first 8 bytes in memory order, zero padded: a short text is read with one or two
+  // overlapping loads (a copy of a variable length goes through the stack, and the load
+  // after it stalls).
   static uint64_t prefix(std::string_view t) noexcept {
+    const char* p = t.data();
+    const size_t n = t.size();
     uint64_t w = 0;
-    std::memcpy(&w, t.data(), std::min<size_t>(8, t.size()));
+    if (n >= 8) {
+      std::memcpy(&w, p, 8);
+    } else if constexpr (std::endian::native == std::endian::little) {
+      if (n >= 4) {
+        uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + n - 4, 4);
+        w = lo | (uint64_t(hi) << (8 * (n - 4)));
+      } else if (n) {
+        w = uint64_t(uint8_t(p[0])) | (uint64_t(uint8_t(p[n >> 1])) << (8 * (n >> 1))) |
+            (uint64_t(uint8_t(p[n - 1])) << (8 * (n - 1)));
+      }
+    } else {
+      std::memcpy(&w, p, n);
+    }
     return w;
   }
   bool same(const slot& s, uint64_t pre, std::string_view t) const noexcept {
