@@ -68,7 +68,7 @@ class ugm_model final : public tokenizer_model {
       const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
       if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
-      scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
+      scores_[id] = t.type == token_type::user_defined ? 0.0f : t.score;
       if (cached) continue;
       if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused) {
         candidates.push_back({t.text, i});
@@ -168,7 +168,12 @@ class ugm_model final : public tokenizer_model {
     return pos;
   }
 
-  void normalize_into(std::string_view in, std::string& out) const {
+  // Returns true when the Viterbi's steps (one UTF-8 sequence each) surely end exactly at
+  // the end of `out`: every piece appended does by itself (unchanged code points, spaces,
+  // U+FFFD, replacements that end on a code point), so the steps start at each piece in
+  // turn; false when one may not (then ends_on_code_point tells).
+  bool normalize_into(std::string_view in, std::string& out) const {
+    bool aligned = true;
     out.clear();
     out.reserve(in.size() * 3);
     const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
@@ -205,8 +210,10 @@ class ugm_model final : public tokenizer_model {
       if (std::find(p.bytes.begin(), p.bytes.end(), ' ') == p.bytes.end()) {
         if (!in_word) start_word();
         out.append(p.bytes);
+        if (aligned) aligned = ends_on_code_point(p.bytes);
         continue;
       }
+      aligned = false;  // (the piece's spaces change what is appended)
       for (const char c : p.bytes) {
         if (c != ' ') {
           if (!in_word) start_word();
@@ -218,6 +225,7 @@ class ugm_model final : public tokenizer_model {
       }
     }
     if (append_space) out.append(space);
+    return aligned;
   }
 
   // 16 bytes per input byte for texts under 4 GiB (the table is the Viterbi's memory
@@ -301,22 +309,42 @@ class ugm_model final : public tokenizer_model {
     scratch& sc = thread_scratch<scratch>(instance_);
     const size_t start = out.size(), n = text.size();
     double base = 0.0;
-    for (size_t pos = 0; pos < n;) {
-      if (pure_space(text, pos)) {
-        ++pos;
-        continue;
+    // Words are found `ahead` words before they are looked up, their cache slots and then
+    // entries loading meanwhile (as in viterbi).
+    constexpr size_t ahead = 16, mask = ahead - 1;
+    struct word {
+      size_t a, b;
+      uint64_t h;  // text_hash of a word short enough to cache, else 0
+    };
+    word queue[ahead];
+    size_t found = 0, done = 0, scan = 0;
+    sc.raw_cache.reserve(n / 32);  // (bench corpus: a distinct word per 36 bytes)
+    for (;;) {
+      while (found - done < ahead) {
+        while (scan < n && pure_space(text, scan)) ++scan;
+        if (scan == n) break;
+        size_t end = scan + 1;
+        for (;; ++end) {
+          end = text.find(' ', end);
+          if (end == std::string_view::npos) end = n;
+          if (end == n || pure_space(text, end)) break;
+        }
+        word& nw = queue[found & mask];
+        nw = {scan, end, end - scan <= raw_cache_t::max_word ? text_hash(text.substr(scan, end - scan)) : 0};
+        scan = end;
+        if (nw.h) sc.raw_cache.prefetch_slot(nw.h);
+        if (found - done >= ahead / 2) {
+          const word& mid = queue[(found - ahead / 2) & mask];
+          if (mid.h) sc.raw_cache.prefetch_entry(mid.h);
+        }
+        ++found;
       }
-      size_t end = pos + 1;
-      for (;; ++end) {
-        end = text.find(' ', end);
-        if (end == std::string_view::npos) end = n;
-        if (end == n || pure_space(text, end)) break;
-      }
-      const std::string_view w = text.substr(pos, end - pos);
-      pos = end;
+      if (done == found) break;
+      const word wd = queue[done++ & mask];
+      const std::string_view w = text.substr(wd.a, wd.b - wd.a);
+      const uint64_t h = wd.h;
       const size_t first = out.size();
       const bool short_word = w.size() <= raw_cache_t::max_word;
-      const uint64_t h = short_word ? text_hash(w) : 0;
       raw_entry e;
       if (short_word && sc.raw_cache.find(w, h, out, &e)) {
         if (exact(base, e.normalized_size)) {
@@ -326,8 +354,7 @@ class ugm_model final : public tokenizer_model {
         }
         out.resize(first);
       }
-      normalize_into(w, sc.word);
-      if (!ends_on_code_point(sc.word)) {
+      if (!normalize_into(w, sc.word) && !ends_on_code_point(sc.word)) {
         out.resize(start);
         normalize_into(text, sc.word);
         viterbi(sc.word, out);
@@ -382,6 +409,8 @@ class ugm_model final : public tokenizer_model {
     const std::string_view sep = separator_;
     const auto sep0 = static_cast<uint8_t>(sep[0]);
     size_t pos = a + std::min(utf8_len(s[a]), n - a);
+    // no byte of the separator's first value after the first step: no cut (most words)
+    if (pos >= n || std::memchr(s.data() + pos, sep0, n - pos) == nullptr) return n;
     if (sep0 >= 0x80) {  // U+2581: ASCII bytes are skipped 8 at a time
       while (pos < n) {
         if (pos + 8 <= n) {
@@ -432,7 +461,7 @@ class ugm_model final : public tokenizer_model {
       bool single_codepoint_found = false;
       tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
         if (len == cp_len) single_codepoint_found = true;
-        const double challenger = from + scores_[static_cast<size_t>(id)];
+        const double challenger = from + static_cast<double>(scores_[static_cast<size_t>(id)]);
         best& champ = results[pos + len];
         if (challenger > champ.score) champ = {id, Index(pos), challenger};
       });
@@ -483,7 +512,9 @@ class ugm_model final : public tokenizer_model {
   ugm_charsmap charsmap_;
   byte_trie tokens_;
   byte_trie user_defined_;
-  std::vector<double> scores_;  // per token id, as used by the Viterbi
+  // Per token id, as the Viterbi adds them (as doubles); floats halve the table a
+  // Viterbi reads at random (a large vocabulary's stays in cache more).
+  std::vector<float> scores_;
   std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
   std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
   bool space_unchanged_ = false;  // no user-defined token starts with ' ' 

@@ -49,6 +49,13 @@ class basic_word_cache {
     __builtin_prefetch(keys_.data() + s.off);
     __builtin_prefetch(ids_.data() + s.ids_off);
   }
+  /// Makes room for about `words` entries at once (up to max_slots / 2), so that a long
+  /// text's words do not rehash the cache again and again as they fill it.
+  void reserve(size_t words) {
+    size_t want = slots_.empty() ? 256 : slots_.size();
+    while (want < 2 * words && want < max_slots) want *= 2;
+    if (want > slots_.size()) grow(want);
+  }
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
     if (w.empty() || w.size() > max_word) return;
@@ -88,9 +95,9 @@ class basic_word_cache {
     std::memcpy(&y, b + n - 8, 8);
     return x == y;
   }
-  void grow() {
+  void grow(size_t size = 0) {
     std::vector<slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 256 : old.size() * 2, slot{});
+    slots_.assign(size ? size : old.empty() ? 256 : old.size() * 2, slot{});
     mask_ = slots_.size() - 1;
     for (const slot& s : old) {
       if (!s.len) continue;
