@@ -49,8 +49,9 @@ class ugm_model final : public tokenizer_model {
     // The two tries and what the texts tell (text_facts) from the compiled cache, or
     // built (and saved) below.
     text_facts facts;
+    ascii_inner inner;
     const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
-      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts);
+      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts) && r.get_value(inner);
     });
     std::vector<byte_trie::entry> candidates, user_defined;
     scores_.resize(v.tokens.size());
@@ -81,10 +82,15 @@ class ugm_model final : public tokenizer_model {
       if (t.type == token_type::user_defined) {
         user_defined.push_back({t.text, i});
         if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) facts.space_inside_user_defined = true;
+        for (size_t k = 1; k < t.text.size(); ++k) inner.set(static_cast<uint8_t>(t.text[k]));
       }
     }
     if (!cached) {
-      facts.charsmap_across_space = charsmap_.may_map_across_space();
+      uint64_t labels[4];
+      charsmap_.inner_labels(labels);
+      facts.charsmap_across_space = (labels[0] >> ' ') & 1;
+      inner.bits[0] |= labels[0];
+      inner.bits[1] |= labels[1];
       tokens_ = byte_trie(std::move(candidates));
       user_defined_ = byte_trie(std::move(user_defined));
       if (v.cache)
@@ -92,6 +98,7 @@ class ugm_model final : public tokenizer_model {
           tokens_.save(w);
           user_defined_.save(w);
           w.put_value(facts);
+          w.put_value(inner);
         });
     }
     cut_at_separator_ = facts.cut_at_separator;
@@ -116,6 +123,15 @@ class ugm_model final : public tokenizer_model {
     raw_words_ = word_by_word_ && cut_at_separator_ && escape_whitespaces_ && remove_extra_whitespaces_ &&
                  !treat_whitespace_as_suffix_ && space_unchanged_ && !facts.space_inside_user_defined &&
                  !facts.charsmap_across_space;
+    // With raw words, bytes other than ' ' that end a word as a pure space does: an ASCII
+    // byte the charsmap maps alone to spaces whatever follows, that no mapped input holds
+    // past its first byte, that no user-defined token starts with or holds (then no
+    // normalization step reads across it, and it normalizes to a word's end: '\n', '\t'
+    // and '\r' in NMT-style charsmaps).
+    for (uint32_t c = 1; c < 0x80 && raw_words_; ++c)
+      word_end_[c] = c != ' ' && charsmap_.maps_alone_to_spaces(uint8_t(c)) && !inner.has(uint8_t(c)) &&
+                     user_defined_.child(0, uint8_t(c)) == byte_trie::npos;
+    any_word_end_ = std::find(word_end_.begin(), word_end_.end(), true) != word_end_.end();
   }
 
   // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
@@ -298,6 +314,11 @@ class ugm_model final : public tokenizer_model {
            charsmap_.surely_unmapped(' ', pos + 1 < text.size() ? static_cast<uint8_t>(text[pos + 1]) : uint8_t{0});
   }
 
+  // A pure space or a byte of word_end_: a raw word ends before it.
+  bool word_break(std::string_view text, size_t pos) const noexcept {
+    return word_end_[static_cast<uint8_t>(text[pos])] || pure_space(text, pos);
+  }
+
   // raw_words_: no normalization step reads across a pure space, and merged spaces
   // normalize to nothing, so the normalized text is the concatenation of each raw word's
   // normalized form (U+2581 and the word), a cut before each: a raw word's ids and score
@@ -321,13 +342,17 @@ class ugm_model final : public tokenizer_model {
     sc.raw_cache.reserve(n / 32);  // (bench corpus: a distinct word per 36 bytes)
     for (;;) {
       while (found - done < ahead) {
-        while (scan < n && pure_space(text, scan)) ++scan;
+        while (scan < n && word_break(text, scan)) ++scan;
         if (scan == n) break;
         size_t end = scan + 1;
-        for (;; ++end) {
-          end = text.find(' ', end);
-          if (end == std::string_view::npos) end = n;
-          if (end == n || pure_space(text, end)) break;
+        if (any_word_end_) {
+          while (end < n && !word_break(text, end)) ++end;
+        } else {
+          for (;; ++end) {  // only spaces break words: memchr to each
+            end = text.find(' ', end);
+            if (end == std::string_view::npos) end = n;
+            if (end == n || pure_space(text, end)) break;
+          }
         }
         word& nw = queue[found & mask];
         nw = {scan, end, end - scan <= raw_cache_t::max_word ? text_hash(text.substr(scan, end - scan)) : 0};
@@ -491,6 +516,15 @@ class ugm_model final : public tokenizer_model {
   }
 
   // What the token texts and the charsmap tell the tokenizer (saved with the tries).
+  // The ASCII bytes a mapped input (ugm_charsmap::inner_labels) or a user-defined token
+  // holds past its first byte: bit c of bits[c >> 6] (saved with the tries).
+  struct ascii_inner {
+    uint64_t bits[2] = {0, 0};
+    void set(uint8_t c) noexcept {
+      if (c < 0x80) bits[c >> 6] |= uint64_t{1} << (c & 63);
+    }
+    bool has(uint8_t c) const noexcept { return c < 0x80 && ((bits[c >> 6] >> (c & 63)) & 1); }
+  };
   struct text_facts {
     bool cut_at_separator = true;            // no candidate holds the separator past byte 0
     bool space_inside_user_defined = false;  // a user-defined token holds ' ' past byte 0
@@ -517,6 +551,8 @@ class ugm_model final : public tokenizer_model {
   std::vector<float> scores_;
   std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
   std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
+  std::array<bool, 256> word_end_{};  // bytes besides pure spaces that end a raw word (constructor)
+  bool any_word_end_ = false;
   bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;
   double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token
