@@ -4,6 +4,7 @@
 // `Extra` is a small value kept beside each word's ids (UGM: the word's Viterbi score).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -30,7 +31,12 @@ class basic_word_cache {
       const slot& s = slots_[i];
       if (s.len == 0) return false;
       if (s.hash == h && s.len == w.size() && same_bytes(keys_.data() + s.off, w.data(), w.size())) {
-        out.insert(out.end(), ids_.begin() + s.ids_off, ids_.begin() + s.ids_off + s.ids_n);
+        const int32_t* ids = ids_.data() + s.ids_off;
+        if (s.ids_n <= 8) {  // most words: no call
+          for (uint32_t k = 0; k < s.ids_n; ++k) out.push_back(ids[k]);
+        } else {
+          out.insert(out.end(), ids, ids + s.ids_n);
+        }
         if (extra) *extra = s.extra;
         return true;
       }
@@ -55,6 +61,8 @@ class basic_word_cache {
     size_t want = slots_.empty() ? 256 : slots_.size();
     while (want < 2 * words && want < max_slots) want *= 2;
     if (want > slots_.size()) grow(want);
+    keys_.reserve(std::min(words, max_slots / 2) * 16);
+    ids_.reserve(std::min(words, max_slots / 2) * 8);
   }
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
