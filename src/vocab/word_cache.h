@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vocab/huge_pages.h"
 #include "vocab/tokenizer_model.h"
 
 namespace gguf::vocab_detail {
@@ -74,7 +75,7 @@ class basic_word_cache {
     size_t i = h & mask_;
     while (slots_[i].len) i = (i + 1) & mask_;
     slots_[i] = {h, uint32_t(keys_.size()), uint32_t(w.size()), uint32_t(ids_.size()), uint32_t(n), extra};
-    keys_.append(w);
+    keys_.insert(keys_.end(), w.begin(), w.end());
     ids_.insert(ids_.end(), ids, ids + n);
     ++used_;
   }
@@ -87,7 +88,7 @@ class basic_word_cache {
     [[no_unique_address]] Extra extra{};
   };
   void grow(size_t size = 0) {
-    std::vector<slot> old = std::move(slots_);
+    table_vector<slot> old = std::move(slots_);
     slots_.assign(size ? size : old.empty() ? 256 : old.size() * 2, slot{});
     mask_ = slots_.size() - 1;
     for (const slot& s : old) {
@@ -97,9 +98,11 @@ class basic_word_cache {
       slots_[i] = s;
     }
   }
-  std::vector<slot> slots_;
-  std::string keys_;
-  std::vector<int32_t> ids_;
+  // In huge pages once large (huge_pages.h): a long text's lookups land at random in
+  // several MiB of them.
+  table_vector<slot> slots_;
+  table_vector<char> keys_;
+  table_vector<int32_t> ids_;
   size_t mask_ = 0, used_ = 0;
 };
 
