@@ -512,11 +512,14 @@ void vocab::impl::build_special_index() {
   }
   for (size_t i = 1; i < bucket_start.size(); ++i) bucket_start[i] += bucket_start[i - 1];
   bucket_items.assign(bucket_start.back(), 0);
-  std::vector<uint32_t> fill(bucket_start.begin(), bucket_start.end() - 1);
+  // Filled with bucket_start[k] as the cursor of bucket k, which then holds the start of
+  // bucket k + 1: moved up by one place (no second 256 KiB array of cursors).
   for (uint32_t i = 0; i < special_cache.size(); ++i) {
     const std::string_view t = d.tokens[special_cache[i]].text;
-    if (t.size() >= 2) bucket_items[fill[key(t)]++] = i;
+    if (t.size() >= 2) bucket_items[bucket_start[key(t)]++] = i;
   }
+  std::memmove(bucket_start.data() + 1, bucket_start.data(), (bucket_start.size() - 2) * sizeof(uint32_t));
+  bucket_start[0] = 0;
 }
 
 namespace {
