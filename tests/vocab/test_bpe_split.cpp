@@ -13,6 +13,9 @@
 #include "model_vectors.h"
 #include "vocab/pre_tokenizer.h"
 #include "vocab/word_split.h"
+#include "gguf/byte_swap.h"
+#include "gguf/output.h"
+#include "gguf/vocab.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;
@@ -115,4 +118,33 @@ TEST(bpe_split_chunks, last_chunk_equals_the_walk_from_the_start) {
     for (char& ch : s) ch = char(bytes[rng() % std::size(bytes)]);
     ASSERT_EQ(last_chunk(s), plain(s)) << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
+}
+
+// The merge table reads the rules in place: from a big-endian copy of a vocabulary (the
+// string arrays walked element by element, lengths swapped) it must give the same ids.
+TEST(bpe_split_chunks, big_endian_copy_gives_the_same_ids) {
+  GGUF_REQUIRE_DATA();
+  const auto le_path = gguf::test::data_file("vocab/ggml-vocab-gpt-2.gguf");
+  auto le = gguf::file::open(le_path);
+  ASSERT_TRUE(le) << le.error().message();
+  const auto be_path = gguf::test::temp_dir() / "bpe-gpt-2-be.gguf";
+  {
+    auto out = gguf::safe_output::create(be_path);
+    ASSERT_TRUE(out) << out.error().message();
+    ASSERT_TRUE(gguf::write_byte_swapped(*le, *out));
+    ASSERT_TRUE(out->commit());
+  }
+  auto be = gguf::file::open(be_path);
+  ASSERT_TRUE(be) << be.error().message();
+  ASSERT_EQ(be->byte_order(), gguf::byte_order::big);
+  auto vl = gguf::vocab::load(*le), vb = gguf::vocab::load(*be);
+  ASSERT_TRUE(vl && vb);
+  std::ifstream in(gguf::test::data_file("corpus/bench.txt"), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str().substr(0, 200000);
+  auto a = vl->tokenize(text, false, false), b = vb->tokenize(text, false, false);
+  ASSERT_TRUE(a && b);
+  EXPECT_GT(a->size(), 20000u);
+  EXPECT_EQ(*a, *b);
 }
