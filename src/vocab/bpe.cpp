@@ -40,11 +40,11 @@ class merge_table {
   void build(const array_ref& rules, std::span<const std::byte> file, pair_filter* filter) {
     base_ = reinterpret_cast<const char*>(file.data());
     const size_t n = rules.empty() ? 0 : size_t(rules.size());
-    refs_.adopt(table_vector<rule_ref>(n));  // insert() compares through refs_
+    refs_.adopt(prefaulted_table(n, rule_ref{}));  // insert() compares through refs_
     rule_ref* const refs = refs_.writable();
     size_t cap = 16;
     while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
-    table_vector<entry> slots(cap);
+    table_vector<entry> slots = prefaulted_table(cap, entry{});
     mask_ = cap - 1;
     shift_ = 64 - unsigned(__builtin_ctzll(cap));
     // Batches: hash a batch of rules and prefetch their slots, then insert them, so that

@@ -25,6 +25,7 @@
 
 #include "gguf/file.h"
 #include "gguf/tokenizer_models.h"
+#include "vocab/prefault.h"
 #include "vocab/table_cache.h"
 
 namespace gguf::vocab_detail {
@@ -128,7 +129,7 @@ class token_map {
     const size_t n = tokens.size();
     size_t cap = 16;
     while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
-    table_vector<slot> slots(cap);
+    table_vector<slot> slots = prefaulted_table(cap, slot{});
     mask_ = cap - 1;
     constexpr size_t batch = 64;
     uint64_t hashes[batch];

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "vocab/prefault.h"
 #include "vocab/table_cache.h"
 
 #if defined(__SSE2__)
@@ -370,8 +371,8 @@ class byte_trie {
       }
       level.swap(first);
     }
-    table_vector<node_t> nodes(total);
-    table_vector<uint8_t> bytes(total - 1 + narrow_edges, 0);  // padding for the 16-byte edge loads
+    table_vector<node_t> nodes = prefaulted_table(total, node_t{});
+    table_vector<uint8_t> bytes = prefaulted_table<uint8_t>(total - 1 + narrow_edges, 0);  // padding for the 16-byte edge loads
     std::vector<uint32_t> path(max_len + 1, 0);              // path[d]: the node of depth d of the current key
     for (size_t i = 0; i < n_keys; ++i) {
       const key& k = order[i];
@@ -402,7 +403,7 @@ class byte_trie {
     root_.fill(npos);
     for (uint32_t e = 0; e < (nodes[0].meta & edge_mask); ++e) root_[bytes[e]] = e + 1;
     // Depth-2 nodes by their two bytes (children of the root's children).
-    table_vector<uint32_t> pair(65536, npos);
+    table_vector<uint32_t> pair = prefaulted_table<uint32_t>(65536, npos);
     for (uint32_t b0 = 0; b0 < 256; ++b0) {
       const uint32_t n1 = root_[b0];
       if (n1 == npos) continue;
