@@ -282,25 +282,29 @@ class byte_trie {
     while (k < m && pa[k] == pb[k]) ++k;
     return k;
   }
-  // LSD radix sort by head, a byte per pass (stable); passes whose byte is the same in
-  // every key are skipped (the low bytes of short keys). `count` holds each byte's
-  // histogram.
-  static void sort_by_head(std::vector<key>& keys, std::array<std::array<uint32_t, 256>, 8>& count) {
+  // LSD radix sort by head, 11 bits per pass (6 passes; stable); passes whose digit is the
+  // same in every key are skipped (the low bytes of short keys). `count` holds each
+  // digit's histogram. (11-bit digits: bert-bge's sort 0.38 -> 0.28 ms, nomic-bert-moe's
+  // 4.6 -> 3.0 ms against bytes.)
+  static constexpr int digit_bits = 11, n_digits = 6;
+  static constexpr uint32_t digit_mask = (1u << digit_bits) - 1;
+  using histograms = std::vector<std::array<uint32_t, digit_mask + 1>>;
+  static void sort_by_head(std::vector<key>& keys, histograms& count) {
     if (keys.size() < 64) {
       std::stable_sort(keys.begin(), keys.end(), [](const key& x, const key& y) { return x.head < y.head; });
       return;
     }
     std::vector<key> tmp(keys.size());
-    for (int b = 0; b < 8; ++b) {
+    for (int b = 0; b < n_digits; ++b) {
       auto& c = count[b];
-      if (c[(keys[0].head >> (8 * b)) & 0xFF] == keys.size()) continue;
+      if (c[(keys[0].head >> (digit_bits * b)) & digit_mask] == keys.size()) continue;
       uint32_t sum = 0;
       for (auto& x : c) {
         const uint32_t n = x;
         x = sum;
         sum += n;
       }
-      for (const key& k : keys) tmp[c[(k.head >> (8 * b)) & 0xFF]++] = k;
+      for (const key& k : keys) tmp[c[(k.head >> (digit_bits * b)) & digit_mask]++] = k;
       keys.swap(tmp);
     }
   }
@@ -316,13 +320,13 @@ class byte_trie {
     const auto text = [&](uint32_t i) -> std::string_view { return key_of(i).bytes; };
     std::vector<key> order;
     order.reserve(n_entries);
-    std::array<std::array<uint32_t, 256>, 8> count{};
+    histograms count(n_digits);
     for (size_t i = 0; i < n_entries; ++i) {
       const std::string_view t = text(static_cast<uint32_t>(i));
       if (t.empty()) continue;
       const uint64_t h = head_of(t);
       order.push_back({h, static_cast<uint32_t>(i), static_cast<uint32_t>(t.size())});
-      for (int b = 0; b < 8; ++b) ++count[b][(h >> (8 * b)) & 0xFF];
+      for (int b = 0; b < n_digits; ++b) ++count[b][(h >> (digit_bits * b)) & digit_mask];
     }
     sort_by_head(order, count);  // stable: equal heads keep the given order
     // Keys longer than 8 bytes (or holding NUL bytes) with equal heads: ordered by all
