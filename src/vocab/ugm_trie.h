@@ -355,7 +355,9 @@ class byte_trie {
     size_t max_len = 0;
     for (const key& k : order) max_len = std::max<size_t>(max_len, k.len);
     std::vector<uint32_t> level(max_len + 2, 0);
+    constexpr size_t ahead = 16;  // keys in sorted order are far apart: their texts are loaded ahead
     for (size_t i = 0; i < n_keys; ++i) {
+      if (i + ahead < n_keys) __builtin_prefetch(text(order[i + ahead].index).data());
       const key& k = order[i];
       const uint32_t l =
           i == 0 ? 0
