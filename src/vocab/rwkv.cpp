@@ -4,21 +4,25 @@
 // the GGUF stores each RWKV "world" token as an escaped string (\t \n \r \xHH and \c for
 // a literal c); the model matches raw bytes against the unescaped texts of every token,
 // always taking the longest token that starts at the current byte. A byte that starts no
-// token becomes the unknown token. Chunks whose matches read no byte past the space that
-// ends them are cached per thread (tokenize).
+// token becomes the unknown token. The match runs over the flat tables of
+// rwkv_matcher.h, built from the byte trie (ugm_trie.h) and kept in the compiled cache.
 #include <algorithm>
+#include <cstring>
 
+#include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
-#include "vocab/thread_scratch.h"
 #include "vocab/tokenizer_model.h"
-#include "vocab/ugm_trie.h"
-#include "vocab/word_cache.h"
 
 namespace gguf::vocab_detail {
 
 std::string rwkv_unescape(std::string_view escaped) {
   std::string out;
   out.reserve(escaped.size());
+  rwkv_unescape_append(escaped, out);
+  return out;
+}
+
+void rwkv_unescape_append(std::string_view escaped, std::string& out) {
   bool escaping = false;
   int hex_remaining = 0;
   uint8_t hex_acc = 0;
@@ -52,117 +56,203 @@ std::string rwkv_unescape(std::string_view escaped) {
     }
     out.push_back(static_cast<char>(c));
   }
-  return out;
+}
+
+bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
+  // The trie's own numbering: a node's children are consecutive and numbered after it
+  // (checked), so one pass in node order places each node's children (its cell is placed
+  // by then) and hands them its answer and depth.
+  const size_t n_trie = trie.node_count();
+  if (n_trie >= max_cells / 4 || unk < -1 || unk >= id_limit) return false;
+  const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
+  constexpr uint32_t free_cell = UINT32_MAX;
+  // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
+  std::vector<cell> cells(n_trie + n_trie / 4 + 1024, cell{0, free_cell, none});
+  std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
+  std::vector<uint32_t> at(n_trie);            // the cell of each trie node
+  std::vector<uint8_t> depth(n_trie, 0);
+  std::fill(used.begin(), used.begin() + 256, 1);
+  auto grow = [&](size_t need) {
+    if (need <= cells.size()) return;
+    const size_t size = std::max(need, cells.size() + cells.size() / 2);
+    cells.resize(size, cell{0, free_cell, none});
+    used.resize(size, 0);
+  };
+  at[0] = 256;
+  used[256] = 1;
+  cells[256].check = 256;  // the root: its own parent (never reached as a child: no byte leads to it)
+  size_t first_free = 257, high = 257;  // high: every cell from here on is free
+  uint32_t max_depth = 0;
+  for (uint32_t i = 0; i < n_trie; ++i) {
+    const byte_trie::edge_list e = trie.edges(i);
+    if (e.count == 0) continue;  // base 0
+    if (e.first_child <= i || e.first_child + e.count > n_trie || depth[i] == 255) return false;
+    // The first base at which every child's cell is free: candidates from the first free
+    // cell on, a bounded number of them, then past the highest used cell.
+    const uint32_t c0 = e.bytes[0];
+    while (used[first_free]) ++first_free;
+    size_t base = 0;
+    size_t p = first_free;
+    for (int tries = 0; tries < 32 && p < high; ++tries) {
+      if (p >= c0 + 256) {
+        bool fits = true;
+        for (uint32_t k = 1; k < e.count && fits; ++k) fits = !used[p - c0 + e.bytes[k]];
+        if (fits) {
+          base = p - c0;
+          break;
+        }
+      }
+      const void* next = std::memchr(used.data() + p + 1, 0, high - p - 1);
+      p = next ? size_t(static_cast<const uint8_t*>(next) - used.data()) : high;
+    }
+    if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
+    if (base + 256 >= max_cells) return false;
+    grow(base + 512);
+    const uint32_t parent = at[i], d = depth[i] + 1u;
+    cells[parent].base = static_cast<uint32_t>(base);
+    for (uint32_t k = 0; k < e.count; ++k) {
+      const uint32_t child = e.first_child + k, c = static_cast<uint32_t>(base + e.bytes[k]);
+      const int32_t id = trie.value(child);
+      if (id >= id_limit) return false;
+      cells[c].check = parent;
+      cells[c].best = id >= 0 ? uint32_t(id) | (d << 24) : cells[parent].best;
+      used[c] = 1;
+      at[child] = c;
+      depth[child] = static_cast<uint8_t>(d);
+      if (id >= 0) max_depth = std::max(max_depth, d);
+    }
+    high = std::max<size_t>(high, base + e.bytes[e.count - 1] + 1);
+  }
+  // The answer cells (no edges, never a child): of each depth-1 node, for a second byte
+  // that does not follow it, and the root's.
+  const uint32_t answers = static_cast<uint32_t>(high);
+  grow(size_t(answers) + 257 + 256);
+  cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
+  cells[answers + 256].best = none;
+  const uint32_t root = at[0];
+  std::vector<uint32_t> pair(65536);
+  for (uint32_t b0 = 0; b0 < 256; ++b0) {
+    uint32_t n1 = root;
+    const bool has1 = cells[cells[n1].base + b0].check == n1;
+    n1 = has1 ? cells[root].base + b0 : answers + 256;
+    if (has1) cells[answers + b0] = cell{0, free_cell, cells[n1].best};
+    for (uint32_t b1 = 0; b1 < 256; ++b1) {
+      const uint32_t c = cells[n1].base + b1;
+      pair[(b0 << 8) | b1] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
+    }
+  }
+  cells_.adopt(std::move(cells));
+  pair_.adopt(std::move(pair));
+  root_ = root;
+  max_depth_ = max_depth;
+  return true;
+}
+
+void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) const {
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  // Ids go through a small buffer (no capacity check per id).
+  int32_t buf[256];
+  size_t n_buf = 0;
+  auto emit = [&](uint32_t best) -> size_t {
+    buf[n_buf++] = static_cast<int32_t>(best << 8) >> 8;  // the 24-bit id, sign extended
+    if (n_buf == std::size(buf)) {
+      out.insert(out.end(), buf, buf + n_buf);
+      n_buf = 0;
+    }
+    return best >> 24;
+  };
+  // Below `safe` no walk reaches the end of the text (from pos, a walk reads at most the
+  // bytes up to pos + max_depth_, and at least up to pos + 2), so the loop checks no bound.
+  const size_t reach = std::max<size_t>(max_depth_, 2);
+  const size_t safe = n > reach ? n - reach : 0;
+  size_t pos = 0;
+  while (pos < safe) {
+    uint32_t r = pair_[(uint32_t(s[pos]) << 8) | s[pos + 1]];
+    for (size_t i = pos + 2; step(r, s[i]); ++i) {
+    }
+    pos += emit(cells_[r].best);
+  }
+  while (pos < n) {  // the tail: walks from the root, bounded
+    uint32_t r = root_;
+    for (size_t i = pos; i < n && step(r, s[i]); ++i) {
+    }
+    pos += emit(cells_[r].best);
+  }
+  out.insert(out.end(), buf, buf + n_buf);
 }
 
 namespace {
 
 class rwkv_model final : public tokenizer_model {
  public:
-  rwkv_model(const vocab_data& v, bool cache_chunks) : cache_chunks_(cache_chunks), unk_(v.unk) {
-    if (v.cache && v.cache->load("rwkv.trie", [&](table_reader& r) { return trie_.load(r); })) return;
-    std::vector<std::string> texts;  // unescaped token bytes, viewed while the trie is built
-    texts.reserve(v.tokens.size());
-    for (const auto& t : v.tokens) texts.push_back(rwkv_unescape(t.text));
-    std::vector<byte_trie::entry> entries;
-    entries.reserve(texts.size());
-    for (size_t id = 0; id < texts.size(); ++id) entries.push_back({texts[id], static_cast<int32_t>(id)});
-    trie_ = byte_trie(std::move(entries));
-    if (v.cache) v.cache->save("rwkv.trie", [&](table_writer& w) { trie_.save(w); });
+  rwkv_model(const vocab_data& v, bool fast) : unk_(v.unk) {
+    table_cache* cache = fast ? v.cache : nullptr;
+    if (cache && cache->load("rwkv.match", [&](table_reader& r) {
+          uint32_t kind = 0;
+          if (!r.get_value(kind)) return false;
+          use_matcher_ = kind == 1;
+          return use_matcher_ ? matcher_.load(r) : trie_.load(r);
+        }))
+      return;
+    // The token texts unescaped: most have no escape and are viewed where they are,
+    // the others are unescaped one after the other into `arena`.
+    std::string arena;
+    std::vector<uint32_t> ends(v.tokens.size(), 0);  // escaped texts: their end in arena
+    for (size_t id = 0; id < v.tokens.size(); ++id)
+      if (v.tokens[id].text.find('\\') != std::string_view::npos) {
+        rwkv_unescape_append(v.tokens[id].text, arena);
+        ends[id] = static_cast<uint32_t>(arena.size());
+      }
+    std::vector<byte_trie::entry> entries(v.tokens.size());
+    size_t at = 0;
+    for (size_t id = 0; id < v.tokens.size(); ++id) {
+      std::string_view bytes = v.tokens[id].text;
+      if (bytes.find('\\') != std::string_view::npos) {
+        bytes = std::string_view(arena).substr(at, ends[id] - at);
+        at = ends[id];
+      }
+      entries[id] = {bytes, static_cast<int32_t>(id)};
+    }
+    byte_trie trie(std::move(entries));
+    use_matcher_ = fast && matcher_.build(trie, unk_);
+    if (!use_matcher_) trie_ = std::move(trie);
+    if (cache)
+      cache->save("rwkv.match", [&](table_writer& w) {
+        w.put_value(uint32_t(use_matcher_ ? 1 : 0));
+        if (use_matcher_)
+          matcher_.save(w);
+        else
+          trie_.save(w);
+      });
   }
 
-  // The text is taken in chunks: from a position to the next ' ' after a word (chunk_end).
-  // The greedy match over a chunk usually reads no byte past the ' ' that ends it, and
-  // then its ids depend on the chunk and that ' ' only: they are cached under those
-  // bytes. A match reading further (a token holding a space) goes on from where it
-  // ended, uncached.
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    if (!cache_chunks_) {
-      greedy(text, 0, text.size(), out);
+    if (use_matcher_) {
+      matcher_.tokenize(text, out);
       return;
     }
-    scratch& sc = thread_scratch<scratch>(instance_);
-    const size_t n = text.size();
-    for (size_t pos = 0; pos < n;) {
-      const size_t space = chunk_end(text, pos);
-      if (space == n) {
-        greedy(text, pos, n, out);
-        return;
-      }
-      const std::string_view key = text.substr(pos, space + 1 - pos);  // the chunk and its ' '
-      const bool cacheable = key.size() <= word_cache::max_word;
-      const uint64_t h = cacheable ? text_hash(key) : 0;
-      if (cacheable && sc.cache.find(key, h, out)) {
-        pos = space;
-        continue;
-      }
-      const size_t first = out.size();
-      const greedy_end r = greedy(text, pos, space, out);
-      if (cacheable && r.last_read <= space && sc.seen_before(h))
-        sc.cache.insert(key, h, out.data() + first, out.size() - first);
-      pos = r.end;
+    // llama.cpp's loop: the longest token at each byte, unk for a byte that starts none.
+    // (llama.cpp also lands on unk in a vocabulary where a byte starts tokens but none of
+    // them matches; it would loop forever.)
+    for (size_t pos = 0; pos < text.size();) {
+      const auto [len, id] = trie_.longest_match(text, pos);
+      out.push_back(len ? id : unk_);
+      pos += len ? len : 1;
     }
   }
 
  private:
-  // The first ' ' after `pos` that follows a byte other than ' ', '\t', '\n', '\r' (a
-  // run of whitespace is usually one token), or text.size().
-  static size_t chunk_end(std::string_view text, size_t pos) {
-    for (size_t q = pos + 1;; ++q) {
-      q = text.find(' ', q);
-      if (q == std::string_view::npos) return text.size();
-      const char prev = text[q - 1];
-      if (prev != ' ' && prev != '\t' && prev != '\n' && prev != '\r') return q;
-    }
-  }
-
-  struct greedy_end {
-    size_t end;        // where the last token ended (>= until)
-    size_t last_read;  // the index of the last byte any match read (text.size(): its end)
-  };
-  // llama.cpp's greedy longest match from `pos` until a token ends at or past `until`.
-  greedy_end greedy(std::string_view text, size_t pos, size_t until, std::vector<int32_t>& out) const {
-    size_t last = pos;
-    while (pos < until) {
-      const auto m = trie_.longest_match_walked(text, pos);
-      last = std::max(last, m.last);
-      if (m.len == 0) {
-        // No token starts with this byte. (llama.cpp also lands here in a vocabulary
-        // where a byte starts tokens but none of them matches; it would loop forever.)
-        out.push_back(unk_);
-        pos += 1;
-        continue;
-      }
-      out.push_back(m.id);
-      pos += m.len;
-    }
-    return {pos, last};
-  }
-
-  const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
-  struct scratch {
-    word_cache cache;
-    // Chunks met before (a bit per hash, kept between calls): a chunk enters the cache the
-    // second time it is matched, so that chunks met once (most of a text's distinct
-    // ones) cost no insertion.
-    std::vector<uint64_t> seen = std::vector<uint64_t>(size_t(1) << 14);  // 2^20 bits
-    bool seen_before(uint64_t h) {
-      uint64_t& word = seen[(h >> 38) & ((size_t(1) << 14) - 1)];
-      const uint64_t bit = uint64_t{1} << ((h >> 32) & 63);
-      const bool was = (word & bit) != 0;
-      word |= bit;
-      return was;
-    }
-  };
-  bool cache_chunks_;
   int32_t unk_;
-  byte_trie trie_;
+  bool use_matcher_ = false;
+  rwkv_matcher matcher_;  // the tables of the fast path
+  byte_trie trie_;        // the plain path (the reference, and vocabularies beyond the tables)
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool cache_chunks) {
-  return std::make_unique<rwkv_model>(v, cache_chunks);
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast) {
+  return std::make_unique<rwkv_model>(v, fast);
 }
 
 }  // namespace gguf::vocab_detail

@@ -11,5 +11,7 @@ namespace gguf::vocab_detail {
 /// characters, `\xHH` one byte (lowercase hex; other digits follow llama.cpp's
 /// arithmetic), `\c` the character c; an unfinished escape at the end is dropped.
 std::string rwkv_unescape(std::string_view escaped);
+/// rwkv_unescape, appending to `out`.
+void rwkv_unescape_append(std::string_view escaped, std::string& out);
 
 }  // namespace gguf::vocab_detail

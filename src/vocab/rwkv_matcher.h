@@ -1,0 +1,86 @@
+// Greedy longest match for the RWKV model (rwkv.cpp) over a double array built from its
+// byte trie: llama.cpp's llm_tokenizer_rwkv_session::tokenize, always the longest token
+// that starts at the current byte, the unknown token for a byte that starts none.
+//
+// Three things make it fast. Every cell carries the longest token that ends on the path
+// from the root to its node (id and length), so a walk only follows edges until one is
+// missing and then reads its answer off the cell where it stopped. The trie is a double
+// array: the child of cell r by byte b is cell base(r) + b when that cell's check is r,
+// so a step is two loads and a compare, the same for every node. And a direct table by
+// the first two bytes gives the depth-2 cell (or, where there is none, a cell without
+// edges that holds the answer), so most tokens cost a table load and a step or two.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "vocab/table_cache.h"
+#include "vocab/ugm_trie.h"
+
+namespace gguf::vocab_detail {
+
+class rwkv_matcher {
+ public:
+  /// Builds the tables from `trie`, with `unk` the id for a byte that starts no token;
+  /// false when the vocabulary is beyond their fields (ids from 2^23, tokens over 255
+  /// bytes, 2^31 cells): the caller then matches through the trie.
+  bool build(const byte_trie& trie, int32_t unk);
+
+  /// Appends the ids of `text`, greedy longest match.
+  void tokenize(std::string_view text, std::vector<int32_t>& out) const;
+
+  /// The tables for the compiled cache (table_cache.h).
+  void save(table_writer& w) const {
+    w.put(cells_.span());
+    w.put(pair_.span());
+    w.put_value(root_);
+    w.put_value(max_depth_);
+  }
+  /// Maps the tables back; false when they do not fit together (every base + 255 and
+  /// every pair_ entry inside the cells: checked, so a walk never leaves the array).
+  bool load(table_reader& r) {
+    std::span<const cell> cells;
+    std::span<const uint32_t> pair;
+    uint32_t root = 0, max_depth = 0;
+    if (!r.get(cells) || !r.get(pair) || !r.get_value(root) || !r.get_value(max_depth)) return false;
+    if (cells.size() <= 256 || cells.size() >= max_cells || pair.size() != 65536 || root >= cells.size() ||
+        max_depth > 255)
+      return false;
+    for (const cell& c : cells)
+      if (c.base > cells.size() - 256) return false;
+    for (const uint32_t p : pair)
+      if (p >= cells.size()) return false;
+    cells_.view(cells);
+    pair_.view(pair);
+    root_ = root;
+    max_depth_ = max_depth;
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t max_cells = 1u << 31, id_mask = (1u << 24) - 1;
+  static constexpr int32_t id_limit = 1 << 23;  // ids are stored in 24 bits, signed (unk may be -1)
+  struct cell {
+    uint32_t base;   // children at base + byte; 0 for a node without edges (cells 0..255 are never used)
+    uint32_t check;  // the parent cell; UINT32_MAX: free
+    uint32_t best;   // the longest token on the path here, id (low 24 bits) | length (high 8); none: unk | 1
+  };
+
+  // One step: the child of cell r by byte b, or r itself when there is none.
+  bool step(uint32_t& r, uint8_t b) const noexcept {
+    const uint32_t c = cells_[r].base + b;
+    if (cells_[c].check != r) return false;
+    r = c;
+    return true;
+  }
+
+  pod_table<cell> cells_;
+  pod_table<uint32_t> pair_;  // by (b0 << 8) | b1: the depth-2 cell, or one without edges holding the answer
+  uint32_t root_ = 0;
+  uint32_t max_depth_ = 0;  // the longest token's length (a walk reads at most this many bytes + 1)
+};
+
+}  // namespace gguf::vocab_detail
