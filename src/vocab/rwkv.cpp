@@ -8,6 +8,7 @@
 // rwkv_matcher.h, built from the byte trie (ugm_trie.h) and kept in the compiled cache.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
@@ -148,38 +149,140 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   return true;
 }
 
-void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) const {
-  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t n = text.size();
-  // Ids go through a small buffer (no capacity check per id).
-  int32_t buf[256];
-  size_t n_buf = 0;
-  auto emit = [&](uint32_t best) -> size_t {
-    buf[n_buf++] = static_cast<int32_t>(best << 8) >> 8;  // the 24-bit id, sign extended
-    if (n_buf == std::size(buf)) {
-      out.insert(out.end(), buf, buf + n_buf);
-      n_buf = 0;
-    }
-    return best >> 24;
-  };
+namespace {
+
+// Ids appended to a vector through a small buffer (no capacity check per id).
+class id_sink {
+ public:
+  explicit id_sink(std::vector<int32_t>& out) : out_(out) {}
+  void operator()(int32_t id, size_t /*start*/) {
+    buf_[n_++] = id;
+    if (n_ == std::size(buf_)) flush();
+  }
+  void append(const int32_t* ids, size_t count) {
+    flush();
+    out_.insert(out_.end(), ids, ids + count);
+  }
+  void flush() {
+    out_.insert(out_.end(), buf_, buf_ + n_);
+    n_ = 0;
+  }
+
+ private:
+  std::vector<int32_t>& out_;
+  int32_t buf_[256];
+  size_t n_ = 0;
+};
+
+int32_t id_of(uint32_t best) { return static_cast<int32_t>(best << 8) >> 8; }  // the 24 bits, sign extended
+
+}  // namespace
+
+template <class Push>
+size_t rwkv_matcher::run(const uint8_t* s, size_t n, size_t pos, size_t limit, Push&& push) const {
   // Below `safe` no walk reaches the end of the text (from pos, a walk reads at most the
   // bytes up to pos + max_depth_, and at least up to pos + 2), so the loop checks no bound.
   const size_t reach = std::max<size_t>(max_depth_, 2);
-  const size_t safe = n > reach ? n - reach : 0;
-  size_t pos = 0;
+  const size_t safe = std::min(limit, n > reach ? n - reach : 0);
   while (pos < safe) {
     uint32_t r = pair_[(uint32_t(s[pos]) << 8) | s[pos + 1]];
     for (size_t i = pos + 2; step(r, s[i]); ++i) {
     }
-    pos += emit(cells_[r].best);
+    push(id_of(cells_[r].best), pos);
+    pos += cells_[r].best >> 24;
   }
-  while (pos < n) {  // the tail: walks from the root, bounded
+  while (pos < limit) {  // near the end: walks from the root, bounded
     uint32_t r = root_;
     for (size_t i = pos; i < n && step(r, s[i]); ++i) {
     }
-    pos += emit(cells_[r].best);
+    push(id_of(cells_[r].best), pos);
+    pos += cells_[r].best >> 24;
   }
-  out.insert(out.end(), buf, buf + n_buf);
+  return pos;
+}
+
+void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) const {
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  id_sink sink(out);
+  if (n < lanes_min_bytes || n >= (size_t(1) << 31)) {
+    run(s, n, 0, n, sink);
+    sink.flush();
+    return;
+  }
+  // Lanes: the text cut in `lanes` parts, each matched greedily from its start, the
+  // lanes interleaved step by step without a branch (one step: an edge followed, or a
+  // token emitted and the next one started), so that their loads and the CPU's
+  // pipeline overlap instead of waiting on one walk's unpredictable end. Where a lane
+  // meets the next one, the match coming from the left is carried on until one of its
+  // token starts is one of the next lane's (greedy from a position depends on the text
+  // from there on only: the rest of the lane is then what the one pass would give).
+  constexpr int lanes = 4;
+  constexpr uint32_t record = 64;  // token starts kept per lane, to meet the lane before
+  const uint32_t lane_safe = static_cast<uint32_t>(n - max_depth_ - 2);  // a step reads up to pos + max_depth_ + 1
+  uint32_t start[lanes + 1], end[lanes];
+  for (int k = 0; k <= lanes; ++k) start[k] = static_cast<uint32_t>(n * k / lanes);
+  for (int k = 0; k < lanes; ++k) end[k] = k + 1 < lanes ? start[k + 1] : lane_safe;
+  // Lane k writes its ids from start[k] + k: a lane emits at most one id per byte, and
+  // writes one more slot (a step writes its id before knowing whether it emits it).
+  std::unique_ptr<int32_t[]> ids(new int32_t[n + lanes]);
+  uint32_t first[lanes][record + 1];  // the starts of each lane's first tokens
+  uint32_t pos[lanes], at[lanes], next[lanes], count[lanes];
+  int32_t* dst[lanes];
+  const cell* cells = cells_.data();
+  const uint32_t* pair = pair_.data();
+  for (int k = 0; k < lanes; ++k) {
+    pos[k] = start[k];
+    at[k] = pair[(uint32_t(s[pos[k]]) << 8) | s[pos[k] + 1]];
+    next[k] = pos[k] + 2;
+    count[k] = 0;
+    dst[k] = ids.get() + start[k] + k;
+  }
+  for (bool done = false; !done;) {
+    for (int k = 0; k < lanes; ++k) {
+      const uint32_t r = at[k];
+      const cell& cr = cells[r];
+      const uint32_t c = cr.base + s[next[k]];
+      const bool follow = cells[c].check == r;
+      const uint32_t best = cr.best;
+      dst[k][count[k]] = id_of(best);
+      first[k][std::min(count[k], record)] = pos[k];
+      count[k] += !follow;
+      const uint32_t p = pos[k] + (best >> 24);
+      const uint32_t restart = pair[(uint32_t(s[p]) << 8) | s[p + 1]];
+      pos[k] = follow ? pos[k] : p;
+      at[k] = follow ? c : restart;
+      next[k] = follow ? next[k] + 1 : p + 2;
+      done |= pos[k] >= end[k];
+    }
+  }
+  // Each lane finished alone (from the start of the token it was in).
+  for (int k = 0; k < lanes; ++k) {
+    const size_t limit = k + 1 < lanes ? start[k + 1] : n;
+    pos[k] = static_cast<uint32_t>(run(s, n, pos[k], limit, [&](int32_t id, size_t at_byte) {
+      first[k][std::min(count[k], record)] = static_cast<uint32_t>(at_byte);
+      dst[k][count[k]++] = id;
+    }));
+  }
+  sink.append(dst[0], count[0]);
+  size_t e = pos[0];  // where the ids so far end
+  for (int k = 1; k < lanes; ++k) {
+    const uint32_t known = std::min(count[k], record);
+    uint32_t j = 0;
+    for (;;) {
+      while (j < known && first[k][j] < e) ++j;
+      if (j == known) {  // never met: the rest of the text in one pass
+        run(s, n, e, n, sink);
+        sink.flush();
+        return;
+      }
+      if (first[k][j] == e) break;
+      e = run(s, n, e, e + 1, sink);  // one token more from the left
+    }
+    sink.append(dst[k] + j, count[k] - j);
+    e = pos[k];
+  }
+  sink.flush();
 }
 
 namespace {

@@ -77,6 +77,12 @@ class rwkv_matcher {
     return true;
   }
 
+  // Greedy from `pos` while it is below `limit`, push(id, start) per token; returns where the
+  // last token ends (>= limit).
+  template <class Push>
+  size_t run(const uint8_t* s, size_t n, size_t pos, size_t limit, Push&& push) const;
+  static constexpr size_t lanes_min_bytes = 4096;  // shorter texts: one pass (tokenize)
+
   pod_table<cell> cells_;
   pod_table<uint32_t> pair_;  // by (b0 << 8) | b1: the depth-2 cell, or one without edges holding the answer
   uint32_t root_ = 0;
