@@ -11,6 +11,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "quant/blocks.h"
 #include "quant/tables.h"
 
@@ -98,8 +101,16 @@ GGUF_AVX2_TARGET inline void put8_shifted(float* y, __m256 dl, uint64_t entry, _
 
 }  // namespace
 
+// f16 and bf16 start with single elements until the output is 32-byte aligned: an
+// unaligned 32-byte store can span two cache lines (kernels_avx512.cpp, head_to_line).
+GGUF_AVX2_TARGET inline size_t head_to_32(const float* dst, size_t n) {
+  const size_t mis = (reinterpret_cast<uintptr_t>(dst) & 31) / sizeof(float);
+  return std::min(n, mis == 0 ? size_t(0) : 8 - mis);
+}
+
 GGUF_AVX2_TARGET void dequant_f16_avx2(const uint8_t* src, float* dst, size_t n) {
   size_t i = 0;
+  for (const size_t h = head_to_32(dst, n); i < h; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
     _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
@@ -109,6 +120,7 @@ GGUF_AVX2_TARGET void dequant_f16_avx2(const uint8_t* src, float* dst, size_t n)
 
 GGUF_AVX2_TARGET void dequant_bf16_avx2(const uint8_t* src, float* dst, size_t n) {
   size_t i = 0;
+  for (const size_t h = head_to_32(dst, n); i < h; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
     _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
@@ -161,51 +173,11 @@ GGUF_AVX2_TARGET void dequant_iq4_nl_avx2(const uint8_t* src, float* y, size_t n
   }
 }
 
-GGUF_AVX2_TARGET void dequant_q4_K_avx2(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q4_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* q = x[i].qs;
-    for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-      store_scaled_minus(y, _mm256_and_si256(bytes, m4), d1, m1);
-      store_scaled_minus(y + 32, _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), d2, m2);
-    }
-  }
-}
-
-GGUF_AVX2_TARGET void dequant_q5_K_avx2(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q5_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  const __m256i sixteen = _mm256_set1_epi8(16);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* ql = x[i].qs;
-    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qh));
-    for (int is = 0; is < 8; is += 2, ql += 32, y += 64) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const __m256i u1 = _mm256_set1_epi8(static_cast<char>(1 << is));
-      const __m256i u2 = _mm256_set1_epi8(static_cast<char>(2 << is));
-      const __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), sixteen);
-      const __m256i h2 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), sixteen);
-      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-      store_scaled_minus(y, _mm256_or_si256(_mm256_and_si256(bytes, m4), h1), d1, m1);
-      store_scaled_minus(y + 32, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), h2), d2, m2);
-    }
-  }
-}
+#define GGUF_K_WALK_TARGET GGUF_AVX2_TARGET
+#define GGUF_K_WALK_NAME(f) f##_avx2
+#include "quant/kernels_k_walk.inc"
+#undef GGUF_K_WALK_NAME
+#undef GGUF_K_WALK_TARGET
 
 GGUF_AVX2_TARGET void dequant_q6_K_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q6_K>(src);

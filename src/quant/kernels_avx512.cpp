@@ -10,6 +10,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "quant/blocks.h"
 
 #define GGUF_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx2,f16c")))
@@ -31,8 +34,17 @@ GGUF_AVX512_TARGET inline void store_scaled_minus(float* y, __m256i q, float d, 
 
 }  // namespace
 
+// The one-element types start with single elements until the output is 64-byte aligned:
+// an unaligned 64-byte store spans two cache lines, and a vector of floats from malloc
+// usually starts 16 bytes into a line (measured: bf16 in L1/L2 37 -> 50+ GB/s).
+GGUF_AVX512_TARGET inline size_t head_to_line(const float* dst, size_t n) {
+  const size_t mis = (reinterpret_cast<uintptr_t>(dst) & 63) / sizeof(float);
+  return std::min(n, mis == 0 ? size_t(0) : 16 - mis);
+}
+
 GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_t n) {
   size_t i = 0;
+  for (const size_t h = head_to_line(dst, n); i < h; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
   for (; i + 16 <= n; i += 16)
     _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i))));
   for (; i < n; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
@@ -40,6 +52,7 @@ GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_
 
 GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size_t n) {
   size_t i = 0;
+  for (const size_t h = head_to_line(dst, n); i < h; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
   for (; i + 16 <= n; i += 16) {
     const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i));
     _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
@@ -47,61 +60,72 @@ GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size
   for (; i < n; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
 }
 
+// Stores a run of 16-float vectors to an output that is not 64-byte aligned with aligned
+// stores only: each cache line of the output is made of the last k floats of the previous
+// vector and the first 16 - k of the current one (k = the output's offset in floats into
+// its line); the first and last lines are masked so nothing outside the output is written.
+class line_writer {
+ public:
+  GGUF_AVX512_TARGET explicit line_writer(float* y)
+      : k_(unsigned(reinterpret_cast<uintptr_t>(y) & 63) / 4), line_(y - k_) {
+    alignas(64) int32_t idx[16];
+    for (unsigned t = 0; t < 16; ++t) idx[t] = int32_t(t < k_ ? 16 - k_ + t : 16 + t - k_);
+    idx_ = _mm512_load_si512(idx);
+  }
+  unsigned offset() const { return k_; }
+  GGUF_AVX512_TARGET void put(__m512 v) {
+    const __m512 line = _mm512_permutex2var_ps(prev_, idx_, v);
+    if (first_) {
+      _mm512_mask_store_ps(line_, __mmask16(0xFFFFu << k_), line);
+      first_ = false;
+    } else {
+      _mm512_store_ps(line_, line);
+    }
+    line_ += 16;
+    prev_ = v;
+  }
+  /// Writes the last k floats; call once after the last put.
+  GGUF_AVX512_TARGET void finish() {
+    if (!first_) _mm512_mask_store_ps(line_, __mmask16((1u << k_) - 1u), _mm512_permutex2var_ps(prev_, idx_, prev_));
+  }
+
+ private:
+  unsigned k_;
+  float* line_;
+  __m512i idx_;
+  __m512 prev_ = _mm512_setzero_ps();
+  bool first_ = true;
+};
+
+// One half (16 codes) of a q8_0 block: d * q.
+GGUF_AVX512_TARGET inline __m512 q8_0_half(const block_q8_0& b, int h) {
+  const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16 * h));
+  return _mm512_mul_ps(i8x16_to_ps(q), _mm512_set1_ps(b.d.value()));
+}
+
 GGUF_AVX512_TARGET void dequant_q8_0_avx512(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q8_0>(src);
-  for (size_t i = 0; i < nb; ++i, y += 32) {
-    const __m512 d = _mm512_set1_ps(x[i].d.value());
-    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs));
-    _mm512_storeu_ps(y, _mm512_mul_ps(i8x16_to_ps(_mm256_castsi256_si128(q)), d));
-    _mm512_storeu_ps(y + 16, _mm512_mul_ps(i8x16_to_ps(_mm256_extracti128_si256(q, 1)), d));
+  if ((reinterpret_cast<uintptr_t>(y) & 63) == 0 || (reinterpret_cast<uintptr_t>(y) & 3) != 0) {
+    for (size_t i = 0; i < nb; ++i, y += 32) {
+      _mm512_storeu_ps(y, q8_0_half(x[i], 0));
+      _mm512_storeu_ps(y + 16, q8_0_half(x[i], 1));
+    }
+    return;
   }
+  // Measured at 1 MiB of output 16 bytes into a line: 39.4-40.7 -> 45.2-48.9 GB/s.
+  line_writer w(y);
+  for (size_t i = 0; i < nb; ++i) {
+    w.put(q8_0_half(x[i], 0));
+    w.put(q8_0_half(x[i], 1));
+  }
+  w.finish();
 }
 
-GGUF_AVX512_TARGET void dequant_q4_K_avx512(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q4_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* q = x[i].qs;
-    for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-      store_scaled_minus(y, _mm256_and_si256(bytes, m4), d1, m1);
-      store_scaled_minus(y + 32, _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), d2, m2);
-    }
-  }
-}
-
-GGUF_AVX512_TARGET void dequant_q5_K_avx512(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q5_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  const __m256i sixteen = _mm256_set1_epi8(16);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* ql = x[i].qs;
-    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qh));
-    for (int is = 0; is < 8; is += 2, ql += 32, y += 64) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const __m256i u1 = _mm256_set1_epi8(static_cast<char>(1 << is));
-      const __m256i u2 = _mm256_set1_epi8(static_cast<char>(2 << is));
-      const __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), sixteen);
-      const __m256i h2 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), sixteen);
-      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-      store_scaled_minus(y, _mm256_or_si256(_mm256_and_si256(bytes, m4), h1), d1, m1);
-      store_scaled_minus(y + 32, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4), h2), d2, m2);
-    }
-  }
-}
+#define GGUF_K_WALK_TARGET GGUF_AVX512_TARGET
+#define GGUF_K_WALK_NAME(f) f##_avx512
+#include "quant/kernels_k_walk.inc"
+#undef GGUF_K_WALK_NAME
+#undef GGUF_K_WALK_TARGET
 
 }  // namespace gguf::detail
 

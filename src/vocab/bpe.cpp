@@ -13,6 +13,7 @@
 // the word is emitted (llama.cpp's text_to_token). Each word is cut further where no rule
 // can join the characters on either side (word_split.h), and each distinct part of a
 // call is merged once (word_cache.h). make_bpe(v, false) keeps the plain per-word queue.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <span>
@@ -37,7 +38,7 @@ class merge_table {
   /// join pair to `filter` if given.
   void build(std::span<const rule> rules, std::span<const std::byte> file, pair_filter* filter) {
     base_ = reinterpret_cast<const char*>(file.data());
-    std::vector<rule_ref> refs(rules.size());
+    table_vector<rule_ref> refs(rules.size());
     for (size_t i = 0; i < rules.size(); ++i) {
       const auto& [a, b] = rules[i];
       if (!a.empty() && !b.empty()) refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
@@ -45,7 +46,7 @@ class merge_table {
     refs_.adopt(std::move(refs));
     size_t cap = 16;
     while (cap * 2 < rules.size() * 3) cap <<= 1;  // load factor <= 2/3
-    std::vector<entry> slots(cap);
+    table_vector<entry> slots(cap);
     mask_ = cap - 1;
     shift_ = 64 - unsigned(__builtin_ctzll(cap));
     // Batches: hash a batch of rules and prefetch their slots, then insert them, so that
@@ -123,8 +124,8 @@ class merge_table {
   };
   bool same(int32_t rank, std::string_view a, std::string_view b) const noexcept {
     const rule_ref& r = refs_[size_t(rank)];
-    return r.len_a == a.size() && r.len_b == b.size() && std::memcmp(base_ + r.off, a.data(), a.size()) == 0 &&
-           std::memcmp(base_ + r.off + r.len_a + 1, b.data(), b.size()) == 0;
+    return r.len_a == a.size() && r.len_b == b.size() && same_bytes(base_ + r.off, a.data(), a.size()) &&
+           same_bytes(base_ + r.off + r.len_a + 1, b.data(), b.size());
   }
   const char* base_ = nullptr;
   pod_table<rule_ref> refs_;
@@ -173,40 +174,67 @@ class bpe_model final : public tokenizer_model {
     scratch& sc = thread_scratch<scratch>(instance_);
     utf8_to_cpts(text, sc.cpts);
     pre_.split(sc.cpts, sc.lengths);
+    // The pieces go in batches: each batch's words are encoded and hashed first and their
+    // slots in the token map (words looked up whole) and in the word cache prefetched, so
+    // that the cache misses of a batch overlap instead of coming one word at a time.
+    const bool whole_first = v_.ignore_merges || gemma4_newlines_;
     size_t start = 0;
-    for (size_t len : sc.lengths) {
-      encode_word(std::span(sc.cpts).subspan(start, len), sc.word);
-      start += len;
-      const std::string_view word = sc.word;
-      if (word.empty()) continue;
-      if (v_.ignore_merges || (gemma4_newlines_ && word.find_first_not_of('\n') == std::string::npos)) {
-        const int32_t id = v_.find(word);
-        if (id >= 0) {
-          out.push_back(id);
-          continue;
-        }
+    for (size_t b = 0; b < sc.lengths.size(); b += batch) {
+      const size_t m = std::min(batch, sc.lengths.size() - b);
+      sc.words.clear();
+      for (size_t j = 0; j < m; ++j) {
+        const size_t len = sc.lengths[b + j];
+        encode_word(std::span(sc.cpts).subspan(start, len), sc.words);
+        start += len;
+        sc.ends[j] = sc.words.size();
+        const std::string_view w = word_of(sc, j);
+        sc.word_hashes[j] = text_hash(w);
+        if (whole_first) v_.token_to_id.prefetch(sc.word_hashes[j]);
+        if (split_words_) sc.cache.prefetch_slot(sc.word_hashes[j]);
       }
-      if (!split_words_) {
-        merge_word(word, sc, out);
-        continue;
-      }
-      filter_.split(word, [&](size_t begin, size_t end) {
-        const std::string_view part = word.substr(begin, end - begin);
-        const uint64_t h = text_hash(part);
-        if (sc.cache.find(part, h, out)) return;
-        const size_t first = out.size();
-        merge_word(part, sc, out);
-        sc.cache.insert(part, h, out.data() + first, out.size() - first);
-      });
+      for (size_t j = 0; j < m; ++j) emit_word(word_of(sc, j), sc.word_hashes[j], sc, out);
     }
   }
 
  private:
+  static constexpr size_t batch = 16;
+  struct scratch;
+  static std::string_view word_of(const scratch& sc, size_t j) {
+    const size_t begin = j == 0 ? 0 : sc.ends[j - 1];
+    return std::string_view(sc.words).substr(begin, sc.ends[j] - begin);
+  }
+
+  // One piece's ids (`h` = text_hash(word)).
+  void emit_word(std::string_view word, uint64_t h, scratch& sc, std::vector<int32_t>& out) const {
+    if (word.empty()) return;
+    if (v_.ignore_merges || (gemma4_newlines_ && word.find_first_not_of('\n') == std::string::npos)) {
+      const int32_t id = v_.token_to_id.find_id(word, h);
+      if (id >= 0) {
+        out.push_back(id);
+        return;
+      }
+    }
+    if (!split_words_) {
+      merge_word(word, sc, out);
+      return;
+    }
+    filter_.split(word, [&](size_t begin, size_t end) {
+      const std::string_view part = word.substr(begin, end - begin);
+      const uint64_t ph = part.size() == word.size() ? h : text_hash(part);
+      if (sc.cache.find(part, ph, out)) return;
+      const size_t first = out.size();
+      merge_word(part, sc, out);
+      sc.cache.insert(part, ph, out.data() + first, out.size() - first);
+    });
+  }
+
   const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
   struct scratch {
     std::vector<uint32_t> cpts;
     std::vector<size_t> lengths;
-    std::string word;
+    std::string words;                    // the words of one batch, back to back
+    std::array<size_t, batch> ends{};     // where each word of the batch ends in `words`
+    std::array<uint64_t, batch> word_hashes{};
     std::vector<symbol> syms;
     std::vector<uint64_t> hashes;  // text_hash of each live symbol's text
     merge_scratch<int32_t> merge;
@@ -266,22 +294,14 @@ class bpe_model final : public tokenizer_model {
     }
   }
 
-  // The piece's text: UTF-8 re-encoded, byte-alphabet mapped if the preset says so.
+  // Appends the piece's text: UTF-8 re-encoded, byte-alphabet mapped if the preset says so.
   void encode_word(std::span<const uint32_t> cpts, std::string& word) const {
-    word.clear();
     for (uint32_t c : cpts) {
-      if (!byte_encode_) {
-        append_utf8(word, c);
-        continue;
-      }
       char u[4];
-      size_t n = 0;
-      if (c < 0x80) {
-        u[n++] = char(c);
-      } else {
-        std::string tmp;
-        append_utf8(tmp, c);
-        for (char ch : tmp) u[n++] = ch;
+      const size_t n = utf8_encode(c, u);
+      if (!byte_encode_) {
+        word.append(u, n);
+        continue;
       }
       for (size_t k = 0; k < n; ++k) word.append(byte_to_utf8(uint8_t(u[k])));
     }

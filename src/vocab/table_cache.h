@@ -28,6 +28,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "vocab/huge_pages.h"
+
 namespace gguf {
 class file;
 }
@@ -50,7 +52,7 @@ class pod_table {
     o.p_ = nullptr, o.n_ = 0;
     return *this;
   }
-  void adopt(std::vector<T> v) noexcept {
+  void adopt(table_vector<T> v) noexcept {
     own_ = std::move(v);
     p_ = own_.data(), n_ = own_.size();
   }
@@ -72,7 +74,7 @@ class pod_table {
   std::span<const T> span() const noexcept { return {p_, n_}; }
 
  private:
-  std::vector<T> own_;
+  table_vector<T> own_;
   const T* p_ = nullptr;
   size_t n_ = 0;
 };

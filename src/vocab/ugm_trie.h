@@ -36,7 +36,7 @@ class byte_trie {
 
   byte_trie() {
     root_.fill(npos);
-    nodes_.adopt(std::vector<node_t>(1));
+    nodes_.adopt(table_vector<node_t>(1));
     bytes_.assign(narrow_edges, 0);
     pair_.assign(65536, npos);
   }
@@ -306,10 +306,10 @@ class byte_trie {
     auto byte_at = [&](size_t i, size_t depth) { return static_cast<uint8_t>(arena[offset[i] + depth]); };
 
     root_.fill(npos);
-    std::vector<node_t> nodes;
-    std::vector<uint8_t> bytes;
-    std::vector<wide_t> wide;
-    std::vector<uint32_t> pair;
+    table_vector<node_t> nodes;
+    table_vector<uint8_t> bytes;
+    table_vector<wide_t> wide;
+    table_vector<uint32_t> pair;
     nodes.push_back({});
     struct pending {
       uint32_t node, lo, hi, depth;

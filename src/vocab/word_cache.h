@@ -71,23 +71,6 @@ class basic_word_cache {
     uint32_t ids_off = 0, ids_n = 0;
     [[no_unique_address]] Extra extra{};
   };
-  // memcmp(a, b, n) == 0 for the short words cached, without a call.
-  static bool same_bytes(const char* a, const char* b, size_t n) noexcept {
-    if (n < 8) {
-      for (size_t i = 0; i < n; ++i)
-        if (a[i] != b[i]) return false;
-      return true;
-    }
-    uint64_t x, y;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      std::memcpy(&x, a + i, 8);
-      std::memcpy(&y, b + i, 8);
-      if (x != y) return false;
-    }
-    std::memcpy(&x, a + n - 8, 8);  // the last 8 bytes (may overlap the loop's)
-    std::memcpy(&y, b + n - 8, 8);
-    return x == y;
-  }
   void grow() {
     std::vector<slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 256 : old.size() * 2, slot{});

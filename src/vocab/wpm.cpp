@@ -82,8 +82,12 @@ class wpm_model final : public tokenizer_model {
       uint32_t mapped;
       if (b < 0x80) {
         k = ascii_class_[b];
-        mapped = static_cast<uint8_t>(ascii_out_[b]);
         ++pos;
+        if (k == cpt_class::append) {  // the common case, a letter or digit: one byte out
+          word.push_back(ascii_out_[b]);
+          continue;
+        }
+        mapped = static_cast<uint8_t>(ascii_out_[b]);
       } else {
         uint32_t cpt;
         pos += utf8_decode_lenient(text, pos, cpt);
@@ -99,9 +103,10 @@ class wpm_model final : public tokenizer_model {
           k = classify(cpt, mapped);
         }
       }
+      char u[4];
       switch (k) {
         case cpt_class::append:
-          append_utf8(word, mapped);
+          word.append(u, utf8_encode(mapped, u));
           break;
         case cpt_class::drop:
           break;
@@ -110,7 +115,7 @@ class wpm_model final : public tokenizer_model {
           break;
         case cpt_class::single:
           flush();
-          append_utf8(word, mapped);
+          word.append(u, utf8_encode(mapped, u));
           flush();
           break;
       }

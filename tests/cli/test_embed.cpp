@@ -81,12 +81,15 @@ TEST(ModelEmbedData, EmbedJsonlMatchesEveryExpectedModel) {
     auto want = lines_of(want_ss.str());
     ASSERT_EQ(want.size(), texts.size());
 
-    auto r = gguf::test::run_cli({"embed", "-m", model_path.string(), "--jsonl"}, input.string());
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto got = lines_of(r.out);
-    ASSERT_EQ(got.size(), want.size()) << r.err;
-    for (size_t i = 0; i < want.size(); ++i) {
-      floats += compare_line(json::parse(got[i]), json::parse(want[i]), name + " text " + std::to_string(i));
+    for (const char* threads : {"1", "2"}) {  // --threads 2: lines on two workers, output in input order
+      auto r = gguf::test::run_cli({"embed", "-m", model_path.string(), "--jsonl", "--threads", threads}, input.string());
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      auto got = lines_of(r.out);
+      ASSERT_EQ(got.size(), want.size()) << r.err;
+      for (size_t i = 0; i < want.size(); ++i) {
+        floats += compare_line(json::parse(got[i]), json::parse(want[i]),
+                               name + " text " + std::to_string(i) + ", " + threads + " threads");
+      }
     }
     ++models;
   }

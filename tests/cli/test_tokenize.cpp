@@ -79,6 +79,35 @@ TEST(cli_detokenize, text_matches_llama_cpp_vectors) {
   EXPECT_EQ(r.out, c["detok"].get<std::string>() + "\n");
 }
 
+// detokenize --jsonl over every case of a vector file: llama.cpp's detok of each, in
+// order, with one thread and with two (blocks handed to workers, written in input order).
+TEST(cli_detokenize, jsonl_threads_match_llama_cpp_vectors) {
+  GGUF_REQUIRE_DATA();
+  const auto tmp = gguf::test::temp_dir() / "detok_threads.jsonl";
+  std::ifstream in(data_file("tokenizer-vectors/gpt-2.jsonl"));
+  std::ofstream out(tmp);
+  std::vector<std::string> want;
+  for (std::string line; std::getline(in, line);) {
+    const auto c = nlohmann::json::parse(line);
+    want.push_back(c["detok"].get<std::string>());
+    out << c["ids"].dump() << "\n";
+  }
+  out.close();
+  ASSERT_GT(want.size(), 100u);
+  for (const char* threads : {"1", "2"}) {
+    auto r = run_cli({"detokenize", "-m", data_file("vocab/ggml-vocab-gpt-2.gguf").string(), "--jsonl", "--threads",
+                      threads},
+                     tmp.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    size_t i = 0, bad = 0;
+    for (std::string l; std::getline(lines, l); ++i)
+      bad += i >= want.size() || nlohmann::json::parse(l).get<std::string>() != want[i];
+    EXPECT_EQ(i, want.size()) << threads << " threads";
+    EXPECT_EQ(bad, 0u) << threads << " threads";
+  }
+}
+
 TEST(cli_tokenize, errors_follow_the_contract) {
   GGUF_REQUIRE_DATA();
   auto r = run_cli({"tokenize", "-m", "/nonexistent/file.gguf", "x"});
@@ -191,39 +220,44 @@ TEST(cli_tokenize, jsonl_threads_over_many_blocks_and_late_errors) {
 }
 
 // A writer that waits for each answer (a coprocess over pipes) gets it: --jsonl does
-// not wait for a full block when the pipe has no more to give.
+// not wait for a full block when the pipe has no more to give, and with --threads 2 the
+// lines handed to workers are answered before the next read would wait.
 TEST(cli_tokenize, jsonl_answers_a_waiting_writer_line_by_line) {
   GGUF_REQUIRE_DATA();
   const std::string m = data_file("vocab/ggml-vocab-llama-bpe.gguf").string();
-  int to_child[2], from_child[2];
-  ASSERT_EQ(::pipe(to_child), 0);
-  ASSERT_EQ(::pipe(from_child), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::dup2(to_child[0], 0);
-    ::dup2(from_child[1], 1);
-    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
-    ::alarm(20);  // a reader that waits for more input than it has would hang here
-    ::execl(GGUF_CLI_PATH, GGUF_CLI_PATH, "tokenize", "-m", m.c_str(), "--jsonl", static_cast<char*>(nullptr));
-    ::_exit(127);
+  for (const char* threads : {"1", "2"}) {
+    SCOPED_TRACE(std::string(threads) + " threads");
+    int to_child[2], from_child[2];
+    ASSERT_EQ(::pipe(to_child), 0);
+    ASSERT_EQ(::pipe(from_child), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::dup2(to_child[0], 0);
+      ::dup2(from_child[1], 1);
+      for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
+      ::alarm(20);  // a reader that waits for more input than it has would hang here
+      ::execl(GGUF_CLI_PATH, GGUF_CLI_PATH, "tokenize", "-m", m.c_str(), "--jsonl", "--threads", threads,
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    FILE* out = ::fdopen(from_child[0], "r");
+    for (const std::string text : {"Hello", "world", "three lines"}) {
+      const std::string line = nlohmann::json(text).dump() + "\n";
+      ASSERT_EQ(::write(to_child[1], line.data(), line.size()), ssize_t(line.size()));
+      char buf[256] = {};
+      ASSERT_NE(std::fgets(buf, sizeof buf, out), nullptr) << "no answer to " << text;
+      const auto want = run_cli({"tokenize", "-m", m, text});
+      EXPECT_EQ(nlohmann::json::parse(buf), nlohmann::json::parse(want.out)) << text;
+    }
+    ::close(to_child[1]);
+    std::fclose(out);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   }
-  ::close(to_child[0]);
-  ::close(from_child[1]);
-  FILE* out = ::fdopen(from_child[0], "r");
-  for (const std::string text : {"Hello", "world"}) {
-    const std::string line = nlohmann::json(text).dump() + "\n";
-    ASSERT_EQ(::write(to_child[1], line.data(), line.size()), ssize_t(line.size()));
-    char buf[256] = {};
-    ASSERT_NE(std::fgets(buf, sizeof buf, out), nullptr) << "no answer to " << text;
-    const auto want = run_cli({"tokenize", "-m", m, text});
-    EXPECT_EQ(nlohmann::json::parse(buf), nlohmann::json::parse(want.out)) << text;
-  }
-  ::close(to_child[1]);
-  std::fclose(out);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace

@@ -168,4 +168,39 @@ TEST(Simd, StreamedOutputEqualsDirect) {
   }
 }
 
+// f16 and bf16 write single elements until the output is aligned for whole-vector stores,
+// q8_0 (AVX-512) rotates its vectors into aligned lines: every start offset within a cache
+// line and every short length (shorter than the head included) gives the scalar kernel's
+// bits and writes nothing outside the output.
+TEST(Simd, EveryOutputAlignmentGivesTheScalarBits) {
+  if (!gguf::detail::cpu_has_avx2()) GTEST_SKIP() << "CPU without AVX2/F16C";
+  std::mt19937 rng(7);
+  std::vector<std::byte> src(34 * 3);
+  for (auto& b : src) b = std::byte(rng());
+  for (size_t i = 0; i < 3; ++i) src[34 * i + 1] = std::byte(0x3c);  // finite q8_0 scales (f16 1.0 .. 1.99)
+  for (const auto type : {gguf::ggml_type::f16, gguf::ggml_type::bf16, gguf::ggml_type::q8_0}) {
+    const auto* tr = gguf::ggml_type_traits(type);
+    std::vector<kernel_isa> isas{kernel_isa::avx2};
+    if (gguf::detail::cpu_has_avx512()) isas.push_back(kernel_isa::avx512);
+    for (const auto isa : isas) {
+      for (size_t start = 0; start < 16; ++start) {
+        for (size_t n = 0; n <= 80; n += tr->blck_size) {
+          alignas(64) float fast[112], ref[112];
+          std::fill(std::begin(fast), std::end(fast), -7.0f);
+          std::fill(std::begin(ref), std::end(ref), -7.0f);
+          const auto in = std::span<const std::byte>(src).first(n / tr->blck_size * tr->type_size);
+          ASSERT_TRUE(gguf::detail::dequantize_row_isa(type, in, std::span<float>(fast + start, n), gguf::byte_order::little, isa));
+          ASSERT_TRUE(gguf::detail::dequantize_row_isa(type, in, std::span<float>(ref + start, n), gguf::byte_order::little,
+                                                       kernel_isa::scalar));
+          for (size_t i = 0; i < 112; ++i) {
+            const bool same = std::isnan(ref[i]) ? std::isnan(fast[i]) : std::bit_cast<uint32_t>(fast[i]) == std::bit_cast<uint32_t>(ref[i]);
+            ASSERT_TRUE(same) << tr->name << " isa " << int(isa) << " start " << start << " n " << n
+                              << " element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace

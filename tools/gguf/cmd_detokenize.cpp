@@ -1,7 +1,9 @@
-// gguf detokenize -m FILE [IDS...] [--jsonl] [--remove-special] [--unparse-special]
+// gguf detokenize -m FILE [IDS...] [--jsonl [--threads N]] [--remove-special] [--unparse-special]
 // Text of token ids exactly as llama.cpp's llama_detokenize gives it.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "commands.h"
 #include "jsonl.h"
@@ -37,7 +39,9 @@ int run(int argc, char** argv) {
   bool jsonl = false, remove_special = false, unparse_special = false;
   app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
   app.add_option("IDS", args, "token ids (default: read from standard input)");
+  unsigned threads = 1;
   app.add_flag("--jsonl", jsonl, "each input line is a JSON array of ids; prints one JSON string per line");
+  app.add_option("--threads", threads, "with --jsonl: detokenize on N threads, output order kept (0 = every core; default 1)");
   app.add_flag("--remove-special", remove_special, "drop a leading BOS / trailing EOS the model adds");
   app.add_flag("--unparse-special", unparse_special, "render control tokens as their text");
   add_remote_options(app);
@@ -65,9 +69,9 @@ int run(int argc, char** argv) {
     }
     return true;
   };
-  std::vector<int64_t> raw;
-  std::vector<int32_t> ids;
   if (!jsonl) {
+    std::vector<int64_t> raw;
+    std::vector<int32_t> ids;
     std::string all;
     if (args.empty()) {
       std::stringstream ss;
@@ -89,7 +93,14 @@ int run(int argc, char** argv) {
     return exit_ok;
   }
   jsonl_reader in(0);
-  return run_jsonl(in, 1, [&](unsigned, std::span<const jsonl_line> lines, std::string& out, std::string& err) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  struct alignas(64) scratch {  // a cache line each: threads write their own only
+    std::vector<int64_t> raw;
+    std::vector<int32_t> ids;
+  };
+  std::vector<scratch> per_thread(threads);
+  return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& out, std::string& err) {
+    auto& [raw, ids] = per_thread[k];
     for (const jsonl_line& line : lines) {
       auto j = nlohmann::json::parse(line.text, nullptr, false);
       raw.clear();

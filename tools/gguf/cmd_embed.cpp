@@ -1,4 +1,4 @@
-// gguf embed -m FILE [TEXT] [--jsonl] [--no-add-special]: token embeddings of a text, i.e.
+// gguf embed -m FILE [TEXT] [--jsonl [--threads N]] [--no-add-special]: token embeddings of a text, i.e.
 // tokenize as llama_tokenize (add_special on unless --no-add-special, parse_special off)
 // and look the ids up in token_embd.weight (ggml_get_rows).
 #include <unistd.h>
@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "commands.h"
 #include "jsonl.h"
@@ -76,6 +78,8 @@ int run(int argc, char** argv) {
                "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
                "write one JSON object per line");
   app.add_flag("--no-add-special", no_add_special, "do not add BOS/EOS as the model is configured to");
+  unsigned threads = 1;
+  app.add_option("--threads", threads, "with --jsonl: embed on N threads, output order kept (0 = every core; default 1)");
   add_remote_options(app);
   add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
@@ -96,9 +100,8 @@ int run(int argc, char** argv) {
   if (!v) return report(path, v.error());
 
   const bool add_special = !no_add_special;
-  std::vector<float> rows;
-  std::string out;
-  auto embed_one = [&](std::string_view s) -> result<void> {
+  // Appends the result for `s` to `out`; `rows` is the caller's scratch.
+  auto embed_one = [&](std::string_view s, std::vector<float>& rows, std::string& out) -> result<void> {
     auto ids = v->tokenize(s, add_special, /*parse_special=*/false);
     if (!ids) return ids.error();
     rows.resize(ids->size() * n_embd);
@@ -109,19 +112,25 @@ int run(int argc, char** argv) {
 
   if (!jsonl) {
     if (!have_text) text = read_stdin();
-    if (auto r = embed_one(text); !r) return report(path, r.error());
+    std::vector<float> rows;
+    std::string out;
+    if (auto r = embed_one(text, rows, out); !r) return report(path, r.error());
     std::fwrite(out.data(), 1, out.size(), stdout);
     return exit_ok;
   }
   jsonl_reader in(0, size_t(64) << 10, 1);  // one line per block: the output of one line at a time
-  std::string t;
-  return run_jsonl(in, 1, [&](unsigned, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  struct alignas(64) scratch {  // a cache line each: threads write their own only
+    std::string text;
+    std::vector<float> rows;
+  };
+  std::vector<scratch> per_thread(threads);
+  return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
+    auto& [t, rows] = per_thread[k];
     for (const jsonl_line& line : lines) {
       if (!jsonl_text(line.text, t))
         return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
-      out.clear();
-      if (auto r = embed_one(t); !r) return report_to(path, r.error(), err);
-      o += out;
+      if (auto r = embed_one(t, rows, o); !r) return report_to(path, r.error(), err);
     }
     return exit_ok;
   });

@@ -2,6 +2,7 @@
 // decoder of the line shapes the commands accept.
 #include "jsonl.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,6 +75,16 @@ bool jsonl_reader::next(jsonl_block& block) {
       l.text = std::string_view(block.bytes.data() + (l.text.data() - data.data() - first), l.text.size());
     if (!block.lines.empty()) return true;
   }
+}
+
+bool jsonl_reader::ready() const {
+  if (eof_ || fd_ < 0) return true;
+  if (std::string_view(buf_).substr(begin_).find('\n') != std::string_view::npos) return true;
+  pollfd p{fd_, POLLIN, 0};
+  int n;
+  do n = ::poll(&p, 1, 0);
+  while (n < 0 && errno == EINTR);
+  return n != 0;  // data, end of input, or an error that the read will report
 }
 
 namespace {
@@ -176,6 +187,9 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
   bool more = true;
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
+      // A read that would block waits for the writer, who may be waiting for the answers
+      // to the lines it has sent: write those first (a coprocess is answered line by line).
+      if (!in_flight.empty() && !in.ready()) break;
       std::unique_ptr<job> j;
       if (spare.empty()) {
         j = std::make_unique<job>();

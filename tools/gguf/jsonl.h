@@ -44,6 +44,9 @@ class jsonl_reader {
   /// input or when reading failed (then failed() is true).
   bool next(jsonl_block& block);
   bool failed() const noexcept { return failed_; }
+  /// True when next() would not wait for the writer: a whole line is buffered, the input
+  /// has ended, or the descriptor has data (poll, no timeout).
+  bool ready() const;
   /// What the lines come from, for errors: "<stdin>", or "<argument>" for a text given
   /// on the command line.
   std::string_view source() const noexcept { return fd_ < 0 ? "<argument>" : "<stdin>"; }

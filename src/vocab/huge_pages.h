@@ -1,0 +1,76 @@
+// Allocator for the large tables a vocabulary builds (internal): the token map, the BPE
+// merge table, the tries. Their lookups land at random places in several MiB, so with 4 KiB
+// pages nearly every lookup of a tokenize call also misses the TLB, and building them takes
+// one page fault per 4 KiB. From 2 MiB up, this allocator maps the memory itself, aligned to
+// 2 MiB and marked MADV_HUGEPAGE, so the kernel backs it with transparent huge pages where
+// it allows them ("madvise" or "always" in /sys/kernel/mm/transparent_hugepage/enabled);
+// where it does not, the memory behaves as any other. Smaller tables use operator new.
+//
+// Measured on llama-bpe (bench_tokenize_file, bench.txt, medians of 3): huge pages for every
+// large allocation (glibc.malloc.hugetlb=1, same build) took load 26.4 -> 24.6 ms and the
+// first tokenize call 197 -> 187 ms; with this allocator 14 MiB of the tables are in huge
+// pages (AnonHugePages).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace gguf::vocab_detail {
+
+template <class T>
+struct huge_page_allocator {
+  using value_type = T;
+  static constexpr size_t huge = size_t(2) << 20;
+
+  huge_page_allocator() = default;
+  template <class U>
+  huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
+
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= huge) {
+      // map one huge page more than needed, keep the 2 MiB aligned part, unmap the rest
+      const size_t len = round_up(bytes);
+      void* p = mmap(nullptr, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      const auto raw = reinterpret_cast<uintptr_t>(p);
+      const uintptr_t aligned = (raw + huge - 1) & ~(uintptr_t(huge) - 1);
+      if (aligned > raw) munmap(p, aligned - raw);
+      if (const size_t tail = raw + len + huge - (aligned + len)) munmap(reinterpret_cast<void*>(aligned + len), tail);
+      madvise(reinterpret_cast<void*>(aligned), len, MADV_HUGEPAGE);  // advice only: failure is harmless
+      return reinterpret_cast<T*>(aligned);
+    }
+#endif
+    return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T) > 16 ? alignof(T) : 16)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    const size_t bytes = n * sizeof(T);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= huge) {
+      munmap(p, round_up(bytes));
+      return;
+    }
+#endif
+    ::operator delete(p, std::align_val_t(alignof(T) > 16 ? alignof(T) : 16));
+  }
+  template <class U>
+  bool operator==(const huge_page_allocator<U>&) const noexcept {
+    return true;
+  }
+
+ private:
+  static size_t round_up(size_t bytes) noexcept { return (bytes + huge - 1) & ~(huge - 1); }
+};
+
+/// The vector type of the tables built at load (pod_table owns one).
+template <class T>
+using table_vector = std::vector<T, huge_page_allocator<T>>;
+
+}  // namespace gguf::vocab_detail
