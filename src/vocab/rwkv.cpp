@@ -8,6 +8,7 @@
 // rwkv_matcher.h, built from the byte trie (ugm_trie.h) and kept in the compiled cache.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "vocab/rwkv_matcher.h"
@@ -68,7 +69,7 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
   constexpr uint32_t free_cell = UINT32_MAX;
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
-  std::vector<cell> cells(n_trie + n_trie / 4 + 1024, cell{0, free_cell, none});
+  table_vector<cell> cells(n_trie + n_trie / 4 + 1024, cell{0, free_cell, none});
   std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
   std::vector<uint32_t> at(n_trie);            // the cell of each trie node
   std::vector<uint8_t> depth(n_trie, 0);
@@ -133,7 +134,7 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
   cells[answers + 256].best = none;
   const uint32_t root = at[0];
-  std::vector<uint32_t> pair(65536);
+  table_vector<uint32_t> pair(65536);
   for (uint32_t b0 = 0; b0 < 256; ++b0) {
     uint32_t n1 = root;
     const bool has1 = cells[cells[n1].base + b0].check == n1;
@@ -227,7 +228,11 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   for (int k = 0; k < lanes; ++k) end[k] = k + 1 < lanes ? start[k + 1] : lane_safe;
   // Lane k writes its ids from start[k] + k: a lane emits at most one id per byte, and
   // writes one more slot (a step writes its id before knowing whether it emits it).
-  std::unique_ptr<int32_t[]> ids(new int32_t[n + lanes]);
+  // (Not zeroed, and in huge pages where the kernel allows: a few page faults, not one
+  // per 4 KiB of ids.)
+  huge_page_allocator<int32_t> alloc;
+  const std::unique_ptr<int32_t, std::function<void(int32_t*)>> ids(
+      alloc.allocate(n + lanes), [&](int32_t* p) { alloc.deallocate(p, n + lanes); });
   uint32_t first[lanes][record + 1];  // the starts of each lane's first tokens
   uint32_t pos[lanes], at[lanes], next[lanes], count[lanes];
   int32_t* dst[lanes];
