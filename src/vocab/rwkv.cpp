@@ -233,17 +233,15 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   huge_page_allocator<int32_t> alloc;
   const std::unique_ptr<int32_t, std::function<void(int32_t*)>> ids(
       alloc.allocate(n + lanes), [&](int32_t* p) { alloc.deallocate(p, n + lanes); });
-  uint32_t first[lanes][record + 1];  // the starts of each lane's first tokens
-  uint32_t pos[lanes], at[lanes], next[lanes], count[lanes];
-  int32_t* dst[lanes];
+  uint32_t pos[lanes], at[lanes], next[lanes];
+  int32_t *dst[lanes], *w[lanes];
   const cell* cells = cells_.data();
   const uint32_t* pair = pair_.data();
   for (int k = 0; k < lanes; ++k) {
     pos[k] = start[k];
     at[k] = pair[(uint32_t(s[pos[k]]) << 8) | s[pos[k] + 1]];
     next[k] = pos[k] + 2;
-    count[k] = 0;
-    dst[k] = ids.get() + start[k] + k;
+    dst[k] = w[k] = ids.get() + start[k] + k;
   }
   for (bool done = false; !done;) {
     for (int k = 0; k < lanes; ++k) {
@@ -252,9 +250,8 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       const uint32_t c = cr.base + s[next[k]];
       const bool follow = cells[c].check == r;
       const uint32_t best = cr.best;
-      dst[k][count[k]] = id_of(best);
-      first[k][std::min(count[k], record)] = pos[k];
-      count[k] += !follow;
+      *w[k] = id_of(best);
+      w[k] += !follow;
       const uint32_t p = pos[k] + (best >> 24);
       const uint32_t restart = pair[(uint32_t(s[p]) << 8) | s[p + 1]];
       pos[k] = follow ? pos[k] : p;
@@ -263,22 +260,26 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       done |= pos[k] >= end[k];
     }
   }
-  // Each lane finished alone (from the start of the token it was in).
+  // Each lane finished alone (from the start of the token it was in); then the starts
+  // of each lane's first tokens, found again.
+  uint32_t count[lanes], first[lanes][record], known[lanes];
   for (int k = 0; k < lanes; ++k) {
     const size_t limit = k + 1 < lanes ? start[k + 1] : n;
-    pos[k] = static_cast<uint32_t>(run(s, n, pos[k], limit, [&](int32_t id, size_t at_byte) {
-      first[k][std::min(count[k], record)] = static_cast<uint32_t>(at_byte);
-      dst[k][count[k]++] = id;
-    }));
+    pos[k] = static_cast<uint32_t>(run(s, n, pos[k], limit, [&](int32_t id, size_t) { *w[k]++ = id; }));
+    count[k] = static_cast<uint32_t>(w[k] - dst[k]);
+    known[k] = 0;
+    for (size_t q = start[k]; known[k] < record && q < limit;) {
+      first[k][known[k]++] = static_cast<uint32_t>(q);
+      q = run(s, n, q, q + 1, [](int32_t, size_t) {});
+    }
   }
   sink.append(dst[0], count[0]);
   size_t e = pos[0];  // where the ids so far end
   for (int k = 1; k < lanes; ++k) {
-    const uint32_t known = std::min(count[k], record);
     uint32_t j = 0;
     for (;;) {
-      while (j < known && first[k][j] < e) ++j;
-      if (j == known) {  // never met: the rest of the text in one pass
+      while (j < known[k] && first[k][j] < e) ++j;
+      if (j == known[k]) {  // never met: the rest of the text in one pass
         run(s, n, e, n, sink);
         sink.flush();
         return;
