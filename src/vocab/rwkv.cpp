@@ -106,24 +106,25 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
           break;
         }
       }
-      const void* next = std::memchr(used.data() + p + 1, 0, high - p - 1);
-      p = next ? size_t(static_cast<const uint8_t*>(next) - used.data()) : high;
+      do ++p;  // the next free cell (used[] has free cells past high)
+      while (used[p]);
     }
     if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
     if (base + 256 >= max_cells) return false;
     grow(base + 512);
     const uint32_t parent = at[i], d = depth[i] + 1u;
     cells[parent].base = static_cast<uint32_t>(base);
+    const uint32_t parent_best = cells[parent].best;
+    max_depth = std::max(max_depth, d);  // every leaf holds a token: the deepest node is one
     for (uint32_t k = 0; k < e.count; ++k) {
       const uint32_t child = e.first_child + k, c = static_cast<uint32_t>(base + e.bytes[k]);
       const int32_t id = trie.value(child);
       if (id >= id_limit) return false;
       cells[c].check = parent;
-      cells[c].best = id >= 0 ? uint32_t(id) | (d << 24) : cells[parent].best;
+      cells[c].best = id >= 0 ? uint32_t(id) | (d << 24) : parent_best;
       used[c] = 1;
       at[child] = c;
       depth[child] = static_cast<uint8_t>(d);
-      if (id >= 0) max_depth = std::max(max_depth, d);
     }
     high = std::max<size_t>(high, base + e.bytes[e.count - 1] + 1);
   }
