@@ -69,7 +69,10 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
   constexpr uint32_t free_cell = UINT32_MAX;
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
-  table_vector<cell> cells(n_trie + n_trie / 4 + 1024, cell{0, free_cell, none});
+  struct build_cell {
+    uint32_t base, check, best;
+  };
+  std::vector<build_cell> cells(n_trie + n_trie / 4 + 1024, build_cell{0, free_cell, none});
   std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
   std::vector<uint32_t> at(n_trie);            // the cell of each trie node
   std::vector<uint8_t> depth(n_trie, 0);
@@ -77,7 +80,7 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   auto grow = [&](size_t need) {
     if (need <= cells.size()) return;
     const size_t size = std::max(need, cells.size() + cells.size() / 2);
-    cells.resize(size, cell{0, free_cell, none});
+    cells.resize(size, build_cell{0, free_cell, none});
     used.resize(size, 0);
   };
   at[0] = 256;
@@ -140,13 +143,20 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
     uint32_t n1 = root;
     const bool has1 = cells[cells[n1].base + b0].check == n1;
     n1 = has1 ? cells[root].base + b0 : answers + 256;
-    if (has1) cells[answers + b0] = cell{0, free_cell, cells[n1].best};
+    if (has1) cells[answers + b0] = build_cell{0, free_cell, cells[n1].best};
     for (uint32_t b1 = 0; b1 < 256; ++b1) {
       const uint32_t c = cells[n1].base + b1;
       pair[(b0 << 8) | b1] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
     }
   }
-  cells_.adopt(std::move(cells));
+  table_vector<cell> links(cells.size());
+  table_vector<uint32_t> best(cells.size());
+  for (size_t k = 0; k < cells.size(); ++k) {
+    links[k] = {cells[k].base, cells[k].check};
+    best[k] = cells[k].best;
+  }
+  cells_.adopt(std::move(links));
+  best_.adopt(std::move(best));
   pair_.adopt(std::move(pair));
   root_ = root;
   max_depth_ = max_depth;
@@ -192,15 +202,15 @@ size_t rwkv_matcher::run(const uint8_t* s, size_t n, size_t pos, size_t limit, P
     uint32_t r = pair_[(uint32_t(s[pos]) << 8) | s[pos + 1]];
     for (size_t i = pos + 2; step(r, s[i]); ++i) {
     }
-    push(id_of(cells_[r].best), pos);
-    pos += cells_[r].best >> 24;
+    push(id_of(best_[r]), pos);
+    pos += best_[r] >> 24;
   }
   while (pos < limit) {  // near the end: walks from the root, bounded
     uint32_t r = root_;
     for (size_t i = pos; i < n && step(r, s[i]); ++i) {
     }
-    push(id_of(cells_[r].best), pos);
-    pos += cells_[r].best >> 24;
+    push(id_of(best_[r]), pos);
+    pos += best_[r] >> 24;
   }
   return pos;
 }
@@ -238,6 +248,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   int32_t *dst[lanes], *w[lanes];
   const cell* cells = cells_.data();
   const uint32_t* pair = pair_.data();
+  const uint32_t* bests = best_.data();
   for (int k = 0; k < lanes; ++k) {
     pos[k] = start[k];
     at[k] = pair[(uint32_t(s[pos[k]]) << 8) | s[pos[k] + 1]];
@@ -250,7 +261,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       const cell& cr = cells[r];
       const uint32_t c = cr.base + s[next[k]];
       const bool follow = cells[c].check == r;
-      const uint32_t best = cr.best;
+      const uint32_t best = bests[r];
       *w[k] = id_of(best);
       w[k] += !follow;
       const uint32_t p = pos[k] + (best >> 24);

@@ -36,6 +36,7 @@ class rwkv_matcher {
   /// The tables for the compiled cache (table_cache.h).
   void save(table_writer& w) const {
     w.put(cells_.span());
+    w.put(best_.span());
     w.put(pair_.span());
     w.put_value(root_);
     w.put_value(max_depth_);
@@ -44,10 +45,10 @@ class rwkv_matcher {
   /// every pair_ entry inside the cells: checked, so a walk never leaves the array).
   bool load(table_reader& r) {
     std::span<const cell> cells;
-    std::span<const uint32_t> pair;
+    std::span<const uint32_t> best, pair;
     uint32_t root = 0, max_depth = 0;
-    if (!r.get(cells) || !r.get(pair) || !r.get_value(root) || !r.get_value(max_depth)) return false;
-    if (cells.size() <= 256 || cells.size() >= max_cells || pair.size() != 65536 || root >= cells.size() ||
+    if (!r.get(cells) || !r.get(best) || !r.get(pair) || !r.get_value(root) || !r.get_value(max_depth)) return false;
+    if (cells.size() <= 256 || cells.size() >= max_cells || best.size() != cells.size() || pair.size() != 65536 || root >= cells.size() ||
         max_depth > 255)
       return false;
     for (const cell& c : cells)
@@ -55,6 +56,7 @@ class rwkv_matcher {
     for (const uint32_t p : pair)
       if (p >= cells.size()) return false;
     cells_.view(cells);
+    best_.view(best);
     pair_.view(pair);
     root_ = root;
     max_depth_ = max_depth;
@@ -67,7 +69,6 @@ class rwkv_matcher {
   struct cell {
     uint32_t base;   // children at base + byte; 0 for a node without edges (cells 0..255 are never used)
     uint32_t check;  // the parent cell; UINT32_MAX: free
-    uint32_t best;   // the longest token on the path here, id (low 24 bits) | length (high 8); none: unk | 1
   };
 
   // One step: the child of cell r by byte b, or r itself when there is none.
@@ -85,6 +86,8 @@ class rwkv_matcher {
   static constexpr size_t lanes_min_bytes = 4096;  // shorter texts: one pass (tokenize)
 
   pod_table<cell> cells_;
+  pod_table<uint32_t> best_;  // per cell: the longest token on the path to it, id (low 24 bits) | length (high 8);
+                              // none: unk | 1
   pod_table<uint32_t> pair_;  // by (b0 << 8) | b1: the depth-2 cell, or one without edges holding the answer
   uint32_t root_ = 0;
   uint32_t max_depth_ = 0;  // the longest token's length (a walk reads at most this many bytes + 1)
