@@ -146,7 +146,7 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
     if (has1) cells[answers + b0] = build_cell{0, free_cell, cells[n1].best};
     for (uint32_t b1 = 0; b1 < 256; ++b1) {
       const uint32_t c = cells[n1].base + b1;
-      pair[(b0 << 8) | b1] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
+      pair[b0 | (b1 << 8)] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
     }
   }
   table_vector<cell> links(cells.size());
@@ -188,6 +188,17 @@ class id_sink {
   size_t n_ = 0;
 };
 
+// The pair_ index of the two bytes at s: s[0] | s[1] << 8.
+uint32_t two_bytes(const uint8_t* s) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint16_t v;
+  std::memcpy(&v, s, 2);
+  return v;
+#else
+  return s[0] | (uint32_t(s[1]) << 8);
+#endif
+}
+
 int32_t id_of(uint32_t best) { return static_cast<int32_t>(best << 8) >> 8; }  // the 24 bits, sign extended
 
 }  // namespace
@@ -199,7 +210,7 @@ size_t rwkv_matcher::run(const uint8_t* s, size_t n, size_t pos, size_t limit, P
   const size_t reach = std::max<size_t>(max_depth_, 2);
   const size_t safe = std::min(limit, n > reach ? n - reach : 0);
   while (pos < safe) {
-    uint32_t r = pair_[(uint32_t(s[pos]) << 8) | s[pos + 1]];
+    uint32_t r = pair_[two_bytes(s + pos)];
     for (size_t i = pos + 2; step(r, s[i]); ++i) {
     }
     push(id_of(best_[r]), pos);
@@ -251,7 +262,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   const uint32_t* bests = best_.data();
   for (int k = 0; k < lanes; ++k) {
     pos[k] = start[k];
-    at[k] = pair[(uint32_t(s[pos[k]]) << 8) | s[pos[k] + 1]];
+    at[k] = pair[two_bytes(s + pos[k])];
     next[k] = pos[k] + 2;
     dst[k] = w[k] = ids.get() + start[k] + k;
   }
@@ -265,7 +276,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       *w[k] = id_of(best);
       w[k] += !follow;
       const uint32_t p = pos[k] + (best >> 24);
-      const uint32_t restart = pair[(uint32_t(s[p]) << 8) | s[p + 1]];
+      const uint32_t restart = pair[two_bytes(s + p)];
       pos[k] = follow ? pos[k] : p;
       at[k] = follow ? c : restart;
       next[k] = follow ? next[k] + 1 : p + 2;

@@ -88,7 +88,7 @@ class rwkv_matcher {
   pod_table<cell> cells_;
   pod_table<uint32_t> best_;  // per cell: the longest token on the path to it, id (low 24 bits) | length (high 8);
                               // none: unk | 1
-  pod_table<uint32_t> pair_;  // by (b0 << 8) | b1: the depth-2 cell, or one without edges holding the answer
+  pod_table<uint32_t> pair_;  // by b0 | b1 << 8: the depth-2 cell, or one without edges holding the answer
   uint32_t root_ = 0;
   uint32_t max_depth_ = 0;  // the longest token's length (a walk reads at most this many bytes + 1)
 };
