@@ -8,7 +8,6 @@
 // rwkv_matcher.h, built from the byte trie (ugm_trie.h) and kept in the compiled cache.
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <memory>
 
 #include "vocab/rwkv_matcher.h"
@@ -252,9 +251,12 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   // writes one more slot (a step writes its id before knowing whether it emits it).
   // (Not zeroed, and in huge pages where the kernel allows: a few page faults, not one
   // per 4 KiB of ids.)
-  huge_page_allocator<int32_t> alloc;
-  const std::unique_ptr<int32_t, std::function<void(int32_t*)>> ids(
-      alloc.allocate(n + lanes), [&](int32_t* p) { alloc.deallocate(p, n + lanes); });
+  struct id_buffer {
+    huge_page_allocator<int32_t> alloc;
+    size_t size;
+    int32_t* data = alloc.allocate(size);
+    ~id_buffer() { alloc.deallocate(data, size); }
+  } ids{{}, n + lanes};
   uint32_t pos[lanes], at[lanes], next[lanes];
   int32_t *dst[lanes], *w[lanes];
   const cell* cells = cells_.data();
@@ -264,7 +266,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
     pos[k] = start[k];
     at[k] = pair[two_bytes(s + pos[k])];
     next[k] = pos[k] + 2;
-    dst[k] = w[k] = ids.get() + start[k] + k;
+    dst[k] = w[k] = ids.data + start[k] + k;
   }
   for (bool done = false; !done;) {
     for (int k = 0; k < lanes; ++k) {
