@@ -268,7 +268,15 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
     next[k] = pos[k] + 2;
     dst[k] = w[k] = ids.data + start[k] + k;
   }
-  for (bool done = false; !done;) {
+  // A round moves each lane by at most one token, max_depth_ bytes: `rounds` of them keep
+  // every lane below its end, with no check per step.
+  const uint32_t stride = std::max<uint32_t>(max_depth_, 1);
+  for (;;) {
+    uint32_t room = UINT32_MAX;
+    for (int k = 0; k < lanes; ++k) room = std::min(room, pos[k] < end[k] ? end[k] - pos[k] : 0u);
+    const uint32_t rounds = room / stride;
+    if (rounds == 0) break;
+    for (uint32_t round = 0; round < rounds; ++round)
     for (int k = 0; k < lanes; ++k) {
       const uint32_t r = at[k];
       const cell& cr = cells[r];
@@ -282,7 +290,6 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       pos[k] = follow ? pos[k] : p;
       at[k] = follow ? c : restart;
       next[k] = follow ? next[k] + 1 : p + 2;
-      done |= pos[k] >= end[k];
     }
   }
   // Each lane finished alone (from the start of the token it was in); then the starts
