@@ -68,10 +68,8 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
   constexpr uint32_t free_cell = UINT32_MAX;
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
-  struct build_cell {
-    uint32_t base, check, best;
-  };
-  std::vector<build_cell> cells(n_trie + n_trie / 4 + 1024, build_cell{0, free_cell, none});
+  table_vector<cell> cells(n_trie + n_trie / 4 + 1024, cell{0, free_cell});
+  table_vector<uint32_t> best(cells.size(), none);
   std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
   std::vector<uint32_t> at(n_trie);            // the cell of each trie node
   std::vector<uint8_t> depth(n_trie, 0);
@@ -79,7 +77,8 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   auto grow = [&](size_t need) {
     if (need <= cells.size()) return;
     const size_t size = std::max(need, cells.size() + cells.size() / 2);
-    cells.resize(size, build_cell{0, free_cell, none});
+    cells.resize(size, cell{0, free_cell});
+    best.resize(size, none);
     used.resize(size, 0);
   };
   at[0] = 256;
@@ -116,14 +115,14 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
     grow(base + 512);
     const uint32_t parent = at[i], d = depth[i] + 1u;
     cells[parent].base = static_cast<uint32_t>(base);
-    const uint32_t parent_best = cells[parent].best;
+    const uint32_t parent_best = best[parent];
     max_depth = std::max(max_depth, d);  // every leaf holds a token: the deepest node is one
     for (uint32_t k = 0; k < e.count; ++k) {
       const uint32_t child = e.first_child + k, c = static_cast<uint32_t>(base + e.bytes[k]);
       const int32_t id = trie.value(child);
       if (id >= id_limit) return false;
       cells[c].check = parent;
-      cells[c].best = id >= 0 ? uint32_t(id) | (d << 24) : parent_best;
+      best[c] = id >= 0 ? uint32_t(id) | (d << 24) : parent_best;
       used[c] = 1;
       at[child] = c;
       depth[child] = static_cast<uint8_t>(d);
@@ -135,26 +134,21 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   const uint32_t answers = static_cast<uint32_t>(high);
   grow(size_t(answers) + 257 + 256);
   cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
-  cells[answers + 256].best = none;
+  best.resize(cells.size());
+  best[answers + 256] = none;
   const uint32_t root = at[0];
   table_vector<uint32_t> pair(65536);
   for (uint32_t b0 = 0; b0 < 256; ++b0) {
     uint32_t n1 = root;
     const bool has1 = cells[cells[n1].base + b0].check == n1;
     n1 = has1 ? cells[root].base + b0 : answers + 256;
-    if (has1) cells[answers + b0] = build_cell{0, free_cell, cells[n1].best};
+    if (has1) best[answers + b0] = best[n1];
     for (uint32_t b1 = 0; b1 < 256; ++b1) {
       const uint32_t c = cells[n1].base + b1;
       pair[b0 | (b1 << 8)] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
     }
   }
-  table_vector<cell> links(cells.size());
-  table_vector<uint32_t> best(cells.size());
-  for (size_t k = 0; k < cells.size(); ++k) {
-    links[k] = {cells[k].base, cells[k].check};
-    best[k] = cells[k].best;
-  }
-  cells_.adopt(std::move(links));
+  cells_.adopt(std::move(cells));
   best_.adopt(std::move(best));
   pair_.adopt(std::move(pair));
   root_ = root;
