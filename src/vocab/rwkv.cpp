@@ -7,6 +7,7 @@
 // token becomes the unknown token. The match runs over the flat tables of
 // rwkv_matcher.h, built from the byte trie (ugm_trie.h) and kept in the compiled cache.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 
@@ -59,21 +60,30 @@ void rwkv_unescape_append(std::string_view escaped, std::string& out) {
   }
 }
 
-bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
-  // The trie's own numbering: a node's children are consecutive and numbered after it
-  // (checked), so one pass in node order places each node's children (its cell is placed
-  // by then) and hands them its answer and depth.
-  const size_t n_trie = trie.node_count();
-  if (n_trie >= max_cells / 4 || unk < -1 || unk >= id_limit) return false;
+bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
+  // Level by level, without a trie or a sort: at depth d every key longer than d is at the
+  // cell of its first d bytes (cur); the bytes that follow a cell, gathered over the keys
+  // as a 256-bit set, are its children, placed together; then each key moves to its child,
+  // and a key that ends there gives the cell its id (keys in id order: a later equal key
+  // wins, as in byte_trie).
+  if (unk < -1 || unk >= id_limit) return false;
   const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
-  constexpr uint32_t free_cell = UINT32_MAX;
+  constexpr uint32_t free_cell = UINT32_MAX, root = 256;
+  size_t total = 0;
+  std::vector<uint32_t> active, cur;  // keys still longer than the depth, and their cells
+  active.reserve(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (keys[k].bytes.empty()) continue;
+    if (keys[k].id >= id_limit || keys[k].id < 0) return false;
+    active.push_back(static_cast<uint32_t>(k));
+    total += keys[k].bytes.size();
+  }
+  cur.assign(active.size(), root);
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
-  table_vector<cell> cells(n_trie + n_trie / 4 + 1024, cell{0, free_cell});
+  table_vector<cell> cells(total / 3 + 2048, cell{0, free_cell});
   table_vector<uint32_t> best(cells.size(), none);
   std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
-  std::vector<uint32_t> at(n_trie);            // the cell of each trie node
-  std::vector<uint8_t> depth(n_trie, 0);
-  std::fill(used.begin(), used.begin() + 256, 1);
+  std::fill(used.begin(), used.begin() + 257, 1);
   auto grow = [&](size_t need) {
     if (need <= cells.size()) return;
     const size_t size = std::max(need, cells.size() + cells.size() / 2);
@@ -81,53 +91,81 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
     best.resize(size, none);
     used.resize(size, 0);
   };
-  at[0] = 256;
-  used[256] = 1;
-  cells[256].check = 256;  // the root: its own parent (never reached as a child: no byte leads to it)
+  cells[root].check = root;  // its own parent (never reached as a child: no byte leads to it)
   size_t first_free = 257, high = 257;  // high: every cell from here on is free
   uint32_t max_depth = 0;
-  for (uint32_t i = 0; i < n_trie; ++i) {
-    const byte_trie::edge_list e = trie.edges(i);
-    if (e.count == 0) continue;  // base 0
-    if (e.first_child <= i || e.first_child + e.count > n_trie || depth[i] == 255) return false;
-    // The first base at which every child's cell is free: candidates from the first free
-    // cell on, a few of them (the array still comes out nearly full: 116,869 cells for
-    // rwkv-world's 116,100 nodes), then past the highest used cell.
-    const uint32_t c0 = e.bytes[0];
-    if (used[first_free])
-      first_free = size_t(static_cast<const uint8_t*>(std::memchr(used.data() + first_free, 0, used.size() - first_free)) - used.data());
-    size_t base = e.count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
-    size_t p = first_free;
-    for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
-      if (p >= c0 + 256) {
-        bool fits = true;
-        for (uint32_t k = 1; k < e.count && fits; ++k) fits = !used[p - c0 + e.bytes[k]];
-        if (fits) {
-          base = p - c0;
-          break;
-        }
+  std::vector<uint32_t> parents;
+  std::vector<std::array<uint64_t, 4>> follow;  // per parent of this level: the bytes after it
+  for (uint32_t d = 0; !active.empty(); ++d) {
+    if (d == 255) return false;  // a key over 255 bytes
+    // The parents of this level and the bytes after each (a parent's base holds its slot + 1
+    // until its children are placed).
+    parents.clear();
+    follow.clear();
+    for (size_t a = 0; a < active.size(); ++a) {
+      const uint32_t c = cur[a], b = static_cast<uint8_t>(keys[active[a]].bytes[d]);
+      if (cells[c].base == 0) {
+        parents.push_back(c);
+        follow.push_back({0, 0, 0, 0});
+        cells[c].base = static_cast<uint32_t>(parents.size());
       }
-      do ++p;  // the next free cell (used[] has free cells past high)
-      while (used[p]);
+      follow[cells[c].base - 1][b >> 6] |= uint64_t{1} << (b & 63);
     }
-    if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
-    if (base + 256 >= max_cells) return false;
-    grow(base + 512);
-    const uint32_t parent = at[i], d = depth[i] + 1u;
-    cells[parent].base = static_cast<uint32_t>(base);
-    const uint32_t parent_best = best[parent];
-    max_depth = std::max(max_depth, d);  // every leaf holds a token: the deepest node is one
-    for (uint32_t k = 0; k < e.count; ++k) {
-      const uint32_t child = e.first_child + k, c = static_cast<uint32_t>(base + e.bytes[k]);
-      const int32_t id = trie.value(child);
-      if (id >= id_limit) return false;
-      cells[c].check = parent;
-      best[c] = id >= 0 ? uint32_t(id) | (d << 24) : parent_best;
-      used[c] = 1;
-      at[child] = c;
-      depth[child] = static_cast<uint8_t>(d);
+    for (size_t slot = 0; slot < parents.size(); ++slot) {
+      uint8_t bytes[256];
+      uint32_t count = 0;
+      for (uint32_t word = 0; word < 4; ++word)
+        for (uint64_t m = follow[slot][word]; m != 0; m &= m - 1)
+          bytes[count++] = static_cast<uint8_t>(word * 64 + uint32_t(__builtin_ctzll(m)));
+      // The first base at which every child's cell is free: candidates from the first
+      // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
+      // for rwkv-world's 116,100 nodes), then past the highest used cell.
+      const uint32_t c0 = bytes[0];
+      if (used[first_free])
+        first_free = size_t(static_cast<const uint8_t*>(std::memchr(used.data() + first_free, 0, used.size() - first_free)) -
+                            used.data());
+      size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
+      size_t p = first_free;
+      for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
+        if (p >= c0 + 256) {
+          bool fits = true;
+          for (uint32_t k = 1; k < count && fits; ++k) fits = !used[p - c0 + bytes[k]];
+          if (fits) {
+            base = p - c0;
+            break;
+          }
+        }
+        do ++p;  // the next free cell (used[] has free cells past high)
+        while (used[p]);
+      }
+      if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
+      if (base + 512 >= max_cells) return false;
+      grow(base + 512);
+      const uint32_t parent = parents[slot];
+      cells[parent].base = static_cast<uint32_t>(base);
+      for (uint32_t k = 0; k < count; ++k) {
+        const size_t c = base + bytes[k];
+        cells[c].check = parent;
+        best[c] = best[parent];
+        used[c] = 1;
+      }
+      high = std::max<size_t>(high, base + bytes[count - 1] + 1);
     }
-    high = std::max<size_t>(high, base + e.bytes[e.count - 1] + 1);
+    // Each key to its child; the ones that end there give it their id.
+    size_t kept = 0;
+    for (size_t a = 0; a < active.size(); ++a) {
+      const std::string_view t = keys[active[a]].bytes;
+      const uint32_t c = cells[cur[a]].base + static_cast<uint8_t>(t[d]);
+      if (t.size() == d + 1) {
+        best[c] = uint32_t(keys[active[a]].id) | ((d + 1) << 24);
+        max_depth = d + 1;
+        continue;
+      }
+      active[kept] = active[a];
+      cur[kept++] = c;
+    }
+    active.resize(kept);
+    cur.resize(kept);
   }
   // The answer cells (no edges, never a child): of each depth-1 node, for a second byte
   // that does not follow it, and the root's.
@@ -136,7 +174,6 @@ bool rwkv_matcher::build(const byte_trie& trie, int32_t unk) {
   cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
   best.resize(cells.size());
   best[answers + 256] = none;
-  const uint32_t root = at[0];
   table_vector<uint32_t> pair(65536);
   for (uint32_t b0 = 0; b0 < 256; ++b0) {
     uint32_t n1 = root;
@@ -349,9 +386,8 @@ class rwkv_model final : public tokenizer_model {
       entries[escaped[k]].bytes = std::string_view(arena).substr(at, escaped[k + 1] - at);
       at = escaped[k + 1];
     }
-    byte_trie trie(std::move(entries));
-    use_matcher_ = fast && matcher_.build(trie, unk_);
-    if (!use_matcher_) trie_ = std::move(trie);
+    use_matcher_ = fast && matcher_.build(entries, unk_);
+    if (!use_matcher_) trie_ = byte_trie(std::move(entries));
     if (cache)
       cache->save("rwkv.match", [&](table_writer& w) {
         w.put_value(uint32_t(use_matcher_ ? 1 : 0));

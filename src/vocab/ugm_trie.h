@@ -72,17 +72,6 @@ class byte_trie {
     if (!((bits >> (b & 63)) & 1)) return npos;
     return n.first_edge + w.before[word] + popcount(bits & ((uint64_t{1} << (b & 63)) - 1)) + 1;
   }
-  /// The edges of `node` (the root too): their bytes, sorted, and the first child; the
-  /// child by edge k is first_child + k.
-  struct edge_list {
-    const uint8_t* bytes;
-    uint32_t count;
-    uint32_t first_child;
-  };
-  edge_list edges(uint32_t node) const noexcept {
-    const node_t& n = nodes_[node];
-    return {bytes_.data() + n.first_edge, n.meta & edge_mask, n.first_edge + 1};
-  }
   /// The token id stored at `node`, or -1.
   int32_t value(uint32_t node) const noexcept { return nodes_[node].value; }
   bool has_children(uint32_t node) const noexcept { return (nodes_[node].meta & edge_mask) > 0; }
