@@ -70,15 +70,18 @@ bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
   const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
   constexpr uint32_t free_cell = UINT32_MAX, root = 256;
   size_t total = 0;
-  std::vector<uint32_t> active, cur;  // keys still longer than the depth, and their cells
+  struct key {
+    const uint8_t* bytes;
+    uint32_t size, id, cur;  // cur: the cell of its first d bytes
+  };
+  std::vector<key> active;  // the keys still longer than the depth, in id order
   active.reserve(keys.size());
-  for (size_t k = 0; k < keys.size(); ++k) {
-    if (keys[k].bytes.empty()) continue;
-    if (keys[k].id >= id_limit || keys[k].id < 0) return false;
-    active.push_back(static_cast<uint32_t>(k));
-    total += keys[k].bytes.size();
+  for (const byte_trie::entry& k : keys) {
+    if (k.bytes.empty()) continue;
+    if (k.id >= id_limit || k.id < 0 || k.bytes.size() > 255) return false;
+    active.push_back({reinterpret_cast<const uint8_t*>(k.bytes.data()), uint32_t(k.bytes.size()), uint32_t(k.id), root});
+    total += k.bytes.size();
   }
-  cur.assign(active.size(), root);
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
   table_vector<cell> cells(total / 3 + 2048, cell{0, free_cell});
   table_vector<uint32_t> best(cells.size(), none);
@@ -97,13 +100,12 @@ bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
   std::vector<uint32_t> parents;
   std::vector<std::array<uint64_t, 4>> follow;  // per parent of this level: the bytes after it
   for (uint32_t d = 0; !active.empty(); ++d) {
-    if (d == 255) return false;  // a key over 255 bytes
     // The parents of this level and the bytes after each (a parent's base holds its slot + 1
     // until its children are placed).
     parents.clear();
     follow.clear();
-    for (size_t a = 0; a < active.size(); ++a) {
-      const uint32_t c = cur[a], b = static_cast<uint8_t>(keys[active[a]].bytes[d]);
+    for (const key& k : active) {
+      const uint32_t c = k.cur, b = k.bytes[d];
       if (cells[c].base == 0) {
         parents.push_back(c);
         follow.push_back({0, 0, 0, 0});
@@ -153,19 +155,16 @@ bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
     }
     // Each key to its child; the ones that end there give it their id.
     size_t kept = 0;
-    for (size_t a = 0; a < active.size(); ++a) {
-      const std::string_view t = keys[active[a]].bytes;
-      const uint32_t c = cells[cur[a]].base + static_cast<uint8_t>(t[d]);
-      if (t.size() == d + 1) {
-        best[c] = uint32_t(keys[active[a]].id) | ((d + 1) << 24);
+    for (const key& k : active) {
+      const uint32_t c = cells[k.cur].base + k.bytes[d];
+      if (k.size == d + 1) {
+        best[c] = k.id | ((d + 1) << 24);
         max_depth = d + 1;
         continue;
       }
-      active[kept] = active[a];
-      cur[kept++] = c;
+      active[kept++] = {k.bytes, k.size, k.id, c};
     }
     active.resize(kept);
-    cur.resize(kept);
   }
   // The answer cells (no edges, never a child): of each depth-1 node, for a second byte
   // that does not follow it, and the root's.
@@ -377,7 +376,7 @@ class rwkv_model final : public tokenizer_model {
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const std::string_view t = v.tokens[id].text;
       entries[id] = {t, static_cast<int32_t>(id)};
-      if (std::memchr(t.data(), '\\', t.size()) == nullptr) continue;
+      if (std::find(t.begin(), t.end(), '\\') == t.end()) continue;
       rwkv_unescape_append(t, arena);
       escaped.push_back(static_cast<uint32_t>(id));
       escaped.push_back(static_cast<uint32_t>(arena.size()));
