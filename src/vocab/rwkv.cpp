@@ -72,14 +72,15 @@ bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
   size_t total = 0;
   struct key {
     const uint8_t* bytes;
-    uint32_t size, id, cur;  // cur: the cell of its first d bytes
+    uint32_t id_size;  // id << 8 | size
+    uint32_t cur;      // the cell of its first d bytes
   };
   std::vector<key> active;  // the keys still longer than the depth, in id order
   active.reserve(keys.size());
   for (const byte_trie::entry& k : keys) {
     if (k.bytes.empty()) continue;
     if (k.id >= id_limit || k.id < 0 || k.bytes.size() > 255) return false;
-    active.push_back({reinterpret_cast<const uint8_t*>(k.bytes.data()), uint32_t(k.bytes.size()), uint32_t(k.id), root});
+    active.push_back({reinterpret_cast<const uint8_t*>(k.bytes.data()), uint32_t(k.id) << 8 | uint32_t(k.bytes.size()), root});
     total += k.bytes.size();
   }
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
@@ -157,12 +158,12 @@ bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
     size_t kept = 0;
     for (const key& k : active) {
       const uint32_t c = cells[k.cur].base + k.bytes[d];
-      if (k.size == d + 1) {
-        best[c] = k.id | ((d + 1) << 24);
+      if ((k.id_size & 0xFF) == d + 1) {
+        best[c] = (k.id_size >> 8) | ((d + 1) << 24);
         max_depth = d + 1;
         continue;
       }
-      active[kept++] = {k.bytes, k.size, k.id, c};
+      active[kept++] = {k.bytes, k.id_size, c};
     }
     active.resize(kept);
   }
