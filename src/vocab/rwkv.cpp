@@ -60,7 +60,8 @@ void rwkv_unescape_append(std::string_view escaped, std::string& out) {
   }
 }
 
-bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
+template <class Text>
+bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // Level by level, without a trie or a sort: at depth d every key longer than d is at the
   // cell of its first d bytes (cur); the bytes that follow a cell, gathered over the keys
   // as a 256-bit set, are its children, placed together; then each key moves to its child,
@@ -76,12 +77,14 @@ bool rwkv_matcher::build(std::span<const byte_trie::entry> keys, int32_t unk) {
     uint32_t cur;      // the cell of its first d bytes
   };
   std::vector<key> active;  // the keys still longer than the depth, in id order
-  active.reserve(keys.size());
-  for (const byte_trie::entry& k : keys) {
-    if (k.bytes.empty()) continue;
-    if (k.id >= id_limit || k.id < 0 || k.bytes.size() > 255) return false;
-    active.push_back({reinterpret_cast<const uint8_t*>(k.bytes.data()), uint32_t(k.id) << 8 | uint32_t(k.bytes.size()), root});
-    total += k.bytes.size();
+  active.reserve(n_keys);
+  if (n_keys > size_t(id_limit)) return false;
+  for (uint32_t id = 0; id < n_keys; ++id) {
+    const std::string_view t = text(id);
+    if (t.empty()) continue;
+    if (t.size() > 255) return false;
+    active.push_back({reinterpret_cast<const uint8_t*>(t.data()), id << 8 | uint32_t(t.size()), root});
+    total += t.size();
   }
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
   table_vector<cell> cells(total / 3 + 2048, cell{0, free_cell});
@@ -372,22 +375,30 @@ class rwkv_model final : public tokenizer_model {
     // The token texts unescaped: most have no escape and are viewed where they are,
     // the others are unescaped one after the other into `arena`.
     std::string arena;
-    std::vector<byte_trie::entry> entries(v.tokens.size());
     std::vector<uint32_t> escaped;  // ids, and their end in arena after each
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const std::string_view t = v.tokens[id].text;
-      entries[id] = {t, static_cast<int32_t>(id)};
       if (std::find(t.begin(), t.end(), '\\') == t.end()) continue;
       rwkv_unescape_append(t, arena);
       escaped.push_back(static_cast<uint32_t>(id));
       escaped.push_back(static_cast<uint32_t>(arena.size()));
     }
-    for (size_t k = 0, at = 0; k < escaped.size(); k += 2) {  // arena is complete: view it
-      entries[escaped[k]].bytes = std::string_view(arena).substr(at, escaped[k + 1] - at);
-      at = escaped[k + 1];
+    // The texts in id order (arena is complete: view it).
+    size_t next_escaped = 0, at = 0;
+    auto text = [&](size_t id) {
+      if (next_escaped == escaped.size() || escaped[next_escaped] != id) return v.tokens[id].text;
+      const std::string_view t = std::string_view(arena).substr(at, escaped[next_escaped + 1] - at);
+      at = escaped[next_escaped + 1];
+      next_escaped += 2;
+      return t;
+    };
+    use_matcher_ = fast && matcher_.build(v.tokens.size(), text, unk_);
+    if (!use_matcher_) {
+      next_escaped = at = 0;
+      std::vector<byte_trie::entry> entries(v.tokens.size());
+      for (size_t id = 0; id < v.tokens.size(); ++id) entries[id] = {text(id), static_cast<int32_t>(id)};
+      trie_ = byte_trie(std::move(entries));
     }
-    use_matcher_ = fast && matcher_.build(entries, unk_);
-    if (!use_matcher_) trie_ = byte_trie(std::move(entries));
     if (cache)
       cache->save("rwkv.match", [&](table_writer& w) {
         w.put_value(uint32_t(use_matcher_ ? 1 : 0));

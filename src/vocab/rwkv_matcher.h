@@ -25,11 +25,13 @@ namespace gguf::vocab_detail {
 
 class rwkv_matcher {
  public:
-  /// Builds the tables from the token texts (`id` ascending; of equal texts the last id
-  /// wins, as in byte_trie), with `unk` the id for a byte that starts no token; false when
-  /// the vocabulary is beyond their fields (ids from 2^23, tokens over 255 bytes, 2^31
-  /// cells): the caller then matches through a byte_trie.
-  bool build(std::span<const byte_trie::entry> keys, int32_t unk);
+  /// Builds the tables from the token texts, text(id) for id = 0 .. n_keys - 1, called
+  /// once each in that order (of equal texts the last id wins, as in byte_trie), with
+  /// `unk` the id for a byte that starts no token; false when the vocabulary is beyond
+  /// their fields (ids from 2^23, tokens over 255 bytes, 2^31 cells): the caller then
+  /// matches through a byte_trie.
+  template <class Text>
+  bool build(size_t n_keys, Text&& text, int32_t unk);
 
   /// Appends the ids of `text`, greedy longest match.
   void tokenize(std::string_view text, std::vector<int32_t>& out) const;

@@ -126,15 +126,17 @@ TEST(rwkv_model, tokens_beyond_the_tables_fields_match_through_the_trie) {
   // A token over 255 bytes does not fit the double array's length field: the model
   // matches through the trie then, with the same ids.
   const std::string long_token(300, 'a');
-  auto v = tiny_vocab({"<s>", "a", "aa", "b"});
+  auto v = tiny_vocab({"<s>", "a", "aa", "b", "\\n", "a\\x62"});  // escaped: "\n", "ab"
   v.tokens.push_back({long_token, 0.0f, token_type::normal});
   const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
-  const std::string text = "b" + std::string(301, 'a') + "b" + std::string(5000, 'a');
+  const std::string text = "b" + std::string(301, 'a') + "b\n" + std::string(5000, 'a') + "ab\n";
   std::vector<int32_t> want, got;
   reference->tokenize(text, want);
   fast->tokenize(text, got);
   EXPECT_EQ(got, want);
-  EXPECT_EQ(want[1], 4);  // the 300-byte token
+  EXPECT_EQ(want[1], 6);  // the 300-byte token
+  EXPECT_EQ(want.back(), 4);  // "\n"
+  EXPECT_EQ(want[want.size() - 2], 5);  // "ab"
 }
 
 TEST(rwkv_model, fast_tables_equal_the_plain_walk_on_the_bench_corpus) {
