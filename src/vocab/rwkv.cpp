@@ -18,46 +18,41 @@
 namespace gguf::vocab_detail {
 
 std::string rwkv_unescape(std::string_view escaped) {
-  std::string out;
-  out.reserve(escaped.size());
-  rwkv_unescape_append(escaped, out);
+  std::string out(escaped.size(), '\0');  // unescaping never lengthens a text
+  out.resize(size_t(rwkv_unescape_to(escaped, out.data()) - out.data()));
   return out;
 }
 
-void rwkv_unescape_append(std::string_view escaped, std::string& out) {
-  bool escaping = false;
-  int hex_remaining = 0;
-  uint8_t hex_acc = 0;
-  for (const char ch : escaped) {
-    const auto c = static_cast<uint8_t>(ch);
-    if (hex_remaining != 0) {
-      // llama_unescape_rwkv_token's digit rule: 'a'..'f' (and above) count from 10,
-      // everything else from '0', in 8-bit arithmetic.
-      const uint8_t digit = c >= 'a' ? static_cast<uint8_t>(c - 'a' + 10) : static_cast<uint8_t>(c - '0');
-      hex_acc = static_cast<uint8_t>((hex_acc << 4) + digit);
-      if (--hex_remaining == 0) {
-        out.push_back(static_cast<char>(hex_acc));
-        hex_acc = 0;
+char* rwkv_unescape_to(std::string_view escaped, char* out) {
+  const char* p = escaped.data();
+  const char* const end = p + escaped.size();
+  while (p != end) {
+    const char c = *p++;
+    if (c != '\\') {
+      *out++ = c;
+      continue;
+    }
+    if (p == end) break;  // a dangling escape is dropped
+    switch (*p++) {
+      case 't': *out++ = '\t'; break;
+      case 'n': *out++ = '\n'; break;
+      case 'r': *out++ = '\r'; break;
+      case 'x': {
+        if (end - p < 2) return out;  // an unfinished \x escape is dropped
+        // llama_unescape_rwkv_token's digit rule: 'a'..'f' (and above) count from 10,
+        // everything else from '0', in 8-bit arithmetic.
+        uint8_t acc = 0;
+        for (int k = 0; k < 2; ++k) {
+          const auto d = static_cast<uint8_t>(*p++);
+          acc = static_cast<uint8_t>((acc << 4) + (d >= 'a' ? d - 'a' + 10 : d - '0'));
+        }
+        *out++ = static_cast<char>(acc);
+        break;
       }
-      continue;
+      default: *out++ = p[-1]; break;
     }
-    if (escaping) {
-      escaping = false;
-      switch (c) {
-        case 't': out.push_back('\t'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 'x': hex_remaining = 2; break;
-        default: out.push_back(static_cast<char>(c)); break;
-      }
-      continue;
-    }
-    if (c == '\\') {
-      escaping = true;
-      continue;
-    }
-    out.push_back(static_cast<char>(c));
   }
+  return out;
 }
 
 template <class Text>
@@ -374,14 +369,20 @@ class rwkv_model final : public tokenizer_model {
       return;
     // The token texts unescaped: most have no escape and are viewed where they are,
     // the others are unescaped one after the other into `arena`.
-    std::string arena;
     std::vector<uint32_t> escaped;  // ids, and their end in arena after each
+    size_t escaped_bytes = 0;
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const std::string_view t = v.tokens[id].text;
       if (std::find(t.begin(), t.end(), '\\') == t.end()) continue;
-      rwkv_unescape_append(t, arena);
       escaped.push_back(static_cast<uint32_t>(id));
-      escaped.push_back(static_cast<uint32_t>(arena.size()));
+      escaped.push_back(0);
+      escaped_bytes += t.size();
+    }
+    std::string arena(escaped_bytes, '\0');  // unescaping never lengthens a text
+    char* w = arena.data();
+    for (size_t k = 0; k < escaped.size(); k += 2) {
+      w = rwkv_unescape_to(v.tokens[escaped[k]].text, w);
+      escaped[k + 1] = static_cast<uint32_t>(w - arena.data());
     }
     // The texts in id order (arena is complete: view it).
     size_t next_escaped = 0, at = 0;
