@@ -49,8 +49,9 @@ class ugm_model final : public tokenizer_model {
     // The two tries and what the texts tell (text_facts) from the compiled cache, or
     // built (and saved) below.
     text_facts facts;
+    ascii_inner inner;
     const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
-      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts);
+      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts) && r.get_value(inner);
     });
     std::vector<byte_trie::entry> candidates, user_defined;
     scores_.resize(v.tokens.size());
@@ -68,7 +69,7 @@ class ugm_model final : public tokenizer_model {
       const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
       if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
-      scores_[id] = t.type == token_type::user_defined ? 0.0 : static_cast<double>(t.score);
+      scores_[id] = t.type == token_type::user_defined ? 0.0f : t.score;
       if (cached) continue;
       if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused) {
         candidates.push_back({t.text, i});
@@ -81,10 +82,15 @@ class ugm_model final : public tokenizer_model {
       if (t.type == token_type::user_defined) {
         user_defined.push_back({t.text, i});
         if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) facts.space_inside_user_defined = true;
+        for (size_t k = 1; k < t.text.size(); ++k) inner.set(static_cast<uint8_t>(t.text[k]));
       }
     }
     if (!cached) {
-      facts.charsmap_across_space = charsmap_.may_map_across_space();
+      uint64_t labels[4];
+      charsmap_.inner_labels(labels);
+      facts.charsmap_across_space = (labels[0] >> ' ') & 1;
+      inner.bits[0] |= labels[0];
+      inner.bits[1] |= labels[1];
       tokens_ = byte_trie(std::move(candidates));
       user_defined_ = byte_trie(std::move(user_defined));
       if (v.cache)
@@ -92,6 +98,7 @@ class ugm_model final : public tokenizer_model {
           tokens_.save(w);
           user_defined_.save(w);
           w.put_value(facts);
+          w.put_value(inner);
         });
     }
     cut_at_separator_ = facts.cut_at_separator;
@@ -116,6 +123,15 @@ class ugm_model final : public tokenizer_model {
     raw_words_ = word_by_word_ && cut_at_separator_ && escape_whitespaces_ && remove_extra_whitespaces_ &&
                  !treat_whitespace_as_suffix_ && space_unchanged_ && !facts.space_inside_user_defined &&
                  !facts.charsmap_across_space;
+    // With raw words, bytes other than ' ' that end a word as a pure space does: an ASCII
+    // byte the charsmap maps alone to spaces whatever follows, that no mapped input holds
+    // past its first byte, that no user-defined token starts with or holds (then no
+    // normalization step reads across it, and it normalizes to a word's end: '\n', '\t'
+    // and '\r' in NMT-style charsmaps).
+    for (uint32_t c = 1; c < 0x80 && raw_words_; ++c)
+      word_end_[c] = c != ' ' && charsmap_.maps_alone_to_spaces(uint8_t(c)) && !inner.has(uint8_t(c)) &&
+                     user_defined_.child(0, uint8_t(c)) == byte_trie::npos;
+    any_word_end_ = std::find(word_end_.begin(), word_end_.end(), true) != word_end_.end();
   }
 
   // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
@@ -168,7 +184,12 @@ class ugm_model final : public tokenizer_model {
     return pos;
   }
 
-  void normalize_into(std::string_view in, std::string& out) const {
+  // Returns true when the Viterbi's steps (one UTF-8 sequence each) surely end exactly at
+  // the end of `out`: every piece appended does by itself (unchanged code points, spaces,
+  // U+FFFD, replacements that end on a code point), so the steps start at each piece in
+  // turn; false when one may not (then ends_on_code_point tells).
+  bool normalize_into(std::string_view in, std::string& out) const {
+    bool aligned = true;
     out.clear();
     out.reserve(in.size() * 3);
     const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
@@ -205,8 +226,10 @@ class ugm_model final : public tokenizer_model {
       if (std::find(p.bytes.begin(), p.bytes.end(), ' ') == p.bytes.end()) {
         if (!in_word) start_word();
         out.append(p.bytes);
+        if (aligned) aligned = ends_on_code_point(p.bytes);
         continue;
       }
+      aligned = false;  // (the piece's spaces change what is appended)
       for (const char c : p.bytes) {
         if (c != ' ') {
           if (!in_word) start_word();
@@ -218,6 +241,7 @@ class ugm_model final : public tokenizer_model {
       }
     }
     if (append_space) out.append(space);
+    return aligned;
   }
 
   // 16 bytes per input byte for texts under 4 GiB (the table is the Viterbi's memory
@@ -290,6 +314,11 @@ class ugm_model final : public tokenizer_model {
            charsmap_.surely_unmapped(' ', pos + 1 < text.size() ? static_cast<uint8_t>(text[pos + 1]) : uint8_t{0});
   }
 
+  // A pure space or a byte of word_end_: a raw word ends before it.
+  bool word_break(std::string_view text, size_t pos) const noexcept {
+    return word_end_[static_cast<uint8_t>(text[pos])] || pure_space(text, pos);
+  }
+
   // raw_words_: no normalization step reads across a pure space, and merged spaces
   // normalize to nothing, so the normalized text is the concatenation of each raw word's
   // normalized form (U+2581 and the word), a cut before each: a raw word's ids and score
@@ -301,22 +330,46 @@ class ugm_model final : public tokenizer_model {
     scratch& sc = thread_scratch<scratch>(instance_);
     const size_t start = out.size(), n = text.size();
     double base = 0.0;
-    for (size_t pos = 0; pos < n;) {
-      if (pure_space(text, pos)) {
-        ++pos;
-        continue;
+    // Words are found `ahead` words before they are looked up, their cache slots and then
+    // entries loading meanwhile (as in viterbi).
+    constexpr size_t ahead = 16, mask = ahead - 1;
+    struct word {
+      size_t a, b;
+      uint64_t h;  // text_hash of a word short enough to cache, else 0
+    };
+    word queue[ahead];
+    size_t found = 0, done = 0, scan = 0;
+    sc.raw_cache.reserve(n / 32);  // (bench corpus: a distinct word per 36 bytes)
+    for (;;) {
+      while (found - done < ahead) {
+        while (scan < n && word_break(text, scan)) ++scan;
+        if (scan == n) break;
+        size_t end = scan + 1;
+        if (any_word_end_) {
+          while (end < n && !word_break(text, end)) ++end;
+        } else {
+          for (;; ++end) {  // only spaces break words: memchr to each
+            end = text.find(' ', end);
+            if (end == std::string_view::npos) end = n;
+            if (end == n || pure_space(text, end)) break;
+          }
+        }
+        word& nw = queue[found & mask];
+        nw = {scan, end, end - scan <= raw_cache_t::max_word ? text_hash(text.substr(scan, end - scan)) : 0};
+        scan = end;
+        if (nw.h) sc.raw_cache.prefetch_slot(nw.h);
+        if (found - done >= ahead / 2) {
+          const word& mid = queue[(found - ahead / 2) & mask];
+          if (mid.h) sc.raw_cache.prefetch_entry(mid.h);
+        }
+        ++found;
       }
-      size_t end = pos + 1;
-      for (;; ++end) {
-        end = text.find(' ', end);
-        if (end == std::string_view::npos) end = n;
-        if (end == n || pure_space(text, end)) break;
-      }
-      const std::string_view w = text.substr(pos, end - pos);
-      pos = end;
+      if (done == found) break;
+      const word wd = queue[done++ & mask];
+      const std::string_view w = text.substr(wd.a, wd.b - wd.a);
+      const uint64_t h = wd.h;
       const size_t first = out.size();
       const bool short_word = w.size() <= raw_cache_t::max_word;
-      const uint64_t h = short_word ? text_hash(w) : 0;
       raw_entry e;
       if (short_word && sc.raw_cache.find(w, h, out, &e)) {
         if (exact(base, e.normalized_size)) {
@@ -326,8 +379,7 @@ class ugm_model final : public tokenizer_model {
         }
         out.resize(first);
       }
-      normalize_into(w, sc.word);
-      if (!ends_on_code_point(sc.word)) {
+      if (!normalize_into(w, sc.word) && !ends_on_code_point(sc.word)) {
         out.resize(start);
         normalize_into(text, sc.word);
         viterbi(sc.word, out);
@@ -382,6 +434,8 @@ class ugm_model final : public tokenizer_model {
     const std::string_view sep = separator_;
     const auto sep0 = static_cast<uint8_t>(sep[0]);
     size_t pos = a + std::min(utf8_len(s[a]), n - a);
+    // no byte of the separator's first value after the first step: no cut (most words)
+    if (pos >= n || std::memchr(s.data() + pos, sep0, n - pos) == nullptr) return n;
     if (sep0 >= 0x80) {  // U+2581: ASCII bytes are skipped 8 at a time
       while (pos < n) {
         if (pos + 8 <= n) {
@@ -432,7 +486,7 @@ class ugm_model final : public tokenizer_model {
       bool single_codepoint_found = false;
       tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
         if (len == cp_len) single_codepoint_found = true;
-        const double challenger = from + scores_[static_cast<size_t>(id)];
+        const double challenger = from + static_cast<double>(scores_[static_cast<size_t>(id)]);
         best& champ = results[pos + len];
         if (challenger > champ.score) champ = {id, Index(pos), challenger};
       });
@@ -462,6 +516,15 @@ class ugm_model final : public tokenizer_model {
   }
 
   // What the token texts and the charsmap tell the tokenizer (saved with the tries).
+  // The ASCII bytes a mapped input (ugm_charsmap::inner_labels) or a user-defined token
+  // holds past its first byte: bit c of bits[c >> 6] (saved with the tries).
+  struct ascii_inner {
+    uint64_t bits[2] = {0, 0};
+    void set(uint8_t c) noexcept {
+      if (c < 0x80) bits[c >> 6] |= uint64_t{1} << (c & 63);
+    }
+    bool has(uint8_t c) const noexcept { return c < 0x80 && ((bits[c >> 6] >> (c & 63)) & 1); }
+  };
   struct text_facts {
     bool cut_at_separator = true;            // no candidate holds the separator past byte 0
     bool space_inside_user_defined = false;  // a user-defined token holds ' ' past byte 0
@@ -483,9 +546,13 @@ class ugm_model final : public tokenizer_model {
   ugm_charsmap charsmap_;
   byte_trie tokens_;
   byte_trie user_defined_;
-  std::vector<double> scores_;  // per token id, as used by the Viterbi
+  // Per token id, as the Viterbi adds them (as doubles); floats halve the table a
+  // Viterbi reads at random (a large vocabulary's stays in cache more).
+  std::vector<float> scores_;
   std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
   std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
+  std::array<bool, 256> word_end_{};  // bytes besides pure spaces that end a raw word (constructor)
+  bool any_word_end_ = false;
   bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;
   double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token

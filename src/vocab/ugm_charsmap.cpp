@@ -59,19 +59,19 @@ bool ugm_charsmap::node(size_t i, uint32_t& out) const noexcept {
   return true;
 }
 
-bool ugm_charsmap::may_map_across_space() const noexcept {
-  if (n_nodes_ == 0) return false;
+void ugm_charsmap::inner_labels(uint64_t out[4]) const noexcept {
+  out[0] = out[1] = out[2] = out[3] = 0;
   uint32_t root = 0;
-  if (!node(0, root)) return false;
-  // A node whose label is ' ' and that is not the root's ' ' child lies deeper (or is an
-  // unused cell that looks like one: then the answer is a safe "may").
-  const size_t root_space = xcda_base(root) ^ uint32_t(' ');
+  if (!node(0, root)) return;
+  // A node labelled c that is not the root's c child lies deeper (or is an unused cell
+  // that looks like one: then the answer is a safe "may").
+  const size_t root_base = xcda_base(root);
   for (size_t i = 0; i < n_nodes_; ++i) {
     uint32_t n = 0;
     node(i, n);
-    if (xcda_lcheck(n) == uint32_t(' ') && i != root_space) return true;
+    const uint32_t c = xcda_lcheck(n);
+    if (c < 256 && i != (root_base ^ c)) out[c >> 6] |= uint64_t{1} << (c & 63);
   }
-  return false;
 }
 
 ugm_charsmap::match ugm_charsmap::longest_prefix(std::string_view text, size_t pos) const noexcept {

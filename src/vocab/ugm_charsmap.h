@@ -46,7 +46,25 @@ class ugm_charsmap {
   }
   /// False when no mapped input holds a ' ' past its first byte (no match starting before
   /// a ' ' reads past it); true when one may (a conservative scan of the trie's nodes).
-  bool may_map_across_space() const noexcept;
+  bool may_map_across_space() const noexcept { return may_map_across(' '); }
+  /// may_map_across_space for byte `c`.
+  bool may_map_across(uint8_t c) const noexcept {
+    uint64_t inner[4];
+    inner_labels(inner);
+    return (inner[c >> 6] >> (c & 63)) & 1;
+  }
+  /// The bytes a mapped input may hold past its first byte: bit c of out[c >> 6] (one scan
+  /// of the trie's nodes; conservative, as may_map_across_space).
+  void inner_labels(uint64_t out[4]) const noexcept;
+  /// True when byte `c` maps alone to one or more ' ' whatever follows it (no mapped input
+  /// starts with c and goes on).
+  bool maps_alone_to_spaces(uint8_t c) const noexcept {
+    if (c == 0 || n_nodes_ == 0) return false;
+    const uint64_t* row = pairs_ + (uint32_t(c) << 2);
+    const match& m = single_[c];
+    return (row[0] | row[1] | row[2] | row[3]) == 0 && m.consumed == 1 && !m.replacement.empty() &&
+           m.replacement.find_first_not_of(' ') == std::string_view::npos;
+  }
   /// surely_unmapped(c0, c1) for every ASCII c1 (and for c0 as the last byte).
   bool unmapped_before_ascii(uint8_t c0) const noexcept {
     if (c0 == 0 || n_nodes_ == 0) return true;

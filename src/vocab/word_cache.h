@@ -4,12 +4,14 @@
 // `Extra` is a small value kept beside each word's ids (UGM: the word's Viterbi score).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "vocab/huge_pages.h"
 #include "vocab/tokenizer_model.h"
 
 namespace gguf::vocab_detail {
@@ -30,7 +32,12 @@ class basic_word_cache {
       const slot& s = slots_[i];
       if (s.len == 0) return false;
       if (s.hash == h && s.len == w.size() && same_bytes(keys_.data() + s.off, w.data(), w.size())) {
-        out.insert(out.end(), ids_.begin() + s.ids_off, ids_.begin() + s.ids_off + s.ids_n);
+        const int32_t* ids = ids_.data() + s.ids_off;
+        if (s.ids_n <= 8) {  // most words: no call
+          for (uint32_t k = 0; k < s.ids_n; ++k) out.push_back(ids[k]);
+        } else {
+          out.insert(out.end(), ids, ids + s.ids_n);
+        }
         if (extra) *extra = s.extra;
         return true;
       }
@@ -49,6 +56,15 @@ class basic_word_cache {
     __builtin_prefetch(keys_.data() + s.off);
     __builtin_prefetch(ids_.data() + s.ids_off);
   }
+  /// Makes room for about `words` entries at once (up to max_slots / 2), so that a long
+  /// text's words do not rehash the cache again and again as they fill it.
+  void reserve(size_t words) {
+    size_t want = slots_.empty() ? 256 : slots_.size();
+    while (want < 2 * words && want < max_slots) want *= 2;
+    if (want > slots_.size()) grow(want);
+    keys_.reserve(std::min(words, max_slots / 2) * 16);
+    ids_.reserve(std::min(words, max_slots / 2) * 8);
+  }
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
     if (w.empty() || w.size() > max_word) return;
@@ -59,7 +75,7 @@ class basic_word_cache {
     size_t i = h & mask_;
     while (slots_[i].len) i = (i + 1) & mask_;
     slots_[i] = {h, uint32_t(keys_.size()), uint32_t(w.size()), uint32_t(ids_.size()), uint32_t(n), extra};
-    keys_.append(w);
+    keys_.insert(keys_.end(), w.begin(), w.end());
     ids_.insert(ids_.end(), ids, ids + n);
     ++used_;
   }
@@ -71,9 +87,9 @@ class basic_word_cache {
     uint32_t ids_off = 0, ids_n = 0;
     [[no_unique_address]] Extra extra{};
   };
-  void grow() {
-    std::vector<slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 256 : old.size() * 2, slot{});
+  void grow(size_t size = 0) {
+    table_vector<slot> old = std::move(slots_);
+    slots_.assign(size ? size : old.empty() ? 256 : old.size() * 2, slot{});
     mask_ = slots_.size() - 1;
     for (const slot& s : old) {
       if (!s.len) continue;
@@ -82,9 +98,11 @@ class basic_word_cache {
       slots_[i] = s;
     }
   }
-  std::vector<slot> slots_;
-  std::string keys_;
-  std::vector<int32_t> ids_;
+  // In huge pages once large (huge_pages.h): a long text's lookups land at random in
+  // several MiB of them.
+  table_vector<slot> slots_;
+  table_vector<char> keys_;
+  table_vector<int32_t> ids_;
   size_t mask_ = 0, used_ = 0;
 };
 

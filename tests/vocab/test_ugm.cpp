@@ -194,7 +194,7 @@ TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
       const size_t len = rng() % (t % 10 == 0 ? 120 : 16);
       for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
       const auto want = run(*reference, text);
-      for (int pass = 0; pass < 3; ++pass) ASSERT_EQ(run(*fast, text), want) << file << " text #" << t << " pass " << pass;
+      for (int pass = 0; pass < 3; ++pass) ASSERT_EQ(run(*fast, text), want) << file << " text #" << t << " pass " << pass << " [" << testing::PrintToString(text) << "]";
     }
   }
 }
@@ -253,5 +253,42 @@ TEST(ugm_model, special_tokens_in_a_long_text_split_it_as_in_a_short_one) {
     const auto got = v->tokenize(filler + sp + filler + sp, false, true);
     ASSERT_TRUE(got);
     EXPECT_EQ(*got, want) << sp;
+  }
+}
+
+TEST(ugm_model, raw_words_end_at_bytes_mapped_alone_to_spaces_unless_something_reads_across) {
+  // nomic-bert-moe's charsmap maps '\n', '\t' and '\r' alone to a space: raw words end
+  // there too, unless a user-defined token holds such a byte past its first (then a word
+  // would cut it) or starts with one (then it is no space). ugm-sp-test's charsmap leaves
+  // them alone (raw words run across them), NBSP and EM SPACE map to a space. Each
+  // vocabulary against one Viterbi per fragment, each text twice (then from the cache).
+  GGUF_REQUIRE_DATA();
+  static const char* const chars[] = {"x",  "y", "z",      "ab",         "\n",          "\t",
+                                      "\r", " ", "\r\n", "\xC3\xA9", "\xE2\x80\x83", "\xC2\xA0"};
+  struct variant {
+    const char* extra;
+    token_type type;
+  };
+  for (const char* file : {"vocab/ggml-vocab-nomic-bert-moe.gguf", "vocab/ugm-sp-test.gguf"}) {
+    auto lv = models::load(gguf::test::data_file(file));
+    ASSERT_TRUE(lv);
+    for (const variant x : {variant{"", token_type::normal}, variant{"x\ny", token_type::user_defined},
+                            variant{"\tz", token_type::user_defined}, variant{"y\r", token_type::user_defined},
+                            variant{"x\ny", token_type::normal}}) {
+      vocab_data& v = lv->data;
+      if (*x.extra) v.tokens.push_back({x.extra, -1.0f, x.type});
+      const auto fast = make_ugm(v), reference = make_ugm(v, false);
+      if (*x.extra) v.tokens.pop_back();
+      std::mt19937 rng(7);
+      for (int t = 0; t < 300; ++t) {
+        std::string text;
+        const size_t len = 1 + rng() % 12;
+        for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+        const auto want = run(*reference, text);
+        for (int pass = 0; pass < 2; ++pass)
+          ASSERT_EQ(run(*fast, text), want) << file << " extra " << testing::PrintToString(std::string(x.extra))
+                                            << " text " << testing::PrintToString(text) << " pass " << pass;
+      }
+    }
   }
 }
