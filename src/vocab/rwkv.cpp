@@ -191,6 +191,41 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   return true;
 }
 
+bool rwkv_matcher::view(std::span<const cell> cells, std::span<const uint32_t> best, std::span<const uint32_t> pair,
+                        uint32_t root, uint32_t max_depth) {
+  const size_t n = cells.size();
+  if (n <= 512 || n >= max_cells || best.size() != n || pair.size() != 65536 || root >= n || max_depth > 255 ||
+      cells[root].check != root)
+    return false;
+  const uint32_t longest = std::max<uint32_t>(max_depth, 1);
+  for (size_t c = 0; c < n; ++c)
+    if (cells[c].base > n - 256 || (best[c] >> 24) == 0 || (best[c] >> 24) > longest) return false;
+  // Depths by the parent chains (+1; 0: not known yet), each chain walked once.
+  std::vector<uint16_t> depth(n, 0);
+  depth[root] = 1;
+  uint32_t path[257];
+  for (size_t c = 0; c < n; ++c) {
+    if (cells[c].check == UINT32_MAX || depth[c] != 0) continue;
+    uint32_t len = 0, r = static_cast<uint32_t>(c);
+    for (; depth[r] == 0; r = cells[r].check) {
+      if (len == 256 || cells[r].check >= n) return false;  // too deep, a loop, or a free parent
+      path[len++] = r;
+    }
+    for (uint32_t d = depth[r]; len > 0;) {
+      if (++d > max_depth + 1u) return false;
+      depth[path[--len]] = static_cast<uint16_t>(d);
+    }
+  }
+  for (const uint32_t p : pair)
+    if (p >= n || (depth[p] != 3 && cells[p].check != UINT32_MAX)) return false;
+  cells_.view(cells);
+  best_.view(best);
+  pair_.view(pair);
+  root_ = root;
+  max_depth_ = max_depth;
+  return true;
+}
+
 namespace {
 
 // Ids appended to a vector through a small buffer (no capacity check per id).

@@ -44,36 +44,31 @@ class rwkv_matcher {
     w.put_value(root_);
     w.put_value(max_depth_);
   }
-  /// Maps the tables back; false when they do not fit together (every base + 255 and
-  /// every pair_ entry inside the cells: checked, so a walk never leaves the array).
+  /// Maps the tables back; false when they do not fit together (view).
   bool load(table_reader& r) {
     std::span<const cell> cells;
     std::span<const uint32_t> best, pair;
     uint32_t root = 0, max_depth = 0;
     if (!r.get(cells) || !r.get(best) || !r.get(pair) || !r.get_value(root) || !r.get_value(max_depth)) return false;
-    if (cells.size() <= 256 || cells.size() >= max_cells || best.size() != cells.size() || pair.size() != 65536 || root >= cells.size() ||
-        max_depth > 255)
-      return false;
-    for (const cell& c : cells)
-      if (c.base > cells.size() - 256) return false;
-    for (const uint32_t p : pair)
-      if (p >= cells.size()) return false;
-    cells_.view(cells);
-    best_.view(best);
-    pair_.view(pair);
-    root_ = root;
-    max_depth_ = max_depth;
-    return true;
+    return view(cells, best, pair, root, max_depth);
   }
 
- private:
-  static constexpr uint32_t max_cells = 1u << 31, id_mask = (1u << 24) - 1;
-  static constexpr int32_t id_limit = 1 << 23;  // ids are stored in 24 bits, signed (unk may be -1)
   struct cell {
     uint32_t base;   // children at base + byte; 0 for a node without edges (cells 0..255 are never used)
     uint32_t check;  // the parent cell; UINT32_MAX: free
   };
+  /// Uses these tables (not copied) when they make a matcher no text can lead out of its
+  /// arrays or into a loop: every base + 255 inside the cells; every cell reached by an
+  /// edge (check set) on a path up to the root of at most max_depth edges; every pair_
+  /// entry a depth-2 cell or a free one (an answer); every answer's length 1..max_depth
+  /// (so each token moves on, and a walk reads at most max_depth + 1 bytes). False, and
+  /// nothing changed, otherwise.
+  bool view(std::span<const cell> cells, std::span<const uint32_t> best, std::span<const uint32_t> pair, uint32_t root,
+            uint32_t max_depth);
 
+ private:
+  static constexpr uint32_t max_cells = 1u << 31, id_mask = (1u << 24) - 1;
+  static constexpr int32_t id_limit = 1 << 23;  // ids are stored in 24 bits, signed (unk may be -1)
   // One step: the child of cell r by byte b, or r itself when there is none.
   bool step(uint32_t& r, uint8_t b) const noexcept {
     const uint32_t c = cells_[r].base + b;

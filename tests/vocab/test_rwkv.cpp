@@ -8,6 +8,7 @@
 #include <random>
 
 #include "model_vectors.h"
+#include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
 
 using namespace gguf::vocab_detail;
@@ -151,6 +152,44 @@ TEST(rwkv_model, fast_tables_equal_the_plain_walk_on_the_bench_corpus) {
   make_rwkv(lv->data)->tokenize(text, got);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_TRUE(got == want);
+}
+
+TEST(rwkv_matcher, cached_tables_that_could_lead_a_walk_astray_are_refused) {
+  // What the compiled cache hands back is checked before use: a hand-made double array
+  // (the root at 256, its child by 'a' at 300 + 'a', every pair_ entry an answer cell)
+  // is taken; each forgery of it, one field at a time, is refused.
+  using cell = rwkv_matcher::cell;
+  constexpr uint32_t free_cell = UINT32_MAX, root = 256, answer = 1000;
+  std::vector<cell> cells(1024, cell{0, free_cell});
+  cells[root] = {300, root};
+  cells[300 + 'a'] = {0, root};
+  std::vector<uint32_t> best(cells.size(), 0u | (1u << 24)), pair(65536, answer);
+  const auto take = [&](uint32_t max_depth = 1) {
+    rwkv_matcher m;
+    return m.view(cells, best, pair, root, max_depth);
+  };
+  ASSERT_TRUE(take());
+  const auto refused = [&](const char* what, auto forge) {
+    const auto c0 = cells;
+    const auto b0 = best;
+    const auto p0 = pair;
+    forge();
+    EXPECT_FALSE(take()) << what;
+    cells = c0, best = b0, pair = p0;
+    EXPECT_TRUE(take());
+  };
+  refused("a loop", [&] { cells[500] = {0, 500}; });
+  refused("a parent that is free", [&] { cells[500] = {0, 600}; });
+  refused("a path longer than max_depth", [&] {
+    cells[300 + 'a'].base = 400;
+    cells[400 + 'b'] = {0, 300 + 'a'};
+  });
+  refused("a base past the end", [&] { cells[root].base = 1024 - 255; });
+  refused("an answer of length 0", [&] { best[7] = 5; });
+  refused("an answer longer than max_depth", [&] { best[7] = 5 | (2u << 24); });
+  refused("a pair entry at depth 1", [&] { pair[123] = 300 + 'a'; });
+  refused("a pair entry past the end", [&] { pair[123] = 5000; });
+  refused("a root that is not its own parent", [&] { cells[root].check = 300; });
 }
 
 TEST(rwkv_model, matches_llama_cpp_vectors) {
