@@ -194,30 +194,13 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
 bool rwkv_matcher::view(std::span<const cell> cells, std::span<const uint32_t> best, std::span<const uint32_t> pair,
                         uint32_t root, uint32_t max_depth) {
   const size_t n = cells.size();
-  if (n <= 512 || n >= max_cells || best.size() != n || pair.size() != 65536 || root >= n || max_depth > 255 ||
-      cells[root].check != root)
+  if (n <= 512 || n >= max_cells || best.size() != n || pair.size() != 65536 || root >= n || max_depth > 255)
     return false;
   const uint32_t longest = std::max<uint32_t>(max_depth, 1);
   for (size_t c = 0; c < n; ++c)
     if (cells[c].base > n - 256 || (best[c] >> 24) == 0 || (best[c] >> 24) > longest) return false;
-  // Depths by the parent chains (+1; 0: not known yet), each chain walked once.
-  std::vector<uint16_t> depth(n, 0);
-  depth[root] = 1;
-  uint32_t path[257];
-  for (size_t c = 0; c < n; ++c) {
-    if (cells[c].check == UINT32_MAX || depth[c] != 0) continue;
-    uint32_t len = 0, r = static_cast<uint32_t>(c);
-    for (; depth[r] == 0; r = cells[r].check) {
-      if (len == 256 || cells[r].check >= n) return false;  // too deep, a loop, or a free parent
-      path[len++] = r;
-    }
-    for (uint32_t d = depth[r]; len > 0;) {
-      if (++d > max_depth + 1u) return false;
-      depth[path[--len]] = static_cast<uint16_t>(d);
-    }
-  }
   for (const uint32_t p : pair)
-    if (p >= n || (depth[p] != 3 && cells[p].check != UINT32_MAX)) return false;
+    if (p >= n) return false;
   cells_.view(cells);
   best_.view(best);
   pair_.view(pair);
@@ -274,8 +257,8 @@ size_t rwkv_matcher::run(const uint8_t* s, size_t n, size_t pos, size_t limit, P
   const size_t safe = std::min(limit, n > reach ? n - reach : 0);
   while (pos < safe) {
     uint32_t r = pair_[two_bytes(s + pos)];
-    for (size_t i = pos + 2; step(r, s[i]); ++i) {
-    }
+    for (size_t i = pos + 2; i <= pos + max_depth_ && step(r, s[i]); ++i) {  // (bounded: a cached table
+    }                                                                          // could hold a loop)
     push(id_of(best_[r]), pos);
     pos += best_[r] >> 24;
   }
@@ -307,7 +290,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   // from there on only: the rest of the lane is then what the one pass would give).
   constexpr int lanes = 4;
   constexpr uint32_t record = 64;  // token starts kept per lane, to meet the lane before
-  const uint32_t lane_safe = static_cast<uint32_t>(n - max_depth_ - 2);  // a step reads up to pos + max_depth_ + 1
+  const uint32_t lane_safe = static_cast<uint32_t>(n - max_depth_ - 2);  // a step reads up to next + max_depth_ - 1
   uint32_t start[lanes + 1], end[lanes];
   for (int k = 0; k <= lanes; ++k) start[k] = static_cast<uint32_t>(n * k / lanes);
   for (int k = 0; k < lanes; ++k) end[k] = k + 1 < lanes ? start[k + 1] : lane_safe;
@@ -332,12 +315,14 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
     next[k] = pos[k] + 2;
     dst[k] = w[k] = ids.data + start[k] + k;
   }
-  // A round moves each lane by at most one token, max_depth_ bytes: `rounds` of them keep
-  // every lane below its end, with no check per step.
+  // A round moves a lane's next byte on by at most max_depth_ (one more edge, or the next
+  // token started at most one token length past the current one's start, which is at
+  // least 2 before next): `rounds` of them keep every lane's reads below its end, with no
+  // check per step (whatever the cells hold: a cached table is not trusted to be a tree).
   const uint32_t stride = std::max<uint32_t>(max_depth_, 1);
   for (;;) {
     uint32_t room = UINT32_MAX;
-    for (int k = 0; k < lanes; ++k) room = std::min(room, pos[k] < end[k] ? end[k] - pos[k] : 0u);
+    for (int k = 0; k < lanes; ++k) room = std::min(room, next[k] < end[k] ? end[k] - next[k] : 0u);
     const uint32_t rounds = room / stride;
     if (rounds == 0) break;
     for (uint32_t round = 0; round < rounds; ++round)

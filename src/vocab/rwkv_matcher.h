@@ -57,12 +57,10 @@ class rwkv_matcher {
     uint32_t base;   // children at base + byte; 0 for a node without edges (cells 0..255 are never used)
     uint32_t check;  // the parent cell; UINT32_MAX: free
   };
-  /// Uses these tables (not copied) when they make a matcher no text can lead out of its
-  /// arrays or into a loop: every base + 255 inside the cells; every cell reached by an
-  /// edge (check set) on a path up to the root of at most max_depth edges; every pair_
-  /// entry a depth-2 cell or a free one (an answer); every answer's length 1..max_depth
-  /// (so each token moves on, and a walk reads at most max_depth + 1 bytes). False, and
-  /// nothing changed, otherwise.
+  /// Uses these tables (not copied) when no text can lead a match out of its arrays or
+  /// stall it: every base + 255 and every pair_ entry inside the cells, every answer's
+  /// length 1..max_depth (each token moves on; walks are bounded by max_depth, so a
+  /// table with a loop ends too). False, and nothing changed, otherwise.
   bool view(std::span<const cell> cells, std::span<const uint32_t> best, std::span<const uint32_t> pair, uint32_t root,
             uint32_t max_depth);
 

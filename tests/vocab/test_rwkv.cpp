@@ -154,42 +154,50 @@ TEST(rwkv_model, fast_tables_equal_the_plain_walk_on_the_bench_corpus) {
   EXPECT_TRUE(got == want);
 }
 
-TEST(rwkv_matcher, cached_tables_that_could_lead_a_walk_astray_are_refused) {
+TEST(rwkv_matcher, cached_tables_never_lead_a_match_out_of_its_arrays_or_into_a_stall) {
   // What the compiled cache hands back is checked before use: a hand-made double array
   // (the root at 256, its child by 'a' at 300 + 'a', every pair_ entry an answer cell)
-  // is taken; each forgery of it, one field at a time, is refused.
+  // is taken; forgeries that could send a read out of the arrays or stall the match are
+  // refused, one field at a time.
   using cell = rwkv_matcher::cell;
   constexpr uint32_t free_cell = UINT32_MAX, root = 256, answer = 1000;
   std::vector<cell> cells(1024, cell{0, free_cell});
   cells[root] = {300, root};
   cells[300 + 'a'] = {0, root};
   std::vector<uint32_t> best(cells.size(), 0u | (1u << 24)), pair(65536, answer);
-  const auto take = [&](uint32_t max_depth = 1) {
+  const auto take = [&](uint32_t max_depth) {
     rwkv_matcher m;
     return m.view(cells, best, pair, root, max_depth);
   };
-  ASSERT_TRUE(take());
+  ASSERT_TRUE(take(1));
   const auto refused = [&](const char* what, auto forge) {
     const auto c0 = cells;
     const auto b0 = best;
     const auto p0 = pair;
     forge();
-    EXPECT_FALSE(take()) << what;
+    EXPECT_FALSE(take(1)) << what;
     cells = c0, best = b0, pair = p0;
-    EXPECT_TRUE(take());
+    EXPECT_TRUE(take(1));
   };
-  refused("a loop", [&] { cells[500] = {0, 500}; });
-  refused("a parent that is free", [&] { cells[500] = {0, 600}; });
-  refused("a path longer than max_depth", [&] {
-    cells[300 + 'a'].base = 400;
-    cells[400 + 'b'] = {0, 300 + 'a'};
-  });
   refused("a base past the end", [&] { cells[root].base = 1024 - 255; });
-  refused("an answer of length 0", [&] { best[7] = 5; });
+  refused("an answer of length 0 (no progress)", [&] { best[7] = 5; });
   refused("an answer longer than max_depth", [&] { best[7] = 5 | (2u << 24); });
-  refused("a pair entry at depth 1", [&] { pair[123] = 300 + 'a'; });
   refused("a pair entry past the end", [&] { pair[123] = 5000; });
-  refused("a root that is not its own parent", [&] { cells[root].check = 300; });
+
+  // A loop is not looked for (that would cost a walk over every cell): walks are bounded
+  // by max_depth instead, so a table whose cells 397 and 497 are each other's child by
+  // 'a' still ends, in one pass and in lanes, with one id per byte at most.
+  cells[397] = {400, 497};
+  cells[497] = {300, 397};
+  pair['a' | ('a' << 8)] = 397;
+  rwkv_matcher m;
+  ASSERT_TRUE(m.view(cells, best, pair, root, 3));
+  for (size_t len : {100u, 10000u}) {
+    std::vector<int32_t> out;
+    m.tokenize(std::string(len, 'a'), out);
+    EXPECT_GE(out.size(), 1u);
+    EXPECT_LE(out.size(), len);
+  }
 }
 
 TEST(rwkv_model, matches_llama_cpp_vectors) {
