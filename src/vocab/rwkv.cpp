@@ -1,11 +1,13 @@
-// RWKV tokenizer model: greedy longest match over a byte trie of the unescaped token texts.
+// RWKV tokenizer model: greedy longest match over the unescaped token texts.
 //
 // Follows llama.cpp's llm_tokenizer_rwkv / llm_tokenizer_rwkv_session (src/llama-vocab.cpp):
 // the GGUF stores each RWKV "world" token as an escaped string (\t \n \r \xHH and \c for
 // a literal c); the model matches raw bytes against the unescaped texts of every token,
 // always taking the longest token that starts at the current byte. A byte that starts no
-// token becomes the unknown token. The match runs over the flat tables of
-// rwkv_matcher.h, built from the byte trie (ugm_trie.h) and kept in the compiled cache.
+// token becomes the unknown token. The match runs over the double array of
+// rwkv_matcher.h, built here from the token texts and kept in the compiled cache; the
+// plain path (make_rwkv(v, false), and vocabularies beyond the array's fields) walks a
+// byte trie (ugm_trie.h) per token.
 #include <algorithm>
 #include <array>
 #include <cstring>

@@ -1,5 +1,5 @@
-// Greedy longest match for the RWKV model (rwkv.cpp) over a double array built from its
-// byte trie: llama.cpp's llm_tokenizer_rwkv_session::tokenize, always the longest token
+// Greedy longest match for the RWKV model (rwkv.cpp) over a double array built from the
+// token texts: llama.cpp's llm_tokenizer_rwkv_session::tokenize, always the longest token
 // that starts at the current byte, the unknown token for a byte that starts none.
 //
 // Three things make it fast. Every cell carries the longest token that ends on the path
