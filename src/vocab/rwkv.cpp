@@ -16,6 +16,7 @@
 #include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
 #include "vocab/tokenizer_model.h"
+#include "vocab/ugm_trie.h"
 
 namespace gguf::vocab_detail {
 

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "vocab/table_cache.h"
-#include "vocab/ugm_trie.h"
 
 namespace gguf::vocab_detail {
 
