@@ -1,168 +1,464 @@
-// RWKV tokenizer model: greedy longest match over a byte trie of the unescaped token texts.
+// RWKV tokenizer model: greedy longest match over the unescaped token texts.
 //
 // Follows llama.cpp's llm_tokenizer_rwkv / llm_tokenizer_rwkv_session (src/llama-vocab.cpp):
 // the GGUF stores each RWKV "world" token as an escaped string (\t \n \r \xHH and \c for
 // a literal c); the model matches raw bytes against the unescaped texts of every token,
 // always taking the longest token that starts at the current byte. A byte that starts no
-// token becomes the unknown token. Chunks whose matches read no byte past the space that
-// ends them are cached per thread (tokenize).
+// token becomes the unknown token. The match runs over the double array of
+// rwkv_matcher.h, built here from the token texts and kept in the compiled cache; the
+// plain path (make_rwkv(v, false), and vocabularies beyond the array's fields) walks a
+// byte trie (ugm_trie.h) per token.
 #include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
 
+#include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
-#include "vocab/thread_scratch.h"
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
-#include "vocab/word_cache.h"
 
 namespace gguf::vocab_detail {
 
 std::string rwkv_unescape(std::string_view escaped) {
-  std::string out;
-  out.reserve(escaped.size());
-  bool escaping = false;
-  int hex_remaining = 0;
-  uint8_t hex_acc = 0;
-  for (const char ch : escaped) {
-    const auto c = static_cast<uint8_t>(ch);
-    if (hex_remaining != 0) {
-      // llama_unescape_rwkv_token's digit rule: 'a'..'f' (and above) count from 10,
-      // everything else from '0', in 8-bit arithmetic.
-      const uint8_t digit = c >= 'a' ? static_cast<uint8_t>(c - 'a' + 10) : static_cast<uint8_t>(c - '0');
-      hex_acc = static_cast<uint8_t>((hex_acc << 4) + digit);
-      if (--hex_remaining == 0) {
-        out.push_back(static_cast<char>(hex_acc));
-        hex_acc = 0;
+  std::string out(escaped.size(), '\0');  // unescaping never lengthens a text
+  out.resize(size_t(rwkv_unescape_to(escaped, out.data()) - out.data()));
+  return out;
+}
+
+char* rwkv_unescape_to(std::string_view escaped, char* out) {
+  const char* p = escaped.data();
+  const char* const end = p + escaped.size();
+  while (p != end) {
+    const char c = *p++;
+    if (c != '\\') {
+      *out++ = c;
+      continue;
+    }
+    if (p == end) break;  // a dangling escape is dropped
+    switch (*p++) {
+      case 't': *out++ = '\t'; break;
+      case 'n': *out++ = '\n'; break;
+      case 'r': *out++ = '\r'; break;
+      case 'x': {
+        if (end - p < 2) return out;  // an unfinished \x escape is dropped
+        // llama_unescape_rwkv_token's digit rule: 'a'..'f' (and above) count from 10,
+        // everything else from '0', in 8-bit arithmetic.
+        uint8_t acc = 0;
+        for (int k = 0; k < 2; ++k) {
+          const auto d = static_cast<uint8_t>(*p++);
+          acc = static_cast<uint8_t>((acc << 4) + (d >= 'a' ? d - 'a' + 10 : d - '0'));
+        }
+        *out++ = static_cast<char>(acc);
+        break;
       }
-      continue;
+      default: *out++ = p[-1]; break;
     }
-    if (escaping) {
-      escaping = false;
-      switch (c) {
-        case 't': out.push_back('\t'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 'x': hex_remaining = 2; break;
-        default: out.push_back(static_cast<char>(c)); break;
-      }
-      continue;
-    }
-    if (c == '\\') {
-      escaping = true;
-      continue;
-    }
-    out.push_back(static_cast<char>(c));
   }
   return out;
+}
+
+template <class Text>
+bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
+  // Level by level, without a trie or a sort: at depth d every key longer than d is at the
+  // cell of its first d bytes (cur); the bytes that follow a cell, gathered over the keys
+  // as a 256-bit set, are its children, placed together; then each key moves to its child,
+  // and a key that ends there gives the cell its id (keys in id order: a later equal key
+  // wins, as in byte_trie).
+  if (unk < -1 || unk >= id_limit) return false;
+  const uint32_t none = (uint32_t(unk) & id_mask) | (1u << 24);  // no token: unk, one byte
+  constexpr uint32_t free_cell = UINT32_MAX, root = 256;
+  size_t total = 0;
+  struct key {
+    const uint8_t* bytes;
+    uint32_t id_size;  // id << 8 | size
+    uint32_t cur;      // the cell of its first d bytes
+  };
+  std::vector<key> active;  // the keys still longer than the depth, in id order
+  active.reserve(n_keys);
+  if (n_keys > size_t(id_limit)) return false;
+  for (uint32_t id = 0; id < n_keys; ++id) {
+    const std::string_view t = text(id);
+    if (t.empty()) continue;
+    if (t.size() > 255) return false;
+    active.push_back({reinterpret_cast<const uint8_t*>(t.data()), id << 8 | uint32_t(t.size()), root});
+    total += t.size();
+  }
+  // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
+  table_vector<cell> cells(total / 3 + 2048, cell{0, free_cell});
+  table_vector<uint32_t> best(cells.size(), none);
+  std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
+  std::fill(used.begin(), used.begin() + 257, 1);
+  auto grow = [&](size_t need) {
+    if (need <= cells.size()) return;
+    const size_t size = std::max(need, cells.size() + cells.size() / 2);
+    cells.resize(size, cell{0, free_cell});
+    best.resize(size, none);
+    used.resize(size, 0);
+  };
+  cells[root].check = root;  // its own parent (never reached as a child: no byte leads to it)
+  size_t first_free = 257, high = 257;  // high: every cell from here on is free
+  uint32_t max_depth = 0;
+  std::vector<uint32_t> parents;
+  std::vector<std::array<uint64_t, 4>> follow;  // per parent of this level: the bytes after it
+  for (uint32_t d = 0; !active.empty(); ++d) {
+    // The parents of this level and the bytes after each (a parent's base holds its slot + 1
+    // until its children are placed).
+    parents.clear();
+    follow.clear();
+    for (const key& k : active) {
+      const uint32_t c = k.cur, b = k.bytes[d];
+      if (cells[c].base == 0) {
+        parents.push_back(c);
+        follow.push_back({0, 0, 0, 0});
+        cells[c].base = static_cast<uint32_t>(parents.size());
+      }
+      follow[cells[c].base - 1][b >> 6] |= uint64_t{1} << (b & 63);
+    }
+    for (size_t slot = 0; slot < parents.size(); ++slot) {
+      uint8_t bytes[256];
+      uint32_t count = 0;
+      for (uint32_t word = 0; word < 4; ++word)
+        for (uint64_t m = follow[slot][word]; m != 0; m &= m - 1)
+          bytes[count++] = static_cast<uint8_t>(word * 64 + uint32_t(__builtin_ctzll(m)));
+      // The first base at which every child's cell is free: candidates from the first
+      // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
+      // for rwkv-world's 116,100 nodes), then past the highest used cell.
+      const uint32_t c0 = bytes[0];
+      if (used[first_free])
+        first_free = size_t(static_cast<const uint8_t*>(std::memchr(used.data() + first_free, 0, used.size() - first_free)) -
+                            used.data());
+      size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
+      size_t p = first_free;
+      for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
+        if (p >= c0 + 256) {
+          bool fits = true;
+          for (uint32_t k = 1; k < count && fits; ++k) fits = !used[p - c0 + bytes[k]];
+          if (fits) {
+            base = p - c0;
+            break;
+          }
+        }
+        do ++p;  // the next free cell (used[] has free cells past high)
+        while (used[p]);
+      }
+      if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
+      if (base + 512 >= max_cells) return false;
+      grow(base + 512);
+      const uint32_t parent = parents[slot];
+      cells[parent].base = static_cast<uint32_t>(base);
+      for (uint32_t k = 0; k < count; ++k) {
+        const size_t c = base + bytes[k];
+        cells[c].check = parent;
+        best[c] = best[parent];
+        used[c] = 1;
+      }
+      high = std::max<size_t>(high, base + bytes[count - 1] + 1);
+    }
+    // Each key to its child; the ones that end there give it their id.
+    size_t kept = 0;
+    for (const key& k : active) {
+      const uint32_t c = cells[k.cur].base + k.bytes[d];
+      if ((k.id_size & 0xFF) == d + 1) {
+        best[c] = (k.id_size >> 8) | ((d + 1) << 24);
+        max_depth = d + 1;
+        continue;
+      }
+      active[kept++] = {k.bytes, k.id_size, c};
+    }
+    active.resize(kept);
+  }
+  // The answer cells (no edges, never a child): of each depth-1 node, for a second byte
+  // that does not follow it, and the root's.
+  const uint32_t answers = static_cast<uint32_t>(high);
+  grow(size_t(answers) + 257 + 256);
+  cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
+  best.resize(cells.size());
+  best[answers + 256] = none;
+  table_vector<uint32_t> pair(65536);
+  for (uint32_t b0 = 0; b0 < 256; ++b0) {
+    uint32_t n1 = root;
+    const bool has1 = cells[cells[n1].base + b0].check == n1;
+    n1 = has1 ? cells[root].base + b0 : answers + 256;
+    if (has1) best[answers + b0] = best[n1];
+    for (uint32_t b1 = 0; b1 < 256; ++b1) {
+      const uint32_t c = cells[n1].base + b1;
+      pair[b0 | (b1 << 8)] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
+    }
+  }
+  cells_.adopt(std::move(cells));
+  best_.adopt(std::move(best));
+  pair_.adopt(std::move(pair));
+  root_ = root;
+  max_depth_ = max_depth;
+  return true;
+}
+
+bool rwkv_matcher::view(std::span<const cell> cells, std::span<const uint32_t> best, std::span<const uint32_t> pair,
+                        uint32_t root, uint32_t max_depth) {
+  const size_t n = cells.size();
+  if (n <= 512 || n >= max_cells || best.size() != n || pair.size() != 65536 || root >= n || max_depth > 255)
+    return false;
+  const uint32_t longest = std::max<uint32_t>(max_depth, 1);
+  for (size_t c = 0; c < n; ++c)
+    if (cells[c].base > n - 256 || (best[c] >> 24) == 0 || (best[c] >> 24) > longest) return false;
+  for (const uint32_t p : pair)
+    if (p >= n) return false;
+  cells_.view(cells);
+  best_.view(best);
+  pair_.view(pair);
+  root_ = root;
+  max_depth_ = max_depth;
+  return true;
+}
+
+namespace {
+
+// Ids appended to a vector through a small buffer (no capacity check per id).
+class id_sink {
+ public:
+  explicit id_sink(std::vector<int32_t>& out) : out_(out) {}
+  void operator()(int32_t id, size_t /*start*/) {
+    buf_[n_++] = id;
+    if (n_ == std::size(buf_)) flush();
+  }
+  void append(const int32_t* ids, size_t count) {
+    flush();
+    out_.insert(out_.end(), ids, ids + count);
+  }
+  void flush() {
+    out_.insert(out_.end(), buf_, buf_ + n_);
+    n_ = 0;
+  }
+
+ private:
+  std::vector<int32_t>& out_;
+  int32_t buf_[256];
+  size_t n_ = 0;
+};
+
+// The pair_ index of the two bytes at s: s[0] | s[1] << 8.
+uint32_t two_bytes(const uint8_t* s) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint16_t v;
+  std::memcpy(&v, s, 2);
+  return v;
+#else
+  return s[0] | (uint32_t(s[1]) << 8);
+#endif
+}
+
+int32_t id_of(uint32_t best) { return static_cast<int32_t>(best << 8) >> 8; }  // the 24 bits, sign extended
+
+}  // namespace
+
+template <class Push>
+size_t rwkv_matcher::run(const uint8_t* s, size_t n, size_t pos, size_t limit, Push&& push) const {
+  // Below `safe` no walk reaches the end of the text (from pos, a walk reads at most the
+  // bytes up to pos + max_depth_, and at least up to pos + 2), so the loop checks no bound.
+  const size_t reach = std::max<size_t>(max_depth_, 2);
+  const size_t safe = std::min(limit, n > reach ? n - reach : 0);
+  while (pos < safe) {
+    uint32_t r = pair_[two_bytes(s + pos)];
+    for (size_t i = pos + 2; i <= pos + max_depth_ && step(r, s[i]); ++i) {  // (bounded: a cached table
+    }                                                                          // could hold a loop)
+    push(id_of(best_[r]), pos);
+    pos += best_[r] >> 24;
+  }
+  while (pos < limit) {  // near the end: walks from the root, bounded
+    uint32_t r = root_;
+    for (size_t i = pos; i < n && step(r, s[i]); ++i) {
+    }
+    push(id_of(best_[r]), pos);
+    pos += best_[r] >> 24;
+  }
+  return pos;
+}
+
+void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) const {
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  id_sink sink(out);
+  if (n < lanes_min_bytes || n >= (size_t(1) << 31)) {
+    run(s, n, 0, n, sink);
+    sink.flush();
+    return;
+  }
+  // Lanes: the text cut in `lanes` parts, each matched greedily from its start, the
+  // lanes interleaved step by step without a branch (one step: an edge followed, or a
+  // token emitted and the next one started), so that their loads and the CPU's
+  // pipeline overlap instead of waiting on one walk's unpredictable end. Where a lane
+  // meets the next one, the match coming from the left is carried on until one of its
+  // token starts is one of the next lane's (greedy from a position depends on the text
+  // from there on only: the rest of the lane is then what the one pass would give).
+  constexpr int lanes = 4;
+  constexpr uint32_t record = 64;  // token starts kept per lane, to meet the lane before
+  const uint32_t lane_safe = static_cast<uint32_t>(n - max_depth_ - 2);  // a step reads up to next + max_depth_ - 1
+  uint32_t start[lanes + 1], end[lanes];
+  for (int k = 0; k <= lanes; ++k) start[k] = static_cast<uint32_t>(n * k / lanes);
+  for (int k = 0; k < lanes; ++k) end[k] = k + 1 < lanes ? start[k + 1] : lane_safe;
+  // Lane k writes its ids from start[k] + k: a lane emits at most one id per byte, and
+  // writes one more slot (a step writes its id before knowing whether it emits it).
+  // (Not zeroed, and in huge pages where the kernel allows: a few page faults, not one
+  // per 4 KiB of ids.)
+  struct id_buffer {
+    huge_page_allocator<int32_t> alloc;
+    size_t size;
+    int32_t* data = alloc.allocate(size);
+    ~id_buffer() { alloc.deallocate(data, size); }
+  } ids{{}, n + lanes};
+  uint32_t pos[lanes], at[lanes], next[lanes];
+  int32_t *dst[lanes], *w[lanes];
+  const cell* cells = cells_.data();
+  const uint32_t* pair = pair_.data();
+  const uint32_t* bests = best_.data();
+  for (int k = 0; k < lanes; ++k) {
+    pos[k] = start[k];
+    at[k] = pair[two_bytes(s + pos[k])];
+    next[k] = pos[k] + 2;
+    dst[k] = w[k] = ids.data + start[k] + k;
+  }
+  // A round moves a lane's next byte on by at most max_depth_ (one more edge, or the next
+  // token started at most one token length past the current one's start, which is at
+  // least 2 before next): `rounds` of them keep every lane's reads below its end, with no
+  // check per step (whatever the cells hold: a cached table is not trusted to be a tree).
+  const uint32_t stride = std::max<uint32_t>(max_depth_, 1);
+  for (;;) {
+    uint32_t room = UINT32_MAX;
+    for (int k = 0; k < lanes; ++k) room = std::min(room, next[k] < end[k] ? end[k] - next[k] : 0u);
+    const uint32_t rounds = room / stride;
+    if (rounds == 0) break;
+    for (uint32_t round = 0; round < rounds; ++round)
+    for (int k = 0; k < lanes; ++k) {
+      const uint32_t r = at[k];
+      const cell& cr = cells[r];
+      const uint32_t c = cr.base + s[next[k]];
+      const bool follow = cells[c].check == r;
+      const uint32_t best = bests[r];
+      *w[k] = id_of(best);
+      w[k] += !follow;
+      const uint32_t p = pos[k] + (best >> 24);
+      const uint32_t restart = pair[two_bytes(s + p)];
+      pos[k] = follow ? pos[k] : p;
+      at[k] = follow ? c : restart;
+      next[k] = follow ? next[k] + 1 : p + 2;
+    }
+  }
+  // Each lane finished alone (from the start of the token it was in); then the starts
+  // of each lane's first tokens, found again.
+  uint32_t count[lanes], first[lanes][record], known[lanes];
+  for (int k = 0; k < lanes; ++k) {
+    const size_t limit = k + 1 < lanes ? start[k + 1] : n;
+    pos[k] = static_cast<uint32_t>(run(s, n, pos[k], limit, [&](int32_t id, size_t) { *w[k]++ = id; }));
+    count[k] = static_cast<uint32_t>(w[k] - dst[k]);
+    known[k] = 0;
+    for (size_t q = start[k]; known[k] < record && q < limit;) {
+      first[k][known[k]++] = static_cast<uint32_t>(q);
+      q = run(s, n, q, q + 1, [](int32_t, size_t) {});
+    }
+  }
+  sink.append(dst[0], count[0]);
+  size_t e = pos[0];  // where the ids so far end
+  for (int k = 1; k < lanes; ++k) {
+    uint32_t j = 0;
+    for (;;) {
+      while (j < known[k] && first[k][j] < e) ++j;
+      if (j == known[k]) {  // never met: the rest of the text in one pass
+        run(s, n, e, n, sink);
+        sink.flush();
+        return;
+      }
+      if (first[k][j] == e) break;
+      e = run(s, n, e, e + 1, sink);  // one token more from the left
+    }
+    sink.append(dst[k] + j, count[k] - j);
+    e = pos[k];
+  }
+  sink.flush();
 }
 
 namespace {
 
 class rwkv_model final : public tokenizer_model {
  public:
-  rwkv_model(const vocab_data& v, bool cache_chunks) : cache_chunks_(cache_chunks), unk_(v.unk) {
-    if (v.cache && v.cache->load("rwkv.trie", [&](table_reader& r) { return trie_.load(r); })) return;
-    std::vector<std::string> texts;  // unescaped token bytes, viewed while the trie is built
-    texts.reserve(v.tokens.size());
-    for (const auto& t : v.tokens) texts.push_back(rwkv_unescape(t.text));
-    std::vector<byte_trie::entry> entries;
-    entries.reserve(texts.size());
-    for (size_t id = 0; id < texts.size(); ++id) entries.push_back({texts[id], static_cast<int32_t>(id)});
-    trie_ = byte_trie(std::move(entries));
-    if (v.cache) v.cache->save("rwkv.trie", [&](table_writer& w) { trie_.save(w); });
+  rwkv_model(const vocab_data& v, bool fast) : unk_(v.unk) {
+    table_cache* cache = fast ? v.cache : nullptr;
+    if (cache && cache->load("rwkv.match", [&](table_reader& r) {
+          uint32_t kind = 0;
+          if (!r.get_value(kind)) return false;
+          use_matcher_ = kind == 1;
+          return use_matcher_ ? matcher_.load(r) : trie_.load(r);
+        }))
+      return;
+    // The token texts unescaped: most have no escape and are viewed where they are,
+    // the others are unescaped one after the other into `arena`.
+    std::vector<uint32_t> escaped;  // ids, and their end in arena after each
+    size_t escaped_bytes = 0;
+    for (size_t id = 0; id < v.tokens.size(); ++id) {
+      const std::string_view t = v.tokens[id].text;
+      if (std::find(t.begin(), t.end(), '\\') == t.end()) continue;
+      escaped.push_back(static_cast<uint32_t>(id));
+      escaped.push_back(0);
+      escaped_bytes += t.size();
+    }
+    std::string arena(escaped_bytes, '\0');  // unescaping never lengthens a text
+    char* w = arena.data();
+    for (size_t k = 0; k < escaped.size(); k += 2) {
+      w = rwkv_unescape_to(v.tokens[escaped[k]].text, w);
+      escaped[k + 1] = static_cast<uint32_t>(w - arena.data());
+    }
+    // The texts in id order (arena is complete: view it).
+    size_t next_escaped = 0, at = 0;
+    auto text = [&](size_t id) {
+      if (next_escaped == escaped.size() || escaped[next_escaped] != id) return v.tokens[id].text;
+      const std::string_view t = std::string_view(arena).substr(at, escaped[next_escaped + 1] - at);
+      at = escaped[next_escaped + 1];
+      next_escaped += 2;
+      return t;
+    };
+    use_matcher_ = fast && matcher_.build(v.tokens.size(), text, unk_);
+    if (!use_matcher_) {
+      next_escaped = at = 0;
+      std::vector<byte_trie::entry> entries(v.tokens.size());
+      for (size_t id = 0; id < v.tokens.size(); ++id) entries[id] = {text(id), static_cast<int32_t>(id)};
+      trie_ = byte_trie(std::move(entries));
+    }
+    if (cache)
+      cache->save("rwkv.match", [&](table_writer& w) {
+        w.put_value(uint32_t(use_matcher_ ? 1 : 0));
+        if (use_matcher_)
+          matcher_.save(w);
+        else
+          trie_.save(w);
+      });
   }
 
-  // The text is taken in chunks: from a position to the next ' ' after a word (chunk_end).
-  // The greedy match over a chunk usually reads no byte past the ' ' that ends it, and
-  // then its ids depend on the chunk and that ' ' only: they are cached under those
-  // bytes. A match reading further (a token holding a space) goes on from where it
-  // ended, uncached.
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    if (!cache_chunks_) {
-      greedy(text, 0, text.size(), out);
+    if (use_matcher_) {
+      matcher_.tokenize(text, out);
       return;
     }
-    scratch& sc = thread_scratch<scratch>(instance_);
-    const size_t n = text.size();
-    for (size_t pos = 0; pos < n;) {
-      const size_t space = chunk_end(text, pos);
-      if (space == n) {
-        greedy(text, pos, n, out);
-        return;
-      }
-      const std::string_view key = text.substr(pos, space + 1 - pos);  // the chunk and its ' '
-      const bool cacheable = key.size() <= word_cache::max_word;
-      const uint64_t h = cacheable ? text_hash(key) : 0;
-      if (cacheable && sc.cache.find(key, h, out)) {
-        pos = space;
-        continue;
-      }
-      const size_t first = out.size();
-      const greedy_end r = greedy(text, pos, space, out);
-      if (cacheable && r.last_read <= space && sc.seen_before(h))
-        sc.cache.insert(key, h, out.data() + first, out.size() - first);
-      pos = r.end;
+    // llama.cpp's loop: the longest token at each byte, unk for a byte that starts none.
+    // (llama.cpp also lands on unk in a vocabulary where a byte starts tokens but none of
+    // them matches; it would loop forever.)
+    for (size_t pos = 0; pos < text.size();) {
+      const auto [len, id] = trie_.longest_match(text, pos);
+      out.push_back(len ? id : unk_);
+      pos += len ? len : 1;
     }
   }
 
  private:
-  // The first ' ' after `pos` that follows a byte other than ' ', '\t', '\n', '\r' (a
-  // run of whitespace is usually one token), or text.size().
-  static size_t chunk_end(std::string_view text, size_t pos) {
-    for (size_t q = pos + 1;; ++q) {
-      q = text.find(' ', q);
-      if (q == std::string_view::npos) return text.size();
-      const char prev = text[q - 1];
-      if (prev != ' ' && prev != '\t' && prev != '\n' && prev != '\r') return q;
-    }
-  }
-
-  struct greedy_end {
-    size_t end;        // where the last token ended (>= until)
-    size_t last_read;  // the index of the last byte any match read (text.size(): its end)
-  };
-  // llama.cpp's greedy longest match from `pos` until a token ends at or past `until`.
-  greedy_end greedy(std::string_view text, size_t pos, size_t until, std::vector<int32_t>& out) const {
-    size_t last = pos;
-    while (pos < until) {
-      const auto m = trie_.longest_match_walked(text, pos);
-      last = std::max(last, m.last);
-      if (m.len == 0) {
-        // No token starts with this byte. (llama.cpp also lands here in a vocabulary
-        // where a byte starts tokens but none of them matches; it would loop forever.)
-        out.push_back(unk_);
-        pos += 1;
-        continue;
-      }
-      out.push_back(m.id);
-      pos += m.len;
-    }
-    return {pos, last};
-  }
-
-  const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
-  struct scratch {
-    word_cache cache;
-    // Chunks met before (a bit per hash, kept between calls): a chunk enters the cache the
-    // second time it is matched, so that chunks met once (most of a text's distinct
-    // ones) cost no insertion.
-    std::vector<uint64_t> seen = std::vector<uint64_t>(size_t(1) << 14);  // 2^20 bits
-    bool seen_before(uint64_t h) {
-      uint64_t& word = seen[(h >> 38) & ((size_t(1) << 14) - 1)];
-      const uint64_t bit = uint64_t{1} << ((h >> 32) & 63);
-      const bool was = (word & bit) != 0;
-      word |= bit;
-      return was;
-    }
-  };
-  bool cache_chunks_;
   int32_t unk_;
-  byte_trie trie_;
+  bool use_matcher_ = false;
+  rwkv_matcher matcher_;  // the tables of the fast path
+  byte_trie trie_;        // the plain path (the reference, and vocabularies beyond the tables)
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool cache_chunks) {
-  return std::make_unique<rwkv_model>(v, cache_chunks);
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast) {
+  return std::make_unique<rwkv_model>(v, fast);
 }
 
 }  // namespace gguf::vocab_detail

@@ -11,5 +11,8 @@ namespace gguf::vocab_detail {
 /// characters, `\xHH` one byte (lowercase hex; other digits follow llama.cpp's
 /// arithmetic), `\c` the character c; an unfinished escape at the end is dropped.
 std::string rwkv_unescape(std::string_view escaped);
+/// rwkv_unescape into `out`, which has room for escaped.size() bytes (unescaping never
+/// lengthens a text); returns the end of what it wrote.
+char* rwkv_unescape_to(std::string_view escaped, char* out);
 
 }  // namespace gguf::vocab_detail

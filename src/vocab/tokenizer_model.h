@@ -311,8 +311,8 @@ std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true);
-/// cache_chunks = false matches the whole text in one greedy pass, as llama.cpp does (the
-/// reference the chunk cache is tested against; see rwkv.cpp).
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool cache_chunks = true);
+/// fast = false matches through the byte trie, a longest-match walk per token, as llama.cpp
+/// does (the reference the flat tables of rwkv_matcher.h are tested against).
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast = true);
 
 }  // namespace gguf::vocab_detail

@@ -2,9 +2,13 @@
 // rules of llama_unescape_rwkv_token, and greedy longest match on a tiny vocabulary.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "model_vectors.h"
+#include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
 
 using namespace gguf::vocab_detail;
@@ -54,34 +58,145 @@ TEST(rwkv_model, duplicate_texts_take_the_last_id) {
   EXPECT_EQ(out, (std::vector<int32_t>{2, 1, 2}));
 }
 
-TEST(rwkv_model, chunk_cache_equals_one_greedy_pass) {
-  // Random vocabularies with tokens holding spaces (" a b", "a ", runs of spaces and
-  // newlines) that make a match read past a chunk's end; random texts, each run three
-  // times (the third finds its chunks in the cache).
-  static const char* const pieces[] = {"a", "b", "c", " ", "  ", "   ", " a", " b", " ab", " a b", "a ", "ab",
-                                       "abc", "\\n", "\\n ", "\\n  ", " \\n", "\\t", "b c", "ca", "\\xc3\\xa9"};
-  static const char* const chars[] = {"a", "b", "c", " ", " ", " ", "\n", "\t", "\xC3\xA9", "x"};
+namespace {
+// Random vocabularies over a few letters, with tokens holding spaces and newlines, long
+// ones, and (by chance) nodes with many edges; texts from the same letters.
+vocab_data random_vocab(std::mt19937& rng, bool with_unk) {
+  static const char* const pieces[] = {"a", "b", "c", " ", "  ", "   ", " a", " b", " ab", " a b", "a ", "ab", "abc",
+                                       "\\n", "\\n ", "\\n  ", " \\n", "\\t", "b c", "ca", "\\xc3\\xa9", "aaaa",
+                                       "abcabcabcabcabcabcabc", "cab", "bca", "aab", "aba", "baa", "bbb", "cc"};
+  vocab_data v;
+  v.type = vocab_type::rwkv;
+  v.tokens.push_back({"<unk>", 0.0f, token_type::control});
+  v.unk = with_unk ? 0 : -1;
+  for (const char* p : pieces)
+    if (rng() % 3 != 0) v.tokens.push_back({p, 0.0f, token_type::normal});
+  // a node with many edges: "x" followed by up to 40 different bytes
+  v.owned_text.reserve(40);  // the views below stay valid
+  for (int k = 0, m = int(rng() % 40); k < m; ++k) {
+    char t[8];
+    std::snprintf(t, sizeof t, "x\\x%02x", unsigned(0x30 + k));
+    v.tokens.push_back({std::string_view(v.owned_text.emplace_back(t)), 0.0f, token_type::normal});
+  }
+  return v;
+}
+
+std::string random_text(std::mt19937& rng, size_t len) {
+  static const char* const chars[] = {"a", "b", "c", " ", " ", " ", "\n", "\t", "\xC3\xA9", "x", "x1", "xA", "z"};
+  std::string text;
+  while (text.size() < len) text += chars[rng() % std::size(chars)];
+  return text;
+}
+}  // namespace
+
+TEST(rwkv_model, fast_tables_equal_the_plain_walk) {
+  // The double array, its per-cell answers and two-byte table (short texts: one pass)
+  // and the lanes (texts of 4096 bytes and more) against one longest-match walk per
+  // token through the byte trie.
   std::mt19937 rng(7);
-  for (int round = 0; round < 200; ++round) {
-    vocab_data v;
-    v.type = vocab_type::rwkv;
-    v.tokens.push_back({"<unk>", 0.0f, token_type::control});
-    v.unk = 0;
-    for (const char* p : pieces)
-      if (rng() % 3 != 0) v.tokens.push_back({p, 0.0f, token_type::normal});
+  for (int round = 0; round < 120; ++round) {
+    const vocab_data v = random_vocab(rng, round % 4 != 0);
     const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
-    for (int t = 0; t < 30; ++t) {
-      std::string text;
-      const size_t len = rng() % (t % 5 == 0 ? 150 : 25);
-      for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
-      std::vector<int32_t> want;
+    for (int t = 0; t < 12; ++t) {
+      const size_t len = t % 3 == 0 ? 4096 + rng() % 30000 : rng() % (t % 2 ? 300 : 20);
+      const std::string text = random_text(rng, len);
+      std::vector<int32_t> want, got;
       reference->tokenize(text, want);
-      for (int pass = 0; pass < 3; ++pass) {  // chunks enter the cache when met a second time
-        std::vector<int32_t> got;
-        fast->tokenize(text, got);
-        ASSERT_EQ(got, want) << "round " << round << " pass " << pass << " text '" << text << "'";
-      }
+      fast->tokenize(text, got);
+      ASSERT_EQ(got, want) << "round " << round << " text of " << text.size() << " bytes";
     }
+  }
+}
+
+TEST(rwkv_model, lanes_that_never_meet_fall_back_to_one_pass) {
+  // With "aa" and "a", greedy from an odd position never shares a token start with greedy
+  // from an even one: lanes cut at odd positions can never be joined.
+  auto v = tiny_vocab({"<s>", "a", "aa", "b"});
+  const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
+  for (size_t len : {4096u, 4097u, 4099u, 10001u, 65537u}) {
+    for (const std::string& text : {std::string(len, 'a'), std::string(len / 2, 'a') + "b" + std::string(len / 2, 'a')}) {
+      std::vector<int32_t> want, got;
+      reference->tokenize(text, want);
+      fast->tokenize(text, got);
+      ASSERT_EQ(got, want) << len;
+    }
+  }
+}
+
+TEST(rwkv_model, tokens_beyond_the_tables_fields_match_through_the_trie) {
+  // A token over 255 bytes does not fit the double array's length field: the model
+  // matches through the trie then, with the same ids.
+  const std::string long_token(300, 'a');
+  auto v = tiny_vocab({"<s>", "a", "aa", "b", "\\n", "a\\x62"});  // escaped: "\n", "ab"
+  v.tokens.push_back({long_token, 0.0f, token_type::normal});
+  const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
+  const std::string text = "b" + std::string(301, 'a') + "b\n" + std::string(5000, 'a') + "ab\n";
+  std::vector<int32_t> want, got;
+  reference->tokenize(text, want);
+  fast->tokenize(text, got);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(want[1], 6);  // the 300-byte token
+  EXPECT_EQ(want.back(), 4);  // "\n"
+  EXPECT_EQ(want[want.size() - 2], 5);  // "ab"
+}
+
+TEST(rwkv_model, fast_tables_equal_the_plain_walk_on_the_bench_corpus) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-rwkv-world.gguf"));
+  ASSERT_TRUE(lv);
+  std::ifstream in(gguf::test::data_file("corpus/bench.txt"), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(text.size(), 1000000u);
+  std::vector<int32_t> want, got;
+  make_rwkv(lv->data, false)->tokenize(text, want);
+  make_rwkv(lv->data)->tokenize(text, got);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want);
+}
+
+TEST(rwkv_matcher, cached_tables_never_lead_a_match_out_of_its_arrays_or_into_a_stall) {
+  // What the compiled cache hands back is checked before use: a hand-made double array
+  // (the root at 256, its child by 'a' at 300 + 'a', every pair_ entry an answer cell)
+  // is taken; forgeries that could send a read out of the arrays or stall the match are
+  // refused, one field at a time.
+  using cell = rwkv_matcher::cell;
+  constexpr uint32_t free_cell = UINT32_MAX, root = 256, answer = 1000;
+  std::vector<cell> cells(1024, cell{0, free_cell});
+  cells[root] = {300, root};
+  cells[300 + 'a'] = {0, root};
+  std::vector<uint32_t> best(cells.size(), 0u | (1u << 24)), pair(65536, answer);
+  const auto take = [&](uint32_t max_depth) {
+    rwkv_matcher m;
+    return m.view(cells, best, pair, root, max_depth);
+  };
+  ASSERT_TRUE(take(1));
+  const auto refused = [&](const char* what, auto forge) {
+    const auto c0 = cells;
+    const auto b0 = best;
+    const auto p0 = pair;
+    forge();
+    EXPECT_FALSE(take(1)) << what;
+    cells = c0, best = b0, pair = p0;
+    EXPECT_TRUE(take(1));
+  };
+  refused("a base past the end", [&] { cells[root].base = 1024 - 255; });
+  refused("an answer of length 0 (no progress)", [&] { best[7] = 5; });
+  refused("an answer longer than max_depth", [&] { best[7] = 5 | (2u << 24); });
+  refused("a pair entry past the end", [&] { pair[123] = 5000; });
+
+  // A loop is not looked for (that would cost a walk over every cell): walks are bounded
+  // by max_depth instead, so a table whose cells 397 and 497 are each other's child by
+  // 'a' still ends, in one pass and in lanes, with one id per byte at most.
+  cells[397] = {400, 497};
+  cells[497] = {300, 397};
+  pair['a' | ('a' << 8)] = 397;
+  rwkv_matcher m;
+  ASSERT_TRUE(m.view(cells, best, pair, root, 3));
+  for (size_t len : {100u, 10000u}) {
+    std::vector<int32_t> out;
+    m.tokenize(std::string(len, 'a'), out);
+    EXPECT_GE(out.size(), 1u);
+    EXPECT_LE(out.size(), len);
   }
 }
 
