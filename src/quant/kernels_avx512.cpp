@@ -97,26 +97,31 @@ class line_writer {
   bool first_ = true;
 };
 
-// One half (16 codes) of a q8_0 block: d * q.
-GGUF_AVX512_TARGET inline __m512 q8_0_half(const block_q8_0& b, int h) {
-  const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16 * h));
-  return _mm512_mul_ps(i8x16_to_ps(q), _mm512_set1_ps(b.d.value()));
+// A q8_0 block: d * q as two vectors of 16 floats (d converted once).
+GGUF_AVX512_TARGET inline void q8_0_block(const block_q8_0& b, __m512& lo, __m512& hi) {
+  const __m512 d = _mm512_set1_ps(b.d.value());
+  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+  lo = _mm512_mul_ps(i8x16_to_ps(_mm256_castsi256_si128(q)), d);
+  hi = _mm512_mul_ps(i8x16_to_ps(_mm256_extracti128_si256(q, 1)), d);
 }
 
 GGUF_AVX512_TARGET void dequant_q8_0_avx512(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q8_0>(src);
+  __m512 lo, hi;
   if ((reinterpret_cast<uintptr_t>(y) & 63) == 0 || (reinterpret_cast<uintptr_t>(y) & 3) != 0) {
     for (size_t i = 0; i < nb; ++i, y += 32) {
-      _mm512_storeu_ps(y, q8_0_half(x[i], 0));
-      _mm512_storeu_ps(y + 16, q8_0_half(x[i], 1));
+      q8_0_block(x[i], lo, hi);
+      _mm512_storeu_ps(y, lo);
+      _mm512_storeu_ps(y + 16, hi);
     }
     return;
   }
   // Measured at 1 MiB of output 16 bytes into a line: 39.4-40.7 -> 45.2-48.9 GB/s.
   line_writer w(y);
   for (size_t i = 0; i < nb; ++i) {
-    w.put(q8_0_half(x[i], 0));
-    w.put(q8_0_half(x[i], 1));
+    q8_0_block(x[i], lo, hi);
+    w.put(lo);
+    w.put(hi);
   }
   w.finish();
 }
