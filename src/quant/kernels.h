@@ -44,9 +44,13 @@ row_kernel select_kernel(const kernel_row& row, kernel_isa isa) noexcept;
 /// The best ISA of this CPU.
 kernel_isa best_isa() noexcept;
 
-/// Outputs of at least this many bytes are written with non-temporal stores (stream_store.cpp):
-/// far beyond the last-level cache of one core's share, where a plain store costs a read too.
-inline constexpr size_t stream_threshold_bytes = size_t(16) << 20;
+/// Outputs larger than the last-level cache are written with non-temporal stores
+/// (stream_store.cpp): there a plain store costs a read too, while an output that fits
+/// the cache is faster with plain stores (it stays there for the next pass). The
+/// threshold is the CPU's last-level cache size (sysconf), at least stream_min_bytes.
+inline constexpr size_t stream_min_bytes = size_t(16) << 20;
+/// The output size from which dequantization streams on this machine.
+size_t stream_threshold_bytes() noexcept;
 /// True when `out_bytes` of output should go through dequantize_streaming on this CPU.
 bool stream_worthwhile(size_t out_bytes) noexcept;
 /// kernel(src, dst, nblocks) through an L1-sized staging buffer and non-temporal stores;

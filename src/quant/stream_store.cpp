@@ -1,8 +1,13 @@
 // Large outputs: the kernel writes an L1-sized chunk into a local buffer, and the chunk
 // goes to the destination with non-temporal stores. A plain store to memory that is not in
-// cache first reads the line (read for ownership); for an output far larger than the
-// caches that read is as much traffic again as the write, and the output would evict the
-// input from the caches anyway. Same values as the kernel writing directly.
+// cache first reads the line (read for ownership); for an output larger than the caches
+// that read is as much traffic again as the write, and the output would evict the input
+// from the caches anyway. An output that fits the last-level cache is faster with plain
+// stores. Measured (bench_dequant_vs, L3 480 MiB): 64 MiB of q4_K 17.9 GB/s streamed,
+// 23.4 plain; 1 GiB 14.1-15.3 streamed, 8.2 plain. Same values as the kernel writing
+// directly.
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "quant/kernels.h"
@@ -54,9 +59,21 @@ bool cpu_has_avx512f() noexcept {
 
 }  // namespace
 
+size_t stream_threshold_bytes() noexcept {
+  static const size_t bytes = [] {
+    long llc = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return std::max(stream_min_bytes, llc > 0 ? size_t(llc) : size_t(0));
+  }();
+  return bytes;
+}
+
 bool stream_worthwhile(size_t out_bytes) noexcept {
 #if GGUF_QUANT_X86
-  return out_bytes >= stream_threshold_bytes && __builtin_cpu_supports("avx");
+  return out_bytes > stream_threshold_bytes() && __builtin_cpu_supports("avx");
 #else
   (void)out_bytes;
   return false;

@@ -139,9 +139,10 @@ TEST(Simd, Avx2EqualsScalarOnFixtureAndModels) {
   }
 }
 
-// Outputs from stream_threshold_bytes up go through a staging buffer and non-temporal
-// stores (stream_store.cpp): the same floats as the kernel writing directly, also where
-// the destination is not 64-byte aligned and its length is no multiple of the chunk.
+// Outputs larger than the last-level cache (stream_threshold_bytes()) go through a staging
+// buffer and non-temporal stores (stream_store.cpp): dequantize_streaming, called here on
+// 16 MiB and more, gives the same floats as the kernel writing directly, also where the
+// destination is not 64-byte aligned and its length is no multiple of the chunk.
 TEST(Simd, StreamedOutputEqualsDirect) {
   GGUF_REQUIRE_DATA();
   auto f = gguf::file::open(gguf::test::data_file("quant/quant-fixture.gguf"));
@@ -150,13 +151,16 @@ TEST(Simd, StreamedOutputEqualsDirect) {
     const auto* t = f->find_tensor(name);
     ASSERT_NE(t, nullptr) << name;
     const auto* tr = gguf::ggml_type_traits(t->type);
-    const size_t n_out = gguf::detail::stream_threshold_bytes / sizeof(float) + 3 * 256 + 256;  // whole blocks
+    const size_t n_out = gguf::detail::stream_min_bytes / sizeof(float) + 3 * 256 + 256;  // whole blocks
     const size_t in_bytes = n_out / tr->blck_size * tr->type_size;
     std::vector<std::byte> src(in_bytes);
     for (size_t off = 0; off < in_bytes; off += t->data.size())
       std::memcpy(src.data() + off, t->data.data(), std::min(t->data.size(), in_bytes - off));
     std::vector<float> big(n_out + 1), pieces(n_out);
-    ASSERT_TRUE(gguf::dequantize_row(t->type, src, std::span<float>(big).subspan(1)));  // 4-byte aligned only
+    const auto kernel = gguf::detail::select_kernel(*gguf::detail::kernels_for(t->type), gguf::detail::best_isa());
+    ASSERT_NE(kernel, nullptr) << name;
+    gguf::detail::dequantize_streaming(kernel, reinterpret_cast<const uint8_t*>(src.data()), big.data() + 1,
+                                       n_out / tr->blck_size, tr->blck_size, tr->type_size);  // 4-byte aligned only
     const size_t piece = 65536;  // below the threshold: direct stores
     for (size_t at = 0; at < n_out; at += piece) {
       const size_t n = std::min(piece, n_out - at);
