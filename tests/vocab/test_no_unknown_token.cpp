@@ -10,7 +10,8 @@
 
 namespace {
 std::filesystem::path regression(const char* name) {
-  return std::filesystem::path(__FILE__).parent_path().parent_path() / "hostile" / "regressions" / name;
+  // from the source tree (not __FILE__, which is relative to the build folder)
+  return std::filesystem::path(GGUF_SOURCE_DIR) / "tests" / "hostile" / "regressions" / name;
 }
 }  // namespace
 
