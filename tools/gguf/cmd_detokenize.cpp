@@ -1,9 +1,7 @@
 // gguf detokenize -m FILE [IDS...] [--jsonl [--threads N]] [--remove-special] [--unparse-special]
 // Text of token ids exactly as llama.cpp's llama_detokenize gives it.
-#include <algorithm>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "commands.h"
 #include "jsonl.h"
@@ -93,7 +91,7 @@ int run(int argc, char** argv) {
     return exit_ok;
   }
   jsonl_reader in(0);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = jsonl_threads(threads);
   struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::vector<int64_t> raw;
     std::vector<int32_t> ids;

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "commands.h"
@@ -119,7 +118,7 @@ int run(int argc, char** argv) {
     return exit_ok;
   }
   jsonl_reader in(0, size_t(64) << 10, 1);  // one line per block: the output of one line at a time
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = jsonl_threads(threads);
   struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::string text;
     std::vector<float> rows;

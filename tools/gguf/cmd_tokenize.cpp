@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <iostream>
 #include <iterator>
-#include <thread>
 
 #include "commands.h"
 #include "jsonl.h"
@@ -65,7 +64,7 @@ int run(int argc, char** argv) {
   }
 
   jsonl_reader in = from_stdin ? jsonl_reader(0) : jsonl_reader(text);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = jsonl_threads(threads);
   struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::string text;
     std::vector<int32_t> ids;

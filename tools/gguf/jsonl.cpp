@@ -178,8 +178,12 @@ class pipeline {
 
 }  // namespace
 
+unsigned jsonl_threads(unsigned requested) {
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
 int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = jsonl_threads(threads);
   if (threads == 1) return run_serial(in, fn);
   const size_t max_in_flight = size_t(threads) * 2;
   std::deque<std::unique_ptr<job>> in_flight, spare;

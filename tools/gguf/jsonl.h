@@ -69,6 +69,9 @@ class jsonl_reader {
 using jsonl_block_fn =
     std::function<int(unsigned worker, std::span<const jsonl_line> lines, std::string& out, std::string& err)>;
 
+/// The number of threads --threads N asks for: N, or every core for 0 (at least 1).
+unsigned jsonl_threads(unsigned requested);
+
 /// Runs `fn` over every block of `in` and writes each block's output to standard output
 /// in input order, then its error (if any) to standard error, and stops there. With
 /// threads > 1 (0 = every core) the blocks are handed to that many worker threads while
