@@ -35,6 +35,11 @@ namespace {
 
 constexpr float unknown_token_score_penalty = 10.0f;
 
+// The tokens the Viterbi may pick (llama.cpp's token_matcher holds these).
+constexpr bool is_candidate(token_type t) noexcept {
+  return t == token_type::normal || t == token_type::user_defined || t == token_type::unused;
+}
+
 class ugm_model final : public tokenizer_model {
  public:
   ugm_model(const vocab_data& v, bool word_by_word)
@@ -53,7 +58,7 @@ class ugm_model final : public tokenizer_model {
     const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
       return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts) && r.get_value(inner);
     });
-    std::vector<byte_trie::entry> candidates, user_defined;
+    std::vector<byte_trie::entry> user_defined;
     scores_.resize(v.tokens.size());
     const std::string_view sep = separator_;
     uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
@@ -71,8 +76,7 @@ class ugm_model final : public tokenizer_model {
       if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
       scores_[id] = t.type == token_type::user_defined ? 0.0f : t.score;
       if (cached) continue;
-      if (t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused) {
-        candidates.push_back({t.text, i});
+      if (is_candidate(t.type)) {
         // a token holding the separator past its first byte could span a cut
         if (facts.cut_at_separator && t.text.size() > sep.size() &&
             std::memchr(t.text.data() + 1, sep[0], t.text.size() - 1) != nullptr &&
@@ -91,7 +95,11 @@ class ugm_model final : public tokenizer_model {
       facts.charsmap_across_space = (labels[0] >> ' ') & 1;
       inner.bits[0] |= labels[0];
       inner.bits[1] |= labels[1];
-      tokens_ = byte_trie(std::move(candidates));
+      // the candidates straight from the token array (no copy of their texts' views)
+      tokens_ = byte_trie(v.tokens.size(), [&](size_t id) {
+        const token_data& t = v.tokens[id];
+        return byte_trie::entry{is_candidate(t.type) ? t.text : std::string_view(), static_cast<int32_t>(id)};
+      });
       user_defined_ = byte_trie(std::move(user_defined));
       if (v.cache)
         v.cache->save("ugm.tries", [&](table_writer& w) {
