@@ -57,6 +57,7 @@ class merge_table {
     };
     pending todo[batch];
     size_t n_todo = 0;
+    const char* const end = base_ + file.size();
     const auto flush = [&] {
       for (size_t j = 0; j < n_todo; ++j) {
         const pending& p = todo[j];
@@ -67,15 +68,17 @@ class merge_table {
     };
     if (n)
       (void)rules.for_each_string([&](uint64_t i, std::string_view w) {
-        size_t pos = 1;  // the first space from index 1 (rules are short: no memchr call)
-        while (pos < w.size() && w[pos] != ' ') ++pos;
+        const size_t pos = rule_split(w, end);
         if (pos + 1 >= w.size()) return;  // no space, or nothing after it: no rule (lengths stay 0)
         const std::string_view a = w.substr(0, pos), b = w.substr(pos + 1);
         refs[i] = {uint64_t(a.data() - base_), uint32_t(a.size()), uint32_t(b.size())};
         pending& p = todo[n_todo++];
         p.a = a;
         p.b = b;
-        p.key = key(text_hash(a), text_hash(b));
+        // 8 bytes read from each side where the file goes on that far
+        const uint64_t ha = a.data() + 8 <= end ? text_hash_padded(a.data(), a.size()) : text_hash(a);
+        const uint64_t hb = b.data() + 8 <= end ? text_hash_padded(b.data(), b.size()) : text_hash(b);
+        p.key = key(ha, hb);
         p.rank = int32_t(i);
         __builtin_prefetch(&slots[p.key >> shift_], 1);
         if (n_todo == batch) flush();

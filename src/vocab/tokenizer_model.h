@@ -90,6 +90,27 @@ inline uint64_t text_hash(std::string_view s) noexcept {
   return h ^ (h >> 32);
 }
 
+/// text_hash(string_view(p, n)) where the 8 bytes from p may be read (the caller checks
+/// p + 8 <= the end of its buffer): a short text (n < 8) is hashed from one 8-byte load,
+/// its overlapping words picked out with shifts instead of branches on its length (the
+/// texts of tokens and merge rules at load have every length).
+inline uint64_t text_hash_padded(const char* p, size_t n) noexcept {
+  if (std::endian::native != std::endian::little || n >= 8) return text_hash(std::string_view(p, n));
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  const unsigned s = unsigned(n);
+  // 4..7 bytes: bytes 0..3, and bytes n-4..n-1 above them
+  const uint64_t four = (x & 0xFFFFFFFFull) | (((x >> ((8 * (s - 4)) & 63)) & 0xFFFFFFFFull) << 32);
+  // 1..3 bytes: bytes 0, n/2 and n-1
+  const uint64_t three = (x & 0xFF) | (((x >> (8 * (s >> 1))) & 0xFF) << 8) | (((x >> ((8 * (s - 1)) & 63)) & 0xFF) << 16);
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
+  const uint64_t mixed = (h ^ (s >= 4 ? four : three)) * 0x94D049BB133111EBull;
+  h = s ? mixed : h;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 32);
+}
+
 /// memcmp(a, b, n) == 0 without a call, for the short texts of tokens, rules and words:
 /// 8 bytes at a time, the last 8 overlapping (n < 8: byte by byte).
 inline bool same_bytes(const char* a, const char* b, size_t n) noexcept {
@@ -122,9 +143,14 @@ class token_map {
 
   /// Indexes tokens[i].text -> i for every i, in order, hashing and prefetching a batch
   /// ahead so that the cache misses overlap. Returns tokens.size(), or the first i whose
-  /// text is already present (the map then holds the texts before i).
-  size_t build(std::span<const token_data> tokens) {
+  /// text is already present (the map then holds the texts before i). Texts inside
+  /// `readable` (the mapped file they are views into) with 8 bytes there from their start
+  /// are read 8 bytes at a time (text_hash_padded).
+  size_t build(std::span<const token_data> tokens, std::span<const std::byte> readable = {}) {
     attach(tokens);
+    const char* const lo = reinterpret_cast<const char*>(readable.data());
+    const char* const last = readable.size() >= 8 ? lo + readable.size() - 8 : nullptr;  // last start of 8 bytes
+    const auto padded = [&](std::string_view t) { return t.data() >= lo && t.data() <= last; };
     size_ = 0;
     const size_t n = tokens.size();
     size_t cap = 16;
@@ -137,12 +163,13 @@ class token_map {
     for (size_t base = 0; base < n && result == n; base += batch) {
       const size_t m = std::min(batch, n - base);
       for (size_t j = 0; j < m; ++j) {
-        hashes[j] = text_hash(tokens[base + j].text);
+        const std::string_view t = tokens[base + j].text;
+        hashes[j] = padded(t) ? text_hash_padded(t.data(), t.size()) : text_hash(t);
         __builtin_prefetch(&slots[hashes[j] & mask_], 1);
       }
       for (size_t j = 0; j < m && result == n; ++j) {
         const std::string_view text = tokens[base + j].text;
-        const uint64_t pre = prefix(text);
+        const uint64_t pre = padded(text) ? prefix_padded(text) : prefix(text);
         for (size_t i = hashes[j] & mask_;; i = (i + 1) & mask_) {
           const slot& s = slots[i];
           if (s.id_plus_1 == 0) {
@@ -227,6 +254,14 @@ class token_map {
       std::memcpy(&w, p, n);
     }
     return w;
+  }
+  // prefix(t) where 8 bytes from t.data() may be read: one load, the bytes past t masked.
+  static uint64_t prefix_padded(std::string_view t) noexcept {
+    if constexpr (std::endian::native != std::endian::little) return prefix(t);
+    uint64_t w;
+    std::memcpy(&w, t.data(), 8);
+    const size_t n = t.size();
+    return n >= 8 ? w : w & ((uint64_t(1) << (8 * n)) - 1);
   }
   bool same(const slot& s, uint64_t pre, std::string_view t) const noexcept {
     if (s.len != t.size() || s.prefix != pre) return false;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -51,6 +52,28 @@ inline uint32_t last_chunk(std::string_view s) noexcept {
   size_t off = j, len = 0;
   for (size_t i = j; i < s.size(); i += len) off = i, len = chunk_len(s, i);
   return chunk_bits(s.data() + off, len);
+}
+
+/// Where a merge rule "a b" splits: the index of the first space of `w` from index 1, or
+/// w.size() (llama.cpp splits there; a rule without one never matches). Rules are short:
+/// when the 8 bytes from w.data() may be read (up to `end`, the end of the mapped file),
+/// they are searched at once.
+inline size_t rule_split(std::string_view w, const char* end) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (end - w.data() >= 8) {
+      uint64_t x;
+      std::memcpy(&x, w.data(), 8);
+      // a space -> a zero byte; byte 0 made nonzero (the search starts at index 1, and no
+      // borrow then runs up from it): the lowest flagged byte is the first space
+      x = (x ^ 0x2020202020202020ull) | 0xFF;
+      const uint64_t zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+      if (zero) return std::min(w.size(), size_t(__builtin_ctzll(zero)) >> 3);
+      if (w.size() <= 8) return w.size();
+    }
+  }
+  size_t pos = 1;
+  while (pos < w.size() && w[pos] != ' ') ++pos;
+  return pos;
 }
 
 class pair_filter {

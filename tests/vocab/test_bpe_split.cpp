@@ -8,10 +8,12 @@
 
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "model_vectors.h"
 #include "vocab/pre_tokenizer.h"
+#include "vocab/tokenizer_model.h"
 #include "vocab/word_split.h"
 #include "gguf/byte_swap.h"
 #include "gguf/output.h"
@@ -117,6 +119,71 @@ TEST(bpe_split_chunks, last_chunk_equals_the_walk_from_the_start) {
     std::string s(1 + rng() % 12, '\0');
     for (char& ch : s) ch = char(bytes[rng() % std::size(bytes)]);
     ASSERT_EQ(last_chunk(s), plain(s)) << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
+// rule_split reads 8 bytes at once where the buffer goes on that far; on any bytes it must
+// find the first space from index 1 as the byte loop does (a space at index 0 must not
+// flag the byte after it: " !" holds 0x20 0x21, which the word trick would see as a zero
+// followed by a borrow).
+TEST(bpe_split_chunks, rule_split_equals_the_byte_loop) {
+  const auto plain = [](std::string_view w) {
+    size_t pos = 1;
+    while (pos < w.size() && w[pos] != ' ') ++pos;
+    return pos;
+  };
+  const char bytes[] = {' ', '!', 'a', '\0', '\x01', '\x21', '\x80', '\xA0', '\xC4', '\xFF'};
+  std::mt19937 rng(5);
+  std::string buf(64, '\0');
+  for (int c = 0; c < 200000; ++c) {
+    for (char& ch : buf) ch = bytes[rng() % std::size(bytes)];
+    const size_t len = rng() % 13, at = rng() % (buf.size() - len + 1);
+    const std::string_view w(buf.data() + at, len);
+    const size_t got = rule_split(w, buf.data() + buf.size());
+    // a rule without a space (or with nothing after it) is no rule: only a split inside counts
+    const size_t want = plain(w);
+    ASSERT_EQ(std::min(got, w.size()), std::min(want, w.size())) << at << " " << len;
+  }
+}
+
+// text_hash_padded (one 8-byte load, the length's words picked out by shifts) must equal
+// text_hash on every length, whatever bytes follow the text.
+TEST(bpe_split_chunks, padded_text_hash_equals_text_hash) {
+  std::mt19937 rng(9);
+  std::string buf(48, '\0');
+  for (int c = 0; c < 100000; ++c) {
+    for (char& ch : buf) ch = char(rng());
+    const size_t len = rng() % 20, at = rng() % (buf.size() - 8 - len);
+    const std::string_view t(buf.data() + at, len);
+    ASSERT_EQ(text_hash_padded(t.data(), t.size()), text_hash(t)) << len;
+  }
+}
+
+// token_map::build reads the texts inside the given span 8 bytes at a time (their hashes
+// and prefixes); every lookup (which reads them the plain way) must find its id, and a
+// text that differs in a byte past its end must not match.
+TEST(bpe_split_chunks, token_map_built_from_padded_texts_finds_every_id) {
+  std::mt19937 rng(3);
+  std::string buf;
+  std::vector<std::pair<size_t, size_t>> at;
+  std::set<std::string> seen;
+  while (at.size() < 5000) {
+    std::string t(1 + rng() % 14, '\0');
+    for (char& ch : t) ch = "ab \xC4\xA0\0"[rng() % 6];
+    if (!seen.insert(t).second) continue;
+    at.push_back({buf.size(), t.size()});
+    buf += t;
+  }
+  std::vector<token_data> tokens(at.size());
+  for (size_t i = 0; i < at.size(); ++i) tokens[i].text = std::string_view(buf).substr(at[i].first, at[i].second);
+  token_map m;
+  ASSERT_EQ(m.build(tokens, std::as_bytes(std::span(buf.data(), buf.size()))), tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    ASSERT_EQ(m.find_id(std::string(tokens[i].text)), int32_t(i));
+    const std::string longer = std::string(tokens[i].text) + "z";
+    if (!seen.count(longer)) {
+      ASSERT_EQ(m.find_id(longer), -1);
+    }
   }
 }
 
