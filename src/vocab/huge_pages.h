@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -63,6 +65,27 @@ struct huge_page_allocator {
   template <class U>
   bool operator==(const huge_page_allocator<U>&) const noexcept {
     return true;
+  }
+  /// vector(n) and resize(n) default-initialize (a trivial element is left as the memory
+  /// holds it): every table is written in full after it is sized, or sized over memory
+  /// known to be zero (zeroed()), so value-initializing would write it twice.
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  /// True when an allocation of `bytes` is a fresh anonymous mapping, whose pages the
+  /// kernel hands out zeroed.
+  static constexpr bool zeroed(size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    return bytes >= huge;
+#else
+    (void)bytes;
+    return false;
+#endif
   }
 
  private:

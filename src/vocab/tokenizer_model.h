@@ -226,10 +226,10 @@ class token_map {
   bool empty() const noexcept { return size_ == 0; }
 
  private:
-  struct slot {
-    uint64_t prefix = 0;  // first 8 bytes, zero padded
-    uint32_t len = 0;
-    uint32_t id_plus_1 = 0;  // 0 = empty
+  struct slot {  // all zero = empty (no member initializers: a table over zero pages is not written)
+    uint64_t prefix;  // first 8 bytes, zero padded
+    uint32_t len;
+    uint32_t id_plus_1;  // 0 = empty
   };
   // The first 8 bytes in memory order, zero padded: a short text is read with one or two
   // overlapping loads (a copy of a variable length goes through the stack, and the load

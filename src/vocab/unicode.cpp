@@ -1,6 +1,8 @@
 // Unicode helpers with llama.cpp's semantics (see unicode.h).
 #include "vocab/unicode.h"
 
+#include "vocab/prefault.h"
+
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -9,9 +11,12 @@
 namespace gguf::vocab_detail {
 namespace {
 
-std::unique_ptr<uint16_t[]> build_flags() {
+// Built at the first use in a process (the first tokenize call, or a load that finds its
+// newline token): 2.2 MB, its pages faulted in by one call and written once (huge_pages.h,
+// prefault.h: a fresh mapping is not zeroed a second time).
+table_vector<uint16_t> build_flags() {
   namespace ud = unicode_data;
-  auto t = std::make_unique<uint16_t[]>(max_codepoints);
+  auto t = prefaulted_table<uint16_t>(max_codepoints, 0);
   for (size_t i = 0; i + 1 < ud::ranges_flags_count; ++i) {
     const uint32_t end = std::min(ud::ranges_flags[i + 1].start, max_codepoints);
     for (uint32_t c = ud::ranges_flags[i].start; c < end; ++c) t[c] = ud::ranges_flags[i].flags;
@@ -55,8 +60,8 @@ const byte_alphabet& alphabet() {
 }  // namespace
 
 const uint16_t* flags_table() noexcept {
-  static const std::unique_ptr<uint16_t[]> table = build_flags();
-  return table.get();
+  static const table_vector<uint16_t> table = build_flags();
+  return table.data();
 }
 
 cpt_flags flags_of(uint32_t cpt) noexcept {

@@ -20,6 +20,7 @@
 #include "gguf/file.h"
 #include "gguf/vocab.h"
 #include "test_support.h"
+#include "vocab/prefault.h"
 
 namespace fs = std::filesystem;
 using gguf::test::data_dir;
@@ -233,4 +234,22 @@ TEST(TokenizerCache, TheFolderIsKeptUnderItsCap) {
   EXPECT_TRUE(fs::exists(order.back())) << "the file just written stays";
   EXPECT_FALSE(fs::exists(order.front())) << "the least recently used goes first";
   EXPECT_LE(total, std::max<uint64_t>(2u << 20, fs::file_size(order.back())));
+}
+
+// prefaulted_table (prefault.h) writes nothing over a fresh mapping when the fill is all
+// zero bytes; any other table must still hold n copies of the fill: small tables (reused
+// heap memory, dirtied first), large ones (fresh mappings), zero and nonzero fills.
+TEST(TokenizerTables, PrefaultedTablesHoldTheirFill) {
+  using gguf::vocab_detail::prefaulted_table;
+  for (size_t n : {size_t(1000), size_t(70000), size_t(1) << 20}) {
+    {
+      auto dirty = prefaulted_table<uint32_t>(n, 0xA5A5A5A5u);  // leaves dirty memory behind
+      ASSERT_TRUE(std::all_of(dirty.begin(), dirty.end(), [](uint32_t x) { return x == 0xA5A5A5A5u; })) << n;
+    }
+    const auto zero = prefaulted_table<uint32_t>(n, 0);
+    ASSERT_EQ(zero.size(), n);
+    ASSERT_TRUE(std::all_of(zero.begin(), zero.end(), [](uint32_t x) { return x == 0; })) << n;
+    const auto ones = prefaulted_table<int32_t>(n, -1);
+    ASSERT_TRUE(std::all_of(ones.begin(), ones.end(), [](int32_t x) { return x == -1; })) << n;
+  }
 }
