@@ -4,6 +4,8 @@
 // as they are, BOS / EOS / SEP from the row's special-token template.
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 
 #include "vocab/vocab_impl.h"
@@ -72,11 +74,19 @@ void partition(const vocab::impl& v, std::string_view text, bool parse_special, 
   if (text.empty()) return;
   frags.push_back({-1, 0, text.size()});
   if (v.special_cache.empty()) return;
+  // Without parse_special only user-defined tokens (no control or unknown attribute) cut
+  // the text: when the vocabulary has none, the text is one fragment without a scan.
+  const auto skipped = [&](uint32_t s) {
+    return !parse_special && (v.d.tokens[v.special_cache[s]].attr & (attr_control | attr_unknown));
+  };
+  bool any = false;
+  for (uint32_t s = 0; s < v.special_cache.size() && !any; ++s) any = !skipped(s);
+  if (!any) return;
   std::vector<fragment> next;
   for (uint32_t s : occurring_specials(v, text)) {
     const int32_t id = v.special_cache[s];
     const auto& td = v.d.tokens[id];
-    if (!parse_special && (td.attr & (attr_control | attr_unknown))) continue;
+    if (skipped(s)) continue;
     const std::string_view tok = td.text;
     next.clear();
     for (const fragment& f : frags) {
@@ -122,9 +132,13 @@ bool adds(add_when w, bool flag) { return w == add_when::always || (w == add_whe
 // A model falls back to the unknown token, or to BOS/EOS/SEP ids the file declares; in a
 // vocabulary without them (no_token) that would hand out -1: refuse instead.
 bool all_valid(const std::vector<int32_t>& out, size_t start, size_t n) {
-  for (size_t i = start; i < out.size(); ++i)
-    if (out[i] < 0 || static_cast<size_t>(out[i]) >= n) return false;
-  return true;
+  if (n > INT32_MAX) n = size_t(INT32_MAX) + 1;
+  const auto limit = static_cast<uint32_t>(n);
+  // Branch-free, so that it vectorizes (a megabyte text has a million ids); a negative
+  // id is a huge unsigned one.
+  uint32_t largest = 0;
+  for (size_t i = start; i < out.size(); ++i) largest = std::max(largest, static_cast<uint32_t>(out[i]));
+  return out.size() == start || largest < limit;
 }
 
 }  // namespace

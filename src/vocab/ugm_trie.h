@@ -141,36 +141,6 @@ class byte_trie {
     return best;
   }
 
-  /// longest_match, and also the index of the last byte of `text` the walk read (the one
-  /// where it stopped), or text.size() when it ran to the end: the match depends on
-  /// text[pos, last] only.
-  struct walked_match {
-    size_t len;
-    int32_t id;
-    size_t last;
-  };
-  walked_match longest_match_walked(std::string_view text, size_t pos) const noexcept {
-    walked_match best{0, -1, text.size()};
-    uint32_t node = 0;
-    size_t i = pos;
-    if (pos + 1 < text.size()) {  // the first two bytes through the direct tables
-      const uint8_t b0 = static_cast<uint8_t>(text[pos]);
-      node = root_[b0];
-      if (node == npos) return {0, -1, pos};
-      if (nodes_[node].value >= 0) best = {1, nodes_[node].value, 0};
-      node = pair_[(uint32_t(b0) << 8) | static_cast<uint8_t>(text[pos + 1])];
-      if (node == npos) return {best.len, best.id, pos + 1};
-      if (nodes_[node].value >= 0) best = {2, nodes_[node].value, 0};
-      i = pos + 2;
-    }
-    for (; i < text.size(); ++i) {
-      node = child(node, static_cast<uint8_t>(text[i]));
-      if (node == npos) return {best.len, best.id, i};
-      if (nodes_[node].value >= 0) best = {i + 1 - pos, nodes_[node].value, 0};
-    }
-    return {best.len, best.id, text.size()};
-  }
-
   /// How many bytes of text[pos..] can be walked in the trie, whether or not a key ends
   /// there (llama.cpp's naive_trie::get_longest_prefix).
   size_t walk_depth(std::string_view text, size_t pos) const noexcept {

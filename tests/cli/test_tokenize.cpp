@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
@@ -227,6 +228,12 @@ TEST(cli_tokenize, jsonl_answers_a_waiting_writer_line_by_line) {
   const std::string m = data_file("vocab/ggml-vocab-llama-bpe.gguf").string();
   for (const char* threads : {"1", "2"}) {
     SCOPED_TRACE(std::string(threads) + " threads");
+    // the child's stderr, shown when something fails
+    const auto err_path = gguf::test::temp_dir() / (std::string("tok_coprocess_") + threads + ".err");
+    const auto child_err = [&] {
+      std::ifstream f(err_path);
+      return "child stderr: [" + std::string(std::istreambuf_iterator<char>(f), {}) + "]";
+    };
     int to_child[2], from_child[2];
     ASSERT_EQ(::pipe(to_child), 0);
     ASSERT_EQ(::pipe(from_child), 0);
@@ -235,6 +242,7 @@ TEST(cli_tokenize, jsonl_answers_a_waiting_writer_line_by_line) {
     if (pid == 0) {
       ::dup2(to_child[0], 0);
       ::dup2(from_child[1], 1);
+      if (FILE* e = std::fopen(err_path.c_str(), "w")) ::dup2(::fileno(e), 2);
       for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
       ::alarm(20);  // a reader that waits for more input than it has would hang here
       ::execl(GGUF_CLI_PATH, GGUF_CLI_PATH, "tokenize", "-m", m.c_str(), "--jsonl", "--threads", threads,
@@ -248,15 +256,15 @@ TEST(cli_tokenize, jsonl_answers_a_waiting_writer_line_by_line) {
       const std::string line = nlohmann::json(text).dump() + "\n";
       ASSERT_EQ(::write(to_child[1], line.data(), line.size()), ssize_t(line.size()));
       char buf[256] = {};
-      ASSERT_NE(std::fgets(buf, sizeof buf, out), nullptr) << "no answer to " << text;
+      ASSERT_NE(std::fgets(buf, sizeof buf, out), nullptr) << "no answer to " << text << "; " << child_err();
       const auto want = run_cli({"tokenize", "-m", m, text});
-      EXPECT_EQ(nlohmann::json::parse(buf), nlohmann::json::parse(want.out)) << text;
+      EXPECT_EQ(nlohmann::json::parse(buf), nlohmann::json::parse(want.out)) << text << "; " << child_err();
     }
     ::close(to_child[1]);
     std::fclose(out);
     int status = 0;
     ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "; " << child_err();
   }
 }
 

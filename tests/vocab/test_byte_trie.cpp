@@ -69,8 +69,11 @@ TEST(byte_trie, build_matches_a_map_of_the_keys) {
     ASSERT_EQ(t.node_count(), prefixes.size() + 1) << "round " << round;  // one node per distinct prefix
     EXPECT_EQ(t.value(0), -1);  // empty keys are ignored
     for (const auto& [key, id] : want) ASSERT_EQ(walk(t, key), id) << "round " << round;
-    for (const std::string& p : prefixes)
-      if (!want.count(p)) ASSERT_EQ(walk(t, p), -1) << "round " << round;
+    for (const std::string& p : prefixes) {
+      if (!want.count(p)) {
+        ASSERT_EQ(walk(t, p), -1) << "round " << round;
+      }
+    }
     // Matches at every position of random texts glued from keys.
     for (int c = 0; c < 50; ++c) {
       std::string text;
@@ -89,8 +92,6 @@ TEST(byte_trie, build_matches_a_map_of_the_keys) {
         ASSERT_EQ(got, all) << "round " << round << " pos " << pos;
         const auto best = all.empty() ? std::pair<size_t, int32_t>{0, -1} : all.back();
         ASSERT_EQ(t.longest_match(text, pos), best);
-        const auto w = t.longest_match_walked(text, pos);
-        ASSERT_EQ(std::make_pair(w.len, w.id), best);
         ASSERT_EQ(t.walk_depth(text, pos), depth);
       }
     }
