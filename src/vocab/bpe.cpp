@@ -62,7 +62,8 @@ class merge_table {
       for (size_t j = 0; j < n_todo; ++j) {
         const pending& p = todo[j];
         insert(slots.data(), p.key, p.a, p.b, p.rank);
-        if (filter) filter->add(last_chunk(p.a), first_chunk(p.b));
+        if (filter)  // the 8 bytes before a's end: a's own and its length's
+          filter->add(p.a.data() + p.a.size() - base_ >= 8 ? last_chunk_padded(p.a) : last_chunk(p.a), first_chunk(p.b));
       }
       n_todo = 0;
     };

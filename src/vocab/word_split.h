@@ -54,6 +54,28 @@ inline uint32_t last_chunk(std::string_view s) noexcept {
   return chunk_bits(s.data() + off, len);
 }
 
+/// last_chunk(s) (s not empty) where the 8 bytes that end where s ends may be read (the
+/// bytes before s do not count). The two common cases are told from one load, without a
+/// walk: the last byte is surely a chunk start (no lead byte among the three before can
+/// cover it), or the last two bytes are a two-byte chunk that surely starts (a lead byte
+/// C0..DF, none before covering it); anything else is walked by last_chunk.
+inline uint32_t last_chunk_padded(std::string_view s) noexcept {
+  if constexpr (std::endian::native != std::endian::little) return last_chunk(s);
+  const size_t n = s.size();
+  uint64_t w;
+  std::memcpy(&w, s.data() + n - 8, 8);       // byte 7 is s[n - 1]
+  if (n < 8) w &= ~uint64_t(0) << (8 * (8 - n));  // bytes before s: zero, never a lead byte
+  // A byte b "covers" d bytes ahead when b & m == m for m = C0, E0, F0 (d = 1, 2, 3): x has
+  // a zero byte exactly where one of the three bytes before the position covers it.
+  const auto clear = [](uint64_t x) { return ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) == 0; };
+  constexpr uint64_t m1 = 0x00C0E0F000000000ull;  // bytes 4, 5, 6 before byte 7
+  if (clear(((w & m1) ^ m1) | 0xFF000000FFFFFFFFull)) return uint32_t(w >> 56);
+  constexpr uint64_t m2 = 0x0000C0E0F0000000ull;  // bytes 3, 4, 5 before byte 6
+  const uint32_t b6 = uint32_t(w >> 48) & 0xFF;
+  if ((b6 & 0xE0) == 0xC0 && clear(((w & m2) ^ m2) | 0xFFFF000000FFFFFFull)) return uint32_t(w >> 48);
+  return last_chunk(s);
+}
+
 /// Where a merge rule "a b" splits: the index of the first space of `w` from index 1, or
 /// w.size() (llama.cpp splits there; a rule without one never matches). Rules are short:
 /// when the 8 bytes from w.data() may be read (up to `end`, the end of the mapped file),

@@ -122,6 +122,21 @@ TEST(bpe_split_chunks, last_chunk_equals_the_walk_from_the_start) {
   }
 }
 
+// last_chunk_padded reads the 8 bytes that end where the text ends: the bytes before the
+// text (here lead bytes too) must not count, and the two cases it tells from that load
+// must agree with the walk from the start.
+TEST(bpe_split_chunks, padded_last_chunk_equals_the_walk_from_the_start) {
+  const uint8_t bytes[] = {'a', ' ', 0x7F, 0x80, 0x96, 0xA0, 0xBF, 0xC0, 0xC4, 0xDF, 0xE0, 0xE2, 0xEF, 0xF0, 0xF4, 0xFF};
+  std::mt19937 rng(78);
+  std::string buf(40, '\0');
+  for (int c = 0; c < 200000; ++c) {
+    for (char& ch : buf) ch = char(bytes[rng() % std::size(bytes)]);
+    const size_t len = 1 + rng() % 12, at = 8 + rng() % (buf.size() - 8 - len + 1);
+    const std::string_view s(buf.data() + at, len);
+    ASSERT_EQ(last_chunk_padded(s), last_chunk(s)) << nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
 // rule_split reads 8 bytes at once where the buffer goes on that far; on any bytes it must
 // find the first space from index 1 as the byte loop does (a space at index 0 must not
 // flag the byte after it: " !" holds 0x20 0x21, which the word trick would see as a zero
