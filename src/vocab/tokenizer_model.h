@@ -158,18 +158,24 @@ class token_map {
     table_vector<slot> slots = prefaulted_table(cap, slot{});
     mask_ = cap - 1;
     constexpr size_t batch = 64;
-    uint64_t hashes[batch];
+    uint64_t hashes[batch], prefixes[batch];
     size_t result = n;
     for (size_t base = 0; base < n && result == n; base += batch) {
       const size_t m = std::min(batch, n - base);
       for (size_t j = 0; j < m; ++j) {
         const std::string_view t = tokens[base + j].text;
-        hashes[j] = padded(t) ? text_hash_padded(t.data(), t.size()) : text_hash(t);
+        if (padded(t)) {
+          hashes[j] = text_hash_padded(t.data(), t.size());
+          prefixes[j] = prefix_padded(t);
+        } else {
+          hashes[j] = text_hash(t);
+          prefixes[j] = prefix(t);
+        }
         __builtin_prefetch(&slots[hashes[j] & mask_], 1);
       }
       for (size_t j = 0; j < m && result == n; ++j) {
         const std::string_view text = tokens[base + j].text;
-        const uint64_t pre = padded(text) ? prefix_padded(text) : prefix(text);
+        const uint64_t pre = prefixes[j];
         for (size_t i = hashes[j] & mask_;; i = (i + 1) & mask_) {
           const slot& s = slots[i];
           if (s.id_plus_1 == 0) {
