@@ -19,14 +19,38 @@ inline uint64_t next_model_instance() noexcept {
   return n.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+/// True on this thread while a side_scratch_scope is alive.
+inline bool& side_scratch_on() noexcept {
+  thread_local bool on = false;
+  return on;
+}
+
+/// While alive, thread_scratch hands out a second Scratch of the thread, for a short run
+/// at load (the newline token of a vocabulary): clearing the main one there would free,
+/// inside the load, the buffers and word cache that another vocabulary's tokenize calls
+/// filled (tens of MB after a long text), and drop them for that vocabulary's next call.
+class side_scratch_scope {
+ public:
+  side_scratch_scope() noexcept : was_(side_scratch_on()) { side_scratch_on() = true; }
+  ~side_scratch_scope() { side_scratch_on() = was_; }
+  side_scratch_scope(const side_scratch_scope&) = delete;
+  side_scratch_scope& operator=(const side_scratch_scope&) = delete;
+
+ private:
+  bool was_;
+};
+
 /// This thread's Scratch for the model instance `owner`; cleared when the thread last
-/// used it for another instance. Bounded: one Scratch per type and thread.
+/// used it for another instance. Bounded: two Scratch per type and thread (the main one,
+/// and the side one of side_scratch_scope, which only ever holds short runs).
 template <class Scratch>
 Scratch& thread_scratch(uint64_t owner) {
-  thread_local struct {
+  struct slot {
     uint64_t owner = 0;
     Scratch s;
-  } t;
+  };
+  thread_local slot main, side;
+  slot& t = side_scratch_on() ? side : main;
   if (t.owner != owner) {
     t.s = Scratch{};
     t.owner = owner;

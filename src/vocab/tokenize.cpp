@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "vocab/thread_scratch.h"
 #include "vocab/vocab_impl.h"
 
 namespace gguf {
@@ -183,7 +184,10 @@ int32_t vocab::impl::first_model_id(std::string_view text) const {
   }
   if (!model) return token_null;
   std::vector<int32_t> ids;
-  model->run(text, true, ids);
+  {
+    const vocab_detail::side_scratch_scope side;  // called at load: the thread's scratch stays as it is
+    model->run(text, true, ids);
+  }
   if (ids.empty() || !all_valid(ids, 0, d.tokens.size())) return token_null;
   return ids[0];
 }
