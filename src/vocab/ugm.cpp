@@ -192,9 +192,11 @@ class ugm_model final : public tokenizer_model {
   // Returns true when the Viterbi's steps (one UTF-8 sequence each) surely end exactly at
   // the end of `out`: every piece appended does by itself (unchanged code points, spaces,
   // U+FFFD, replacements that end on a code point), so the steps start at each piece in
-  // turn; false when one may not (then ends_on_code_point tells).
-  bool normalize_into(std::string_view in, std::string& out) const {
+  // turn; false when one may not (then ends_on_code_point tells). `separators`, when
+  // given, receives how many separators (U+2581 or ' ') it appended.
+  bool normalize_into(std::string_view in, std::string& out, size_t* separators = nullptr) const {
     bool aligned = true;
+    size_t n_separators = 0;
     out.clear();
     out.reserve(in.size() * 3);
     const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
@@ -207,6 +209,7 @@ class ugm_model final : public tokenizer_model {
       in_word = true;
       if ((prepend_space && !space_prepended) || merge_spaces) {
         out.append(space);
+        ++n_separators;
         space_prepended = true;
       }
     };
@@ -221,7 +224,7 @@ class ugm_model final : public tokenizer_model {
       if (in[pos] == ' ' && space_unchanged_ &&
           charsmap_.surely_unmapped(' ', pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0})) {
         in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
-        if (!merge_spaces) out.append(space);
+        if (!merge_spaces) out.append(space), ++n_separators;
         ++pos;
         continue;
       }
@@ -241,11 +244,12 @@ class ugm_model final : public tokenizer_model {
           out.push_back(c);
         } else {
           in_word = false;
-          if (!merge_spaces) out.append(space);
+          if (!merge_spaces) out.append(space), ++n_separators;
         }
       }
     }
-    if (append_space) out.append(space);
+    if (append_space) out.append(space), ++n_separators;
+    if (separators) *separators = n_separators;
     return aligned;
   }
 
@@ -382,13 +386,18 @@ class ugm_model final : public tokenizer_model {
         }
         out.resize(first);
       }
-      if (!normalize_into(w, sc.word) && !ends_on_code_point(sc.word)) {
+      size_t separators = 0;
+      if (!normalize_into(w, sc.word, &separators) && !ends_on_code_point(sc.word)) {
         out.resize(start);
         normalize_into(text, sc.word);
         viterbi(sc.word, out);
         break;
       }
-      const double end_score = viterbi_segments(sc.word, base, out);
+      // One separator (the word's U+2581): no cut to look for (a U+2581 of the text itself
+      // would allow one, which the Viterbi over the whole word does not need). An empty
+      // word (all of it normalized away) gives nothing.
+      const double end_score = separators <= 1 && !sc.word.empty() ? viterbi_word(sc.word, 0, base, out)
+                                                                  : viterbi_segments(sc.word, base, out);
       if (short_word && exact(base, sc.word.size()))
         sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, {end_score - base, sc.word.size()});
       base = end_score;
@@ -501,7 +510,10 @@ class ugm_model final : public tokenizer_model {
     results.assign(n + 1, best{unk_, 0, -DBL_MAX});
     results[0] = {unk_, 0, base};
     for (size_t pos = 0; pos < n;) {
-      const size_t cp_len = std::min(utf8_len(s[a + pos]), n - pos);
+      // (a branch for ASCII: the next position is then known before the byte's table
+      // lookup, which would otherwise chain every step to the one before)
+      const auto c0 = static_cast<uint8_t>(s[a + pos]);
+      const size_t cp_len = c0 < 0x80 ? 1 : std::min(utf8_len(char(c0)), n - pos);
       const double from = results[pos].score;
       bool single_codepoint_found = false;
       tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
