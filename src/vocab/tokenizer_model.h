@@ -112,12 +112,20 @@ inline uint64_t text_hash_padded(const char* p, size_t n) noexcept {
 }
 
 /// memcmp(a, b, n) == 0 without a call, for the short texts of tokens, rules and words:
-/// 8 bytes at a time, the last 8 overlapping (n < 8: byte by byte).
+/// 8 bytes at a time, the last 8 overlapping; under 8 bytes, two overlapping 4-byte loads
+/// or (under 4) the first, middle and last bytes, without a loop.
 inline bool same_bytes(const char* a, const char* b, size_t n) noexcept {
   if (n < 8) {
-    for (size_t i = 0; i < n; ++i)
-      if (a[i] != b[i]) return false;
-    return true;
+    if (n >= 4) {
+      uint32_t x0, y0, x1, y1;
+      std::memcpy(&x0, a, 4);
+      std::memcpy(&y0, b, 4);
+      std::memcpy(&x1, a + n - 4, 4);
+      std::memcpy(&y1, b + n - 4, 4);
+      return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n == 0) return true;
+    return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
   }
   uint64_t x, y;
   for (size_t i = 0; i + 8 < n; i += 8) {

@@ -29,6 +29,10 @@
 #include "vocab/unicode.h"
 #include "vocab/word_cache.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gguf::vocab_detail {
 
 namespace {
@@ -127,6 +131,7 @@ class ugm_model final : public tokenizer_model {
     for (uint32_t b = 0; b < 0xF5; ++b)
       passes_[b] = b != ' ' && (b < 0x80 || b >= 0xC2) && user_defined_.child(0, uint8_t(b)) == byte_trie::npos;
     space_unchanged_ = user_defined_.child(0, uint8_t(' ')) == byte_trie::npos;
+    for (uint32_t c1 = 0; c1 < 256; ++c1) space_unmapped_before_[c1] = charsmap_.surely_unmapped(' ', uint8_t(c1));
     for (uint32_t b = 0; b < 0x80; ++b) ascii_plain_[b] = passes_[b] && charsmap_.unmapped_before_ascii(uint8_t(b));
     raw_words_ = word_by_word_ && cut_at_separator_ && escape_whitespaces_ && remove_extra_whitespaces_ &&
                  !treat_whitespace_as_suffix_ && space_unchanged_ && !facts.space_inside_user_defined &&
@@ -139,7 +144,7 @@ class ugm_model final : public tokenizer_model {
     for (uint32_t c = 1; c < 0x80 && raw_words_; ++c)
       word_end_[c] = c != ' ' && charsmap_.maps_alone_to_spaces(uint8_t(c)) && !inner.has(uint8_t(c)) &&
                      user_defined_.child(0, uint8_t(c)) == byte_trie::npos;
-    any_word_end_ = std::find(word_end_.begin(), word_end_.end(), true) != word_end_.end();
+    low_word_ends_ = std::find(word_end_.begin() + ' ' + 1, word_end_.end(), true) == word_end_.end();
   }
 
   // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
@@ -195,9 +200,11 @@ class ugm_model final : public tokenizer_model {
   // Returns true when the Viterbi's steps (one UTF-8 sequence each) surely end exactly at
   // the end of `out`: every piece appended does by itself (unchanged code points, spaces,
   // U+FFFD, replacements that end on a code point), so the steps start at each piece in
-  // turn; false when one may not (then ends_on_code_point tells).
-  bool normalize_into(std::string_view in, std::string& out) const {
+  // turn; false when one may not (then ends_on_code_point tells). `separators`, when
+  // given, receives how many separators (U+2581 or ' ') it appended.
+  bool normalize_into(std::string_view in, std::string& out, size_t* separators = nullptr) const {
     bool aligned = true;
+    size_t n_separators = 0;
     out.clear();
     out.reserve(in.size() * 3);
     const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
@@ -210,6 +217,7 @@ class ugm_model final : public tokenizer_model {
       in_word = true;
       if ((prepend_space && !space_prepended) || merge_spaces) {
         out.append(space);
+        ++n_separators;
         space_prepended = true;
       }
     };
@@ -224,7 +232,7 @@ class ugm_model final : public tokenizer_model {
       if (in[pos] == ' ' && space_unchanged_ &&
           charsmap_.surely_unmapped(' ', pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0})) {
         in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
-        if (!merge_spaces) out.append(space);
+        if (!merge_spaces) out.append(space), ++n_separators;
         ++pos;
         continue;
       }
@@ -244,11 +252,12 @@ class ugm_model final : public tokenizer_model {
           out.push_back(c);
         } else {
           in_word = false;
-          if (!merge_spaces) out.append(space);
+          if (!merge_spaces) out.append(space), ++n_separators;
         }
       }
     }
-    if (append_space) out.append(space);
+    if (append_space) out.append(space), ++n_separators;
+    if (separators) *separators = n_separators;
     return aligned;
   }
 
@@ -318,8 +327,7 @@ class ugm_model final : public tokenizer_model {
   // A ' ' that normalizes alone to nothing but the end of a word (merged spaces): nothing
   // maps it, alone or with the byte after it.
   bool pure_space(std::string_view text, size_t pos) const noexcept {
-    return text[pos] == ' ' &&
-           charsmap_.surely_unmapped(' ', pos + 1 < text.size() ? static_cast<uint8_t>(text[pos + 1]) : uint8_t{0});
+    return text[pos] == ' ' && space_unmapped_before_[pos + 1 < text.size() ? static_cast<uint8_t>(text[pos + 1]) : 0];
   }
 
   // A pure space or a byte of word_end_: a raw word ends before it.
@@ -353,14 +361,13 @@ class ugm_model final : public tokenizer_model {
         while (scan < n && word_break(text, scan)) ++scan;
         if (scan == n) break;
         size_t end = scan + 1;
-        if (any_word_end_) {
-          while (end < n && !word_break(text, end)) ++end;
-        } else {
-          for (;; ++end) {  // only spaces break words: memchr to each
-            end = text.find(' ', end);
-            if (end == std::string_view::npos) end = n;
-            if (end == n || pure_space(text, end)) break;
+        if (low_word_ends_) {
+          for (;; ++end) {  // every break byte is at most ' ': 16 bytes at a time to each
+            end = next_control_or_space(text, end);
+            if (end == n || word_break(text, end)) break;
           }
+        } else {
+          while (end < n && !word_break(text, end)) ++end;
         }
         word& nw = queue[found & mask];
         nw = {scan, end, end - scan <= raw_cache_t::max_word ? text_hash(text.substr(scan, end - scan)) : 0};
@@ -387,19 +394,41 @@ class ugm_model final : public tokenizer_model {
         }
         out.resize(first);
       }
-      if (!normalize_into(w, sc.word) && !ends_on_code_point(sc.word)) {
+      size_t separators = 0;
+      if (!normalize_into(w, sc.word, &separators) && !ends_on_code_point(sc.word)) {
         out.resize(start);
         normalize_into(text, sc.word);
         viterbi(sc.word, out);
         break;
       }
-      const double end_score = viterbi_segments(sc.word, base, out);
+      // One separator (the word's U+2581): no cut to look for (a U+2581 of the text itself
+      // would allow one, which the Viterbi over the whole word does not need). An empty
+      // word (all of it normalized away) gives nothing.
+      const double end_score = separators <= 1 && !sc.word.empty() ? viterbi_word(sc.word, 0, base, out)
+                                                                  : viterbi_segments(sc.word, base, out);
       if (short_word && exact(base, sc.word.size()))
         sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, {end_score - base, sc.word.size()});
       base = end_score;
       collapse_unknown(out, start, first);
     }
     if (sc.word.capacity() > (size_t(64) << 20)) std::string().swap(sc.word);  // a huge word's buffer
+  }
+
+  // The first byte at or after `pos` that is at most ' ' (a control byte or a space), or
+  // text.size().
+  static size_t next_control_or_space(std::string_view text, size_t pos) noexcept {
+    const size_t n = text.size();
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(' ');
+    for (; pos + 16 <= n; pos += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + pos));
+      // x <= ' ' (unsigned) exactly when min(x, ' ') == x
+      const auto low = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, space), x)));
+      if (low) return pos + static_cast<size_t>(__builtin_ctz(low));
+    }
+#endif
+    while (pos < n && static_cast<uint8_t>(text[pos]) > ' ') ++pos;
+    return pos;
   }
 
   // Whether every sum of a Viterbi over `size` bytes from score `base` is exact (see
@@ -489,7 +518,10 @@ class ugm_model final : public tokenizer_model {
     results.assign(n + 1, best{unk_, 0, -DBL_MAX});
     results[0] = {unk_, 0, base};
     for (size_t pos = 0; pos < n;) {
-      const size_t cp_len = std::min(utf8_len(s[a + pos]), n - pos);
+      // (a branch for ASCII: the next position is then known before the byte's table
+      // lookup, which would otherwise chain every step to the one before)
+      const auto c0 = static_cast<uint8_t>(s[a + pos]);
+      const size_t cp_len = c0 < 0x80 ? 1 : std::min(utf8_len(char(c0)), n - pos);
       const double from = results[pos].score;
       bool single_codepoint_found = false;
       tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
@@ -559,8 +591,9 @@ class ugm_model final : public tokenizer_model {
   std::vector<float> scores_;
   std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
   std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
-  std::array<bool, 256> word_end_{};  // bytes besides pure spaces that end a raw word (constructor)
-  bool any_word_end_ = false;
+  std::array<bool, 256> word_end_{};
+  std::array<bool, 256> space_unmapped_before_{};  // charsmap_.surely_unmapped(' ', c1) by c1  // bytes besides pure spaces that end a raw word (constructor)
+  bool low_word_ends_ = true;  // no byte above ' ' in word_end_ (tokenize_raw's word scan)
   bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;
   double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token

@@ -130,7 +130,7 @@ TEST(rwkv_model, tokens_beyond_the_tables_fields_match_through_the_trie) {
   auto v = tiny_vocab({"<s>", "a", "aa", "b", "\\n", "a\\x62"});  // escaped: "\n", "ab"
   v.tokens.push_back({long_token, 0.0f, token_type::normal});
   const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
-  const std::string text = "b" + std::string(301, 'a') + "b\n" + std::string(5000, 'a') + "ab\n";
+  const std::string text = std::string("b").append(301, 'a').append("b\n").append(5000, 'a').append("ab\n");
   std::vector<int32_t> want, got;
   reference->tokenize(text, want);
   fast->tokenize(text, got);
