@@ -2,8 +2,9 @@
 // same command line and output as the reference's llama-tokenize-bench.
 // usage: bench_tokenize_file MODEL TEXTFILE [reps=3] [add_special=0] [parse_special=0]
 // prints: load_ms tokenize_ms n_tokens bytes warm_ms   (medians over reps; load = open the
-// file and build the vocabulary; tokenize = the first call on the whole file with a fresh
-// vocabulary, single thread; warm = a second call on the same text)
+// file and build the vocabulary, reps loads back to back as the reference times them;
+// tokenize = the first call on the whole file with a fresh vocabulary, single thread;
+// warm = a second call on the same text)
 // env GGUF_BENCH_CACHE_DIR: load through the compiled tokenizer cache in that folder (the
 // first load builds and writes it; with reps >= 3 the median is a cached load)
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,32 +41,52 @@ int main(int argc, char** argv) {
   const std::string text = ss.str();
 
   using clk = std::chrono::steady_clock;
-  // Every rep loads a fresh vocabulary, so that its tokenize call starts with empty
-  // per-thread caches (the word caches of SPM/BPE/UGM/RWKV persist between calls on a
-  // thread; a second call on the same text would find every word cached). That first
-  // call is the tokenize time; a second call on the same text is reported as "warm".
-  std::vector<double> load_ms, tok_ms, warm_ms;
-  std::vector<int32_t> ids;
-  ids.reserve(text.size() + 16);
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = clk::now();
+  const char* cache = std::getenv("GGUF_BENCH_CACHE_DIR");
+  struct loaded {
+    gguf::file f;
+    gguf::vocab v;
+  };
+  const auto load = [&]() -> std::optional<loaded> {
     auto f = gguf::file::open(argv[1]);
     if (!f) {
       std::fprintf(stderr, "gguf: %s: %s\n", argv[1], f.error().message().c_str());
-      return 1;
+      return std::nullopt;
     }
-    const char* cache = std::getenv("GGUF_BENCH_CACHE_DIR");
     auto v = gguf::vocab::load(*f, gguf::vocab_load_options{cache ? cache : ""});
-    const auto t1 = clk::now();
     if (!v) {
       std::fprintf(stderr, "gguf: %s: %s\n", argv[1], v.error().message().c_str());
-      return 1;
+      return std::nullopt;
     }
-    load_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    return loaded{std::move(*f), std::move(*v)};
+  };
+  // Load: `reps` loads back to back, each vocabulary freed once the next one is loaded,
+  // as the reference times llama_model_load_from_file (vocab_only).
+  std::vector<double> load_ms, tok_ms, warm_ms;
+  {
+    std::optional<loaded> previous;
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = clk::now();
+      auto l = load();
+      const auto t1 = clk::now();
+      if (!l) return 1;
+      load_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      previous = std::move(l);
+    }
+  }
+  // Tokenize: every rep loads a fresh vocabulary (not timed), so that its tokenize call
+  // starts with empty per-thread caches (the word caches of SPM/BPE/UGM/RWKV persist
+  // between calls on a thread; a second call on the same text would find every word
+  // cached). That first call is the tokenize time; a second call on the same text is
+  // reported as "warm".
+  std::vector<int32_t> ids;
+  ids.reserve(text.size() + 16);
+  for (int r = 0; r < reps; ++r) {
+    const auto l = load();
+    if (!l) return 1;
     for (int call = 0; call < 2; ++call) {
       ids.clear();
       const auto t2 = clk::now();
-      const bool ok = v->tokenize_into(text, ids, add_special, parse_special);
+      const bool ok = l->v.tokenize_into(text, ids, add_special, parse_special);
       const auto t3 = clk::now();
       if (!ok) {
         std::fprintf(stderr, "tokenize failed\n");
