@@ -77,17 +77,12 @@ void partition(const vocab::impl& v, std::string_view text, bool parse_special, 
   if (v.special_cache.empty()) return;
   // Without parse_special only user-defined tokens (no control or unknown attribute) cut
   // the text: when the vocabulary has none, the text is one fragment without a scan.
-  const auto skipped = [&](uint32_t s) {
-    return !parse_special && (v.d.tokens[v.special_cache[s]].attr & (attr_control | attr_unknown));
-  };
-  bool any = false;
-  for (uint32_t s = 0; s < v.special_cache.size() && !any; ++s) any = !skipped(s);
-  if (!any) return;
+  if (!parse_special && !v.plain_special) return;
   std::vector<fragment> next;
   for (uint32_t s : occurring_specials(v, text)) {
     const int32_t id = v.special_cache[s];
     const auto& td = v.d.tokens[id];
-    if (skipped(s)) continue;
+    if (!parse_special && (td.attr & (attr_control | attr_unknown))) continue;
     const std::string_view tok = td.text;
     next.clear();
     for (const fragment& f : frags) {

@@ -229,8 +229,7 @@ class ugm_model final : public tokenizer_model {
         pos = end;
         continue;
       }
-      if (in[pos] == ' ' && space_unchanged_ &&
-          charsmap_.surely_unmapped(' ', pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0})) {
+      if (space_unchanged_ && pure_space(in, pos)) {
         in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
         if (!merge_spaces) out.append(space), ++n_separators;
         ++pos;
@@ -591,8 +590,8 @@ class ugm_model final : public tokenizer_model {
   std::vector<float> scores_;
   std::array<bool, 256> passes_{};  // bytes normalization copies as they are (constructor)
   std::array<bool, 256> ascii_plain_{};  // ASCII bytes it copies when an ASCII byte follows
-  std::array<bool, 256> word_end_{};
-  std::array<bool, 256> space_unmapped_before_{};  // charsmap_.surely_unmapped(' ', c1) by c1  // bytes besides pure spaces that end a raw word (constructor)
+  std::array<bool, 256> word_end_{};  // bytes besides pure spaces that end a raw word (constructor)
+  std::array<bool, 256> space_unmapped_before_{};  // charsmap_.surely_unmapped(' ', c1) by c1 (pure_space)
   bool low_word_ends_ = true;  // no byte above ' ' in word_end_ (tokenize_raw's word scan)
   bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;

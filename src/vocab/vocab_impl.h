@@ -39,6 +39,9 @@ struct vocab::impl {
   /// Control, user-defined and unknown tokens, longest text first (llama.cpp's
   /// cache_special_tokens, same sort).
   std::vector<int32_t> special_cache;
+  /// Whether special_cache holds a token without the control and unknown attributes: the
+  /// only ones that cut a text tokenized without parse_special.
+  bool plain_special = false;
   /// Candidate filter for the partition: special-cache indices bucketed by their first
   /// two bytes (CSR over 65536 keys), and the one-byte ones by their byte.
   std::vector<uint32_t> bucket_start;  // 65537 entries

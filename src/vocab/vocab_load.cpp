@@ -502,6 +502,8 @@ void vocab::impl::build_special_index() {
     if (d.tokens[id].attr & (attr_control | attr_user_defined | attr_unknown)) special_cache.push_back(id);
   std::sort(special_cache.begin(), special_cache.end(),
             [&](int32_t a, int32_t b) { return d.tokens[a].text.size() > d.tokens[b].text.size(); });
+  plain_special = std::any_of(special_cache.begin(), special_cache.end(),
+                              [&](int32_t id) { return !(d.tokens[id].attr & (attr_control | attr_unknown)); });
   bucket_start.assign(65537, 0);
   for (auto& s : single_byte) s.clear();
   const auto key = [&](std::string_view t) { return (uint32_t(uint8_t(t[0])) << 8) | uint8_t(t[1]); };
