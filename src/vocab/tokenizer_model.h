@@ -60,16 +60,31 @@ struct token_data {
 
 struct pre_preset;
 
+// The steps of text_hash, shared with text_hash_padded (which must give the same value).
+namespace text_hash_steps {
+inline uint64_t seed(size_t n) noexcept { return 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull); }
+inline uint64_t word(uint64_t h, uint64_t w) noexcept {  // a whole 8-byte word
+  h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 31);
+}
+inline uint64_t tail(uint64_t h, uint64_t w) noexcept { return (h ^ w) * 0x94D049BB133111EBull; }  // 1..7 bytes
+inline uint64_t finish(uint64_t h) noexcept {
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 32);
+}
+}  // namespace text_hash_steps
+
 /// 64-bit hash of a short byte string (word at a time; used for token texts).
 inline uint64_t text_hash(std::string_view s) noexcept {
+  namespace step = text_hash_steps;
   const char* p = s.data();
   size_t n = s.size();
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
+  uint64_t h = step::seed(n);
   while (n >= 8) {
     uint64_t w;
     std::memcpy(&w, p, 8);
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
+    h = step::word(h, w);
     p += 8;
     n -= 8;
   }
@@ -83,11 +98,9 @@ inline uint64_t text_hash(std::string_view s) noexcept {
     } else {
       w = uint64_t(uint8_t(p[0])) | (uint64_t(uint8_t(p[n >> 1])) << 8) | (uint64_t(uint8_t(p[n - 1])) << 16);
     }
-    h = (h ^ w) * 0x94D049BB133111EBull;
+    h = step::tail(h, w);
   }
-  h ^= h >> 29;
-  h *= 0xBF58476D1CE4E5B9ull;
-  return h ^ (h >> 32);
+  return step::finish(h);
 }
 
 /// text_hash(string_view(p, n)) where the 8 bytes from p may be read (the caller checks
@@ -95,6 +108,7 @@ inline uint64_t text_hash(std::string_view s) noexcept {
 /// its overlapping words picked out with shifts instead of branches on its length (the
 /// texts of tokens and merge rules at load have every length).
 inline uint64_t text_hash_padded(const char* p, size_t n) noexcept {
+  namespace step = text_hash_steps;
   if (std::endian::native != std::endian::little || n >= 8) return text_hash(std::string_view(p, n));
   uint64_t x;
   std::memcpy(&x, p, 8);
@@ -103,12 +117,9 @@ inline uint64_t text_hash_padded(const char* p, size_t n) noexcept {
   const uint64_t four = (x & 0xFFFFFFFFull) | (((x >> ((8 * (s - 4)) & 63)) & 0xFFFFFFFFull) << 32);
   // 1..3 bytes: bytes 0, n/2 and n-1
   const uint64_t three = (x & 0xFF) | (((x >> (8 * (s >> 1))) & 0xFF) << 8) | (((x >> ((8 * (s - 1)) & 63)) & 0xFF) << 16);
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
-  const uint64_t mixed = (h ^ (s >= 4 ? four : three)) * 0x94D049BB133111EBull;
-  h = s ? mixed : h;
-  h ^= h >> 29;
-  h *= 0xBF58476D1CE4E5B9ull;
-  return h ^ (h >> 32);
+  const uint64_t h = step::seed(n);
+  const uint64_t mixed = step::tail(h, s >= 4 ? four : three);
+  return step::finish(s ? mixed : h);
 }
 
 /// memcmp(a, b, n) == 0 without a call, for the short texts of tokens, rules and words:
