@@ -302,7 +302,7 @@ class token_map {
 struct vocab_data {
   vocab_type type = vocab_type::none;
   std::string pre;  ///< tokenizer.ggml.pre as stored (after llama.cpp's defaulting)
-  std::vector<token_data> tokens;  ///< index = token id
+  table_vector<token_data> tokens;  ///< index = token id
   token_map token_to_id;  ///< over `tokens` (built once they are final)
   /// BPE merges: tokenizer.ggml.merges in place (an array of "left right" strings, rank =
   /// index, lower merges first); empty when the file has none. The merge table is built

@@ -123,7 +123,7 @@ class wpm_model final : public tokenizer_model {
 
  private:
   // The trie and the code point tables (from the compiled cache when it has them).
-  void build_tables(const std::vector<token_data>& tokens, table_cache* cache) {
+  void build_tables(const table_vector<token_data>& tokens, table_cache* cache) {
     // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
     // duplicate texts).
     if (!cache || !cache->load("wpm.trie", [&](table_reader& r) { return trie_.load(r); })) {
@@ -222,7 +222,7 @@ class wpm_model final : public tokenizer_model {
     if (out.size() == first) out.push_back(unk_);
   }
 
-  const std::vector<token_data>* tokens_ = nullptr;  // the texts of a lazy model
+  const table_vector<token_data>* tokens_ = nullptr;  // the texts of a lazy model
   mutable std::once_flag built_;
   byte_trie trie_;
   uint32_t prefix_node_ = 0;                // node after U+2581, or npos
