@@ -30,15 +30,12 @@ bool all_zero_bytes(const T& x) noexcept {
   return true;
 }
 
-/// n copies of `fill`, the pages faulted in before they are written. Where the memory is
-/// a fresh mapping (zero pages) and `fill` is all zero bytes, nothing is written.
+/// Reserves room for n elements in `v` (empty) and faults its pages in, for a table about
+/// to be written up to n by push_back.
 template <class T>
-table_vector<T> prefaulted_table(size_t n, const T& fill) {
+void prefaulted_reserve(table_vector<T>& v, size_t n) {
   static_assert(std::is_trivially_copyable_v<T>);
-  table_vector<T> v;
   v.reserve(n);
-  const bool zero_fill = std::is_trivially_default_constructible_v<T> && huge_page_allocator<T>::zeroed(n * sizeof(T)) &&
-                         all_zero_bytes(fill);
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
   constexpr uintptr_t page = 4096;
   const auto first = (reinterpret_cast<uintptr_t>(v.data()) + page - 1) & ~(page - 1);
@@ -46,6 +43,16 @@ table_vector<T> prefaulted_table(size_t n, const T& fill) {
   if (n * sizeof(T) >= (size_t(64) << 10) && last > first)
     (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);  // advice only
 #endif
+}
+
+/// n copies of `fill`, the pages faulted in before they are written. Where the memory is
+/// a fresh mapping (zero pages) and `fill` is all zero bytes, nothing is written.
+template <class T>
+table_vector<T> prefaulted_table(size_t n, const T& fill) {
+  table_vector<T> v;
+  prefaulted_reserve(v, n);
+  const bool zero_fill = std::is_trivially_default_constructible_v<T> && huge_page_allocator<T>::zeroed(n * sizeof(T)) &&
+                         all_zero_bytes(fill);
   if (zero_fill) v.resize(n);  // default-initialized: the kernel's zeros stay
   else v.assign(n, fill);
   return v;

@@ -74,8 +74,8 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
     uint32_t id_size;  // id << 8 | size
     uint32_t cur;      // the cell of its first d bytes
   };
-  std::vector<key> active;  // the keys still longer than the depth, in id order
-  active.reserve(n_keys);
+  table_vector<key> active;  // the keys still longer than the depth, in id order
+  prefaulted_reserve(active, n_keys);
   if (n_keys > size_t(id_limit)) return false;
   for (uint32_t id = 0; id < n_keys; ++id) {
     const std::string_view t = text(id);
@@ -85,8 +85,8 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
     total += t.size();
   }
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
-  table_vector<cell> cells(total / 3 + 2048, cell{0, free_cell});
-  table_vector<uint32_t> best(cells.size(), none);
+  table_vector<cell> cells = prefaulted_table(total / 3 + 2048, cell{0, free_cell});
+  table_vector<uint32_t> best = prefaulted_table(cells.size(), none);
   std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
   std::fill(used.begin(), used.begin() + 257, 1);
   auto grow = [&](size_t need) {
