@@ -355,6 +355,10 @@ class parser {
         const std::byte* base = f_.at(0);
         for (; i < count; ++i) {
           if (end - pos < 8) break;
+          // Each length's place depends on the one before, so the walk waits for every
+          // load: a line a few ahead is pulled into L1 meanwhile (the hardware prefetcher
+          // stops at L2).
+          __builtin_prefetch(base + std::min(pos + 512, end - 1));
           uint64_t len;
           std::memcpy(&len, base + pos, 8);
           if (len > max_len || end - pos - 8 < len) break;

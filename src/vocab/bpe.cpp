@@ -111,15 +111,17 @@ class merge_table {
     const uint32_t tag = uint32_t(k);
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
       const entry& e = slots_[i];
-      if (e.rank < 0) return -1;
-      if (e.tag == tag && same(e.rank, a, b)) return e.rank;
+      if (e.rank_plus_1 == 0) return -1;
+      if (e.tag == tag && same(int32_t(e.rank_plus_1 - 1), a, b)) return int32_t(e.rank_plus_1 - 1);
     }
   }
 
  private:
+  // The tables have no member initializers: sized over the kernel's zero pages, a table is
+  // not written before it is filled (prefaulted_table), and all zero is its empty state.
   struct entry {
-    uint32_t tag = 0;   // low bits of the key (the slot index comes from the high bits)
-    int32_t rank = -1;  // -1 = empty slot
+    uint32_t tag;          // low bits of the key (the slot index comes from the high bits)
+    uint32_t rank_plus_1;  // 0 = empty slot
   };
   static uint64_t key(uint64_t ha, uint64_t hb) {
     const uint64_t r = (hb << 27) | (hb >> 37);
@@ -129,16 +131,16 @@ class merge_table {
     const uint32_t tag = uint32_t(k);
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
       entry& e = slots[i];
-      if (e.rank < 0) {
-        e = {tag, rank};
+      if (e.rank_plus_1 == 0) {
+        e = {tag, uint32_t(rank) + 1};
         return;
       }
-      if (e.tag == tag && same(e.rank, a, b)) return;
+      if (e.tag == tag && same(int32_t(e.rank_plus_1 - 1), a, b)) return;
     }
   }
-  struct rule_ref {  // the rule "a b" at base_ + off (a rule without a space: lengths 0)
-    uint64_t off = 0;
-    uint32_t len_a = 0, len_b = 0;
+  struct rule_ref {  // the rule "a b" at base_ + off (a rule without a space: all zero)
+    uint64_t off;
+    uint32_t len_a, len_b;
   };
   bool same(int32_t rank, std::string_view a, std::string_view b) const noexcept {
     const rule_ref& r = refs_[size_t(rank)];
