@@ -10,6 +10,7 @@
 // byte trie (ugm_trie.h) per token.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <memory>
 
@@ -56,6 +57,27 @@ char* rwkv_unescape_to(std::string_view escaped, char* out) {
     }
   }
   return out;
+}
+
+bool rwkv_has_escape(std::string_view text, std::span<const std::byte> readable) noexcept {
+  const size_t n = text.size();
+  const size_t words = (n + 7) / 8;
+  const auto at = reinterpret_cast<uintptr_t>(text.data()), lo = reinterpret_cast<uintptr_t>(readable.data());
+  if constexpr (std::endian::native == std::endian::little) {
+    if (at >= lo && at - lo <= readable.size() && readable.size() - (at - lo) >= words * 8) {
+      constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080, backslashes = ones * '\\';
+      uint64_t found = 0;
+      for (size_t k = 0; k < words; ++k) {
+        uint64_t w;
+        std::memcpy(&w, text.data() + 8 * k, 8);
+        uint64_t x = w ^ backslashes;  // a zero byte where a backslash is
+        if (k + 1 == words && n % 8) x |= ~uint64_t{0} << (8 * (n % 8));  // the bytes past the text: not zero
+        found |= (x - ones) & ~x & highs;  // (a zero byte exists iff this is not 0)
+      }
+      return found != 0;
+    }
+  }
+  return n && std::memchr(text.data(), '\\', n) != nullptr;
 }
 
 template <class Text>
@@ -396,7 +418,7 @@ class rwkv_model final : public tokenizer_model {
     size_t escaped_bytes = 0;
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const std::string_view t = v.tokens[id].text;
-      if (std::find(t.begin(), t.end(), '\\') == t.end()) continue;
+      if (!rwkv_has_escape(t, v.file_bytes)) continue;
       escaped.push_back(static_cast<uint32_t>(id));
       escaped.push_back(0);
       escaped_bytes += t.size();

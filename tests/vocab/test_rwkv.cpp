@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <vector>
 
 #include "model_vectors.h"
 #include "vocab/rwkv_matcher.h"
@@ -24,6 +25,26 @@ TEST(rwkv_unescape, escapes_follow_llama_cpp) {
   EXPECT_EQ(rwkv_unescape("a\\"), "a");       // dangling escape dropped
   EXPECT_EQ(rwkv_unescape("\\x4"), "");       // unfinished hex dropped
   EXPECT_EQ(rwkv_unescape("\\x41b"), "Ab");
+}
+
+TEST(rwkv_unescape, word_scan_for_backslashes_equals_memchr) {
+  // Texts anywhere in a buffer (the "mapped file"): at its very end (no 8 bytes left: the
+  // byte scan), and followed by backslashes that are not theirs (masked off). Without the
+  // mask the texts before a backslash count as escaped; without the bound, ASan sees the
+  // reads past the buffer.
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const size_t size = 1 + rng() % 64;
+    std::vector<std::byte> file(size);
+    for (auto& b : file) b = std::byte(rng() % 4 == 0 ? '\\' : 'a' + rng() % 3);
+    const auto* chars = reinterpret_cast<const char*>(file.data());
+    for (size_t at = 0; at <= size; ++at)
+      for (size_t n = 0; at + n <= size; ++n) {
+        const std::string_view t(chars + at, n);
+        ASSERT_EQ(rwkv_has_escape(t, file), t.find('\\') != std::string_view::npos) << "round " << round;
+        ASSERT_EQ(rwkv_has_escape(t, {}), t.find('\\') != std::string_view::npos);  // outside: byte scan
+      }
+  }
 }
 
 namespace {
