@@ -423,17 +423,19 @@ class rwkv_model final : public tokenizer_model {
       escaped.push_back(0);
       escaped_bytes += t.size();
     }
-    std::string arena(escaped_bytes, '\0');  // unescaping never lengthens a text
-    char* w = arena.data();
+    // (Not zeroed: unescaping never lengthens a text, and the \xHH escapes shorten them to
+    // about a third, so most of it is never touched.)
+    const std::unique_ptr<char[]> arena(new char[escaped_bytes + 1]);
+    char* w = arena.get();
     for (size_t k = 0; k < escaped.size(); k += 2) {
       w = rwkv_unescape_to(v.tokens[escaped[k]].text, w);
-      escaped[k + 1] = static_cast<uint32_t>(w - arena.data());
+      escaped[k + 1] = static_cast<uint32_t>(w - arena.get());
     }
     // The texts in id order (arena is complete: view it).
     size_t next_escaped = 0, at = 0;
     auto text = [&](size_t id) {
       if (next_escaped == escaped.size() || escaped[next_escaped] != id) return v.tokens[id].text;
-      const std::string_view t = std::string_view(arena).substr(at, escaped[next_escaped + 1] - at);
+      const std::string_view t(arena.get() + at, escaped[next_escaped + 1] - at);
       at = escaped[next_escaped + 1];
       next_escaped += 2;
       return t;
