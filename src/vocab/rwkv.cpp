@@ -109,7 +109,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
   table_vector<cell> cells = prefaulted_table(total / 3 + 2048, cell{0, free_cell});
   table_vector<uint32_t> best = prefaulted_table(cells.size(), none);
-  std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for memchr)
+  std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for next_free)
   std::fill(used.begin(), used.begin() + 257, 1);
   auto grow = [&](size_t need) {
     if (need <= cells.size()) return;
@@ -119,10 +119,30 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
     used.resize(size, 0);
   };
   cells[root].check = root;  // its own parent (never reached as a child: no byte leads to it)
+  // The first free cell from p on, 8 cells at a time (used[] has 256 free cells and more
+  // past high, and p <= high: the 8-byte loads stay inside it). Most calls find one among
+  // the first 8, where a byte loop or a memchr call per parent cost a mispredicted exit.
+  auto next_free = [&](size_t p) {
+    constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+    if constexpr (std::endian::native != std::endian::little) {
+      while (used[p]) ++p;
+      return p;
+    }
+    for (;; p += 8) {
+      uint64_t w;
+      std::memcpy(&w, used.data() + p, 8);
+      const uint64_t zero = (w - ones) & ~w & highs;  // its lowest bit: the first zero byte
+      if (zero) return p + (size_t(std::countr_zero(zero)) >> 3);
+    }
+  };
   size_t first_free = 257, high = 257;  // high: every cell from here on is free
   uint32_t max_depth = 0;
   std::vector<uint32_t> parents;
   std::vector<std::array<uint64_t, 4>> follow;  // per parent of this level: the bytes after it
+  // A level has at most a parent per key: room for all of them up front (only as much of it
+  // is touched as the widest level uses, instead of a copy per doubling).
+  parents.reserve(active.size());
+  follow.reserve(active.size());
   for (uint32_t d = 0; !active.empty(); ++d) {
     // The parents of this level and the bytes after each (a parent's base holds its slot + 1
     // until its children are placed).
@@ -147,9 +167,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
       // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
       // for rwkv-world's 116,100 nodes), then past the highest used cell.
       const uint32_t c0 = bytes[0];
-      if (used[first_free])
-        first_free = size_t(static_cast<const uint8_t*>(std::memchr(used.data() + first_free, 0, used.size() - first_free)) -
-                            used.data());
+      first_free = next_free(first_free);
       size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
       size_t p = first_free;
       for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
@@ -161,8 +179,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
             break;
           }
         }
-        do ++p;  // the next free cell (used[] has free cells past high)
-        while (used[p]);
+        p = next_free(p + 1);
       }
       if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
       if (base + 512 >= max_cells) return false;
