@@ -112,7 +112,7 @@ class merge_table {
     for (size_t i = k >> shift_;; i = (i + 1) & mask_) {
       const entry& e = slots_[i];
       if (e.rank_plus_1 == 0) return -1;
-      if (e.tag == tag && same(int32_t(e.rank_plus_1 - 1), a, b)) return int32_t(e.rank_plus_1 - 1);
+      if (e.tag == tag && same(rank_of(e), a, b)) return rank_of(e);
     }
   }
 
@@ -123,6 +123,7 @@ class merge_table {
     uint32_t tag;          // low bits of the key (the slot index comes from the high bits)
     uint32_t rank_plus_1;  // 0 = empty slot
   };
+  static int32_t rank_of(const entry& e) noexcept { return int32_t(e.rank_plus_1 - 1); }
   static uint64_t key(uint64_t ha, uint64_t hb) {
     const uint64_t r = (hb << 27) | (hb >> 37);
     return ha ^ (r * 0x9E3779B97F4A7C15ull);
@@ -135,7 +136,7 @@ class merge_table {
         e = {tag, uint32_t(rank) + 1};
         return;
       }
-      if (e.tag == tag && same(int32_t(e.rank_plus_1 - 1), a, b)) return;
+      if (e.tag == tag && same(rank_of(e), a, b)) return;
     }
   }
   struct rule_ref {  // the rule "a b" at base_ + off (a rule without a space: all zero)

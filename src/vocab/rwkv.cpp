@@ -16,6 +16,7 @@
 
 #include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
+#include "vocab/swar.h"
 #include "vocab/tokenizer_model.h"
 #include "vocab/ugm_trie.h"
 
@@ -65,14 +66,14 @@ bool rwkv_has_escape(std::string_view text, std::span<const std::byte> readable)
   const auto at = reinterpret_cast<uintptr_t>(text.data()), lo = reinterpret_cast<uintptr_t>(readable.data());
   if constexpr (std::endian::native == std::endian::little) {
     if (at >= lo && at - lo <= readable.size() && readable.size() - (at - lo) >= words * 8) {
-      constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080, backslashes = ones * '\\';
+      constexpr uint64_t backslashes = 0x0101010101010101ull * '\\';
       uint64_t found = 0;
       for (size_t k = 0; k < words; ++k) {
         uint64_t w;
         std::memcpy(&w, text.data() + 8 * k, 8);
         uint64_t x = w ^ backslashes;  // a zero byte where a backslash is
         if (k + 1 == words && n % 8) x |= ~uint64_t{0} << (8 * (n % 8));  // the bytes past the text: not zero
-        found |= (x - ones) & ~x & highs;  // (a zero byte exists iff this is not 0)
+        found |= zero_byte_bits(x);
       }
       return found != 0;
     }
@@ -123,7 +124,6 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // past high, and p <= high: the 8-byte loads stay inside it). Most calls find one among
   // the first 8, where a byte loop or a memchr call per parent cost a mispredicted exit.
   auto next_free = [&](size_t p) {
-    constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
     if constexpr (std::endian::native != std::endian::little) {
       while (used[p]) ++p;
       return p;
@@ -131,7 +131,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
     for (;; p += 8) {
       uint64_t w;
       std::memcpy(&w, used.data() + p, 8);
-      const uint64_t zero = (w - ones) & ~w & highs;  // its lowest bit: the first zero byte
+      const uint64_t zero = zero_byte_bits(w);  // its lowest bit: the first zero byte
       if (zero) return p + (size_t(std::countr_zero(zero)) >> 3);
     }
   };

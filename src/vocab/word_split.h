@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vocab/swar.h"
 #include "vocab/table_cache.h"
 #include "vocab/unicode.h"
 
@@ -67,7 +68,7 @@ inline uint32_t last_chunk_padded(std::string_view s) noexcept {
   if (n < 8) w &= ~uint64_t(0) << (8 * (8 - n));  // bytes before s: zero, never a lead byte
   // A byte b "covers" d bytes ahead when b & m == m for m = C0, E0, F0 (d = 1, 2, 3): x has
   // a zero byte exactly where one of the three bytes before the position covers it.
-  const auto clear = [](uint64_t x) { return ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) == 0; };
+  const auto clear = [](uint64_t x) { return zero_byte_bits(x) == 0; };
   constexpr uint64_t m1 = 0x00C0E0F000000000ull;  // bytes 4, 5, 6 before byte 7
   if (clear(((w & m1) ^ m1) | 0xFF000000FFFFFFFFull)) return uint32_t(w >> 56);
   constexpr uint64_t m2 = 0x0000C0E0F0000000ull;  // bytes 3, 4, 5 before byte 6
@@ -88,7 +89,7 @@ inline size_t rule_split(std::string_view w, const char* end) noexcept {
       // a space -> a zero byte; byte 0 made nonzero (the search starts at index 1, and no
       // borrow then runs up from it): the lowest flagged byte is the first space
       x = (x ^ 0x2020202020202020ull) | 0xFF;
-      const uint64_t zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+      const uint64_t zero = zero_byte_bits(x);
       if (zero) return std::min(w.size(), size_t(__builtin_ctzll(zero)) >> 3);
       if (w.size() <= 8) return w.size();
     }
