@@ -7,6 +7,9 @@
 // warm = a second call on the same text)
 // env GGUF_BENCH_CACHE_DIR: load through the compiled tokenizer cache in that folder (the
 // first load builds and writes it; with reps >= 3 the median is a cached load)
+// env GGUF_BENCH_LOADS=1: also print every load's time, in order, on stderr (the first two
+// loads of a process take fresh memory, the later ones reuse freed pages:
+// docs/tokenizers.md, "Speed against llama.cpp")
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -94,6 +97,11 @@ int main(int argc, char** argv) {
       }
       (call == 0 ? tok_ms : warm_ms).push_back(std::chrono::duration<double, std::milli>(t3 - t2).count());
     }
+  }
+  if (const char* e = std::getenv("GGUF_BENCH_LOADS"); e && *e == '1') {
+    std::fprintf(stderr, "loads ms:");
+    for (double ms : load_ms) std::fprintf(stderr, " %.2f", ms);
+    std::fprintf(stderr, "\n");
   }
   std::printf("%.3f %.3f %zu %zu %.3f\n", median(load_ms), median(tok_ms), ids.size(), text.size(), median(warm_ms));
   return 0;

@@ -16,7 +16,11 @@ Load and the CLI are measured twice: cold (the tables built, --no-tokenizer-cach
 with the compiled tokenizer cache warm (a temporary cache folder, written by a first
 run; docs/tokenizers.md). llama.cpp has no such cache: its load is always cold.
 
-usage: bench/tokenizer_vs_llama.py [--build build] [--reps 3] [--cli-runs 21] [--only NAME...]
+Within a process the first two loads take fresh memory and the later ones reuse the pages of
+the one freed before them (for both tools); with --reps 5 the median load is one of those,
+with --reps 3 it is the second, fresh one (docs/tokenizers.md, "Speed against llama.cpp").
+
+usage: bench/tokenizer_vs_llama.py [--build build] [--reps 5] [--cli-runs 21] [--only NAME...]
 env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../shared/data)
 """
 import argparse
@@ -66,7 +70,7 @@ def vocab_type(gguf, model):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=str(ROOT / "build"))
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--cli-runs", type=int, default=21)
     ap.add_argument("--only", nargs="*", help="vocabulary names (ggml-vocab-NAME.gguf)")
     ap.add_argument("--json", action="store_true", help="one JSON document instead of the table")
