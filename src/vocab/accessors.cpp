@@ -13,7 +13,7 @@ uint32_t vocab::n_tokens() const noexcept { return uint32_t(impl_->d.tokens.size
 std::string_view vocab::token_text(int32_t id) const { return impl_->d.tokens.at(size_t(id)).text; }
 float vocab::token_score(int32_t id) const { return impl_->d.tokens.at(size_t(id)).score; }
 gguf::token_type vocab::token_type(int32_t id) const { return impl_->d.tokens.at(size_t(id)).type; }
-uint32_t vocab::token_attr(int32_t id) const { return impl_->d.tokens.at(size_t(id)).attr; }
+uint32_t vocab::token_attr(int32_t id) const { return impl_->d.attrs.at(size_t(id)); }
 int32_t vocab::find(std::string_view text) const { return impl_->d.find(text); }
 int32_t vocab::bos() const noexcept { return impl_->d.bos; }
 int32_t vocab::eos() const noexcept { return impl_->d.eos; }

@@ -54,19 +54,19 @@ constexpr uint32_t verbatim = attr_unknown | attr_control | attr_user_defined;
 
 }  // namespace
 
-std::string piece_sentencepiece(const vocab_data&, const token_data& t) {
-  if (t.attr & verbatim) return std::string(t.text);
-  if (t.attr & attr_normal) return unescape_whitespace(t.text);
-  if (t.attr & attr_byte) return std::string(1, char(hex_byte(t.text)));
+std::string piece_sentencepiece(const vocab_data&, const token_data& t, uint32_t attr) {
+  if (attr & verbatim) return std::string(t.text);
+  if (attr & attr_normal) return unescape_whitespace(t.text);
+  if (attr & attr_byte) return std::string(1, char(hex_byte(t.text)));
   return {};
 }
 
-std::string piece_bpe(const vocab_data& d, const token_data& t) {
-  if (d.escape_whitespaces || !(t.attr & attr_normal) || (t.attr & verbatim)) return piece_sentencepiece(d, t);
+std::string piece_bpe(const vocab_data& d, const token_data& t, uint32_t attr) {
+  if (d.escape_whitespaces || !(attr & attr_normal) || (attr & verbatim)) return piece_sentencepiece(d, t, attr);
   return decode_byte_alphabet(t.text);
 }
 
-std::string piece_rwkv(const vocab_data&, const token_data& t) { return rwkv_unescape(t.text); }
+std::string piece_rwkv(const vocab_data&, const token_data& t, uint32_t) { return rwkv_unescape(t.text); }
 
 }  // namespace vocab_detail
 
@@ -74,8 +74,9 @@ std::string vocab::impl::token_to_piece(int32_t id, bool special) const {
   using namespace vocab_detail;
   if (!row || id < 0 || size_t(id) >= d.tokens.size()) return {};
   const auto& t = d.tokens[id];
-  if (!special && (t.attr & (attr_unknown | attr_control))) return {};
-  return row->piece(d, t);
+  const uint32_t attr = d.attrs[size_t(id)];
+  if (!special && (attr & (attr_unknown | attr_control))) return {};
+  return row->piece(d, t, attr);
 }
 
 std::string vocab::impl::detokenize(std::span<const int32_t> ids, bool remove_special, bool unparse_special) const {

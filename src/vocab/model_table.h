@@ -26,17 +26,17 @@ struct model_row {
   std::unique_ptr<tokenizer_model> (*make)(const vocab_data&);
   /// The decoder: the text of a token that is not control/unknown/user-defined rendered
   /// verbatim (llama_token_to_piece's per-type branch).
-  std::string (*piece)(const vocab_data&, const token_data&);
+  std::string (*piece)(const vocab_data&, const token_data&, uint32_t attr);
   newline_rule newline;
 };
 
 /// The decoders (decode.cpp).
 /// SPM / WPM / UGM: verbatim specials, U+2581 -> ' ' in normal tokens, <0xXX> bytes.
-std::string piece_sentencepiece(const vocab_data& d, const token_data& t);
+std::string piece_sentencepiece(const vocab_data& d, const token_data& t, uint32_t attr);
 /// BPE: as SPM when escape_whitespaces, else the GPT-2 byte alphabet back to bytes.
-std::string piece_bpe(const vocab_data& d, const token_data& t);
+std::string piece_bpe(const vocab_data& d, const token_data& t, uint32_t attr);
 /// RWKV: the token text unescaped.
-std::string piece_rwkv(const vocab_data& d, const token_data& t);
+std::string piece_rwkv(const vocab_data& d, const token_data& t, uint32_t attr);
 
 /// One row per supported vocab_type.
 std::span<const model_row> model_table() noexcept;

@@ -82,7 +82,8 @@ void partition(const vocab::impl& v, std::string_view text, bool parse_special, 
   for (uint32_t s : occurring_specials(v, text)) {
     const int32_t id = v.special_cache[s];
     const auto& td = v.d.tokens[id];
-    if (!parse_special && (td.attr & (attr_control | attr_unknown))) continue;
+    const uint32_t attr = v.d.attrs[id];
+    if (!parse_special && (attr & (attr_control | attr_unknown))) continue;
     const std::string_view tok = td.text;
     next.clear();
     for (const fragment& f : frags) {
@@ -99,7 +100,7 @@ void partition(const vocab::impl& v, std::string_view text, bool parse_special, 
         }
         if (match > off) {
           size_t left = match - off;
-          if (td.attr & attr_lstrip)
+          if (attr & attr_lstrip)
             while (left > 0 && ascii_space(text[off + left - 1])) --left;
           if (left > 0) next.push_back({-1, off, left});
         }
@@ -107,7 +108,7 @@ void partition(const vocab::impl& v, std::string_view text, bool parse_special, 
         if (match + tok.size() < off + len) {
           size_t roff = match + tok.size();
           size_t rlen = len - ((match - off) + tok.size());
-          if (td.attr & attr_rstrip)
+          if (attr & attr_rstrip)
             while (rlen > 0 && ascii_space(text[roff])) ++roff, --rlen;
           if (rlen == 0) break;
           off = roff, len = rlen;
@@ -174,7 +175,7 @@ int32_t vocab::impl::first_model_id(std::string_view text) const {
   // As tokenize_into(text, add_special = false, parse_special = false) would: a
   // user-defined token with exactly this text wins the partition.
   if (const int32_t id = d.find(text); id >= 0) {
-    const uint32_t a = d.tokens[id].attr;
+    const uint32_t a = d.attrs[id];
     if ((a & attr_user_defined) && !(a & (attr_control | attr_unknown))) return id;
   }
   if (!model) return token_null;

@@ -51,12 +51,15 @@ enum token_attr : uint32_t {
   attr_single_word = 1 << 9,
 };
 
+/// One token of the token array (24 bytes; its attributes are kept apart, in
+/// vocab_data::attrs, so that the load's passes over them read 2 bytes a token instead of
+/// the whole array).
 struct token_data {
   std::string_view text;  ///< view into the mapped file (or into vocab_data::owned_text)
   float score = 0.0f;
   token_type type = token_type::normal;  ///< as stored in the file
-  uint32_t attr = attr_normal;           ///< token_attr bits as llama.cpp ends up with them
 };
+static_assert(attr_single_word < (1 << 16), "token_attr bits fit vocab_data::attrs");
 
 struct pre_preset;
 
@@ -303,6 +306,7 @@ struct vocab_data {
   vocab_type type = vocab_type::none;
   std::string pre;  ///< tokenizer.ggml.pre as stored (after llama.cpp's defaulting)
   table_vector<token_data> tokens;  ///< index = token id
+  std::vector<uint16_t> attrs;      ///< index = token id: token_attr bits as llama.cpp ends up with them
   token_map token_to_id;  ///< over `tokens` (built once they are final)
   /// BPE merges: tokenizer.ggml.merges in place (an array of "left right" strings, rank =
   /// index, lower merges first); empty when the file has none. The merge table is built

@@ -250,6 +250,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   // One pass: text, score, type and attributes of each token.
   d.tokens.clear();
   d.tokens.reserve(n);
+  d.attrs.assign(n, uint16_t(attr_normal));
   size_t n_empty = 0;
   uint32_t max_len = 0;
   auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
@@ -270,7 +271,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       int32_t y;
       std::memcpy(&y, types_raw + 4 * i, 4);
       t.type = static_cast<token_type>(y);
-      t.attr = attr_of_type(y);
+      d.attrs[i] = uint16_t(attr_of_type(y));
     }
     d.tokens.push_back(t);
   });
@@ -364,11 +365,11 @@ result<void> read_special_ids(vocab::impl& v, const keys& k) {
 void fix_up_attrs(vocab::impl& v) {
   auto& d = v.d;
   const auto force_control = [&](int32_t id) {
-    auto& a = d.tokens[id].attr;
+    auto& a = d.attrs[id];
     if (!(a & attr_control)) {
       v.warnings.push_back("control-looking token " + std::to_string(id) + " '" + std::string(d.tokens[id].text) +
                            "' was not control-type; its type is overridden");
-      a |= attr_control;
+      a = uint16_t(a | attr_control);
     }
   };
   using list = std::initializer_list<std::string_view>;
@@ -408,8 +409,8 @@ void fix_up_attrs(vocab::impl& v) {
     force_control(id);
   }
   for (int32_t id = 0; id < n; ++id) {
-    auto& a = d.tokens[id].attr;
-    if ((a & attr_control) && d.tokens[id].text.find("unused") != std::string_view::npos) a |= attr_unused;
+    if ((d.attrs[id] & attr_control) && d.tokens[id].text.find("unused") != std::string_view::npos)
+      d.attrs[id] = uint16_t(d.attrs[id] | attr_unused);
   }
   std::vector<int32_t> eog;
   for (int32_t id : {v.fim_pad, v.fim_rep, v.fim_sep})
@@ -423,7 +424,7 @@ void fix_up_attrs(vocab::impl& v) {
     force_control(id);
   }
   for (std::string_view t : user_texts)
-    if (const int32_t id = d.find(t); id >= 0) d.tokens[id].attr = attr_user_defined;
+    if (const int32_t id = d.find(t); id >= 0) d.attrs[id] = attr_user_defined;
   for (int32_t id : {d.eos, d.eot, d.eom}) {
     if (id != no_token && std::find(eog.begin(), eog.end(), id) == eog.end()) {
       eog.push_back(id);
@@ -441,7 +442,7 @@ void fix_up_attrs(vocab::impl& v) {
       (has_text("<|calls|>") && has_text("<|flush|>") && has_text("<|end|>"))) {
     for (auto it = eog.begin(); it != eog.end(); ++it)
       if (text_of(*it) == "<|end|>") {
-        d.tokens[*it].attr = attr_user_defined;
+        d.attrs[*it] = attr_user_defined;
         eog.erase(it);
         break;
       }
@@ -450,7 +451,7 @@ void fix_up_attrs(vocab::impl& v) {
   if (has_text("<|tool_response>") && has_text("</s>")) {
     for (auto it = eog.begin(); it != eog.end(); ++it)
       if (text_of(*it) == "</s>") {
-        d.tokens[*it].attr = attr_normal;
+        d.attrs[*it] = attr_normal;
         eog.erase(it);
         break;
       }
@@ -477,14 +478,14 @@ void set_strip_attrs(vocab::impl& v, const keys& k) {
   const auto set = [&](std::string_view text, uint32_t attr, bool on) {
     const int32_t id = d.find(text);
     if (id < 0) return;
-    auto& a = d.tokens[id].attr;
-    a = on ? (a | attr) : (a & ~attr);
+    auto& a = d.attrs[id];
+    a = uint16_t(on ? (a | attr) : (a & ~attr));
   };
   if (contains_any(pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"}) || contains_any(arch, {"nomic-bert-moe", "jina-bert-v3"})) {
     if (d.find("<mask>") < 0) v.warnings.push_back("mask token is missing in vocab");
     set("<mask>", attr_lstrip, true);
   } else if (contains_any(name, {"phi-3", "phi3"})) {
-    for (int32_t id : v.special_cache) d.tokens[id].attr |= attr_rstrip;
+    for (int32_t id : v.special_cache) d.attrs[id] = uint16_t(d.attrs[id] | attr_rstrip);
     set("</s>", attr_rstrip, true);
     for (std::string_view t : {"<unk>", "<s>", "<|endoftext|>"}) set(t, attr_rstrip, false);
   } else if (contains_any(name, {"modern-bert"})) {
@@ -499,11 +500,11 @@ void vocab::impl::build_special_index() {
   special_cache.clear();
   const int32_t n = int32_t(d.tokens.size());
   for (int32_t id = 0; id < n; ++id)
-    if (d.tokens[id].attr & (attr_control | attr_user_defined | attr_unknown)) special_cache.push_back(id);
+    if (d.attrs[id] & (attr_control | attr_user_defined | attr_unknown)) special_cache.push_back(id);
   std::sort(special_cache.begin(), special_cache.end(),
             [&](int32_t a, int32_t b) { return d.tokens[a].text.size() > d.tokens[b].text.size(); });
   plain_special = std::any_of(special_cache.begin(), special_cache.end(),
-                              [&](int32_t id) { return !(d.tokens[id].attr & (attr_control | attr_unknown)); });
+                              [&](int32_t id) { return !(d.attrs[id] & (attr_control | attr_unknown)); });
   bucket_start.assign(65537, 0);
   for (auto& s : single_byte) s.clear();
   const auto key = [&](std::string_view t) { return (uint32_t(uint8_t(t[0])) << 8) | uint8_t(t[1]); };

@@ -38,7 +38,7 @@ class toy_model final : public tokenizer_model {
 };
 
 std::unique_ptr<tokenizer_model> make_toy(const vocab_data& v) { return std::make_unique<toy_model>(v); }
-std::string toy_piece(const vocab_data&, const token_data& t) {
+std::string toy_piece(const vocab_data&, const token_data& t, uint32_t) {
   std::string s = "[";
   s.append(t.text);
   s += ']';
