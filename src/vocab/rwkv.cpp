@@ -110,54 +110,54 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
   table_vector<cell> cells = prefaulted_table(total / 3 + 2048, cell{0, free_cell});
   table_vector<uint32_t> best = prefaulted_table(cells.size(), none);
-  std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for next_free)
-  std::fill(used.begin(), used.begin() + 257, 1);
+  // used: a bit per cell, set where check != free_cell (cells 0..256 taken), for next_free
+  // and the fit tests (16 KiB for rwkv-world: it stays in the L1 cache, where a byte per
+  // cell did not).
+  std::vector<uint64_t> used(cells.size() / 64 + 2, 0);
+  used[0] = used[1] = used[2] = used[3] = ~uint64_t{0};
+  used[4] = 1;
+  auto is_used = [&](size_t c) { return (used[c >> 6] >> (c & 63)) & 1; };
   auto grow = [&](size_t need) {
     if (need <= cells.size()) return;
     const size_t size = std::max(need, cells.size() + cells.size() / 2);
     cells.resize(size, cell{0, free_cell});
     best.resize(size, none);
-    used.resize(size, 0);
+    used.resize(size / 64 + 2, 0);
   };
   cells[root].check = root;  // its own parent (never reached as a child: no byte leads to it)
-  // The first free cell from p on, 8 cells at a time (used[] has 256 free cells and more
-  // past high, and p <= high: the 8-byte loads stay inside it). Most calls find one among
-  // the first 8, where a byte loop or a memchr call per parent cost a mispredicted exit.
+  // The first free cell from p on (p <= high, and every cell from high on is free).
   auto next_free = [&](size_t p) {
-    if constexpr (std::endian::native != std::endian::little) {
-      while (used[p]) ++p;
-      return p;
-    }
-    for (;; p += 8) {
-      uint64_t w;
-      std::memcpy(&w, used.data() + p, 8);
-      const uint64_t zero = zero_byte_bits(w);  // its lowest bit: the first zero byte
-      if (zero) return p + (size_t(std::countr_zero(zero)) >> 3);
-    }
+    size_t w = p >> 6;
+    uint64_t free = ~used[w] & (~uint64_t{0} << (p & 63));
+    while (free == 0) free = ~used[++w];
+    return w * 64 + size_t(std::countr_zero(free));
   };
   size_t first_free = 257, high = 257;  // high: every cell from here on is free
   uint32_t max_depth = 0;
-  std::vector<uint32_t> parents;
-  std::vector<std::array<uint64_t, 4>> follow;  // per parent of this level: the bytes after it
-  // A level has at most a parent per key: room for all of them up front (only as much of it
-  // is touched as the widest level uses, instead of a copy per doubling).
-  parents.reserve(active.size());
-  follow.reserve(active.size());
+  // Per parent of a level (at most one per key, plus the slot a key fills in before it is
+  // known to be new): its cell, and the bytes after it. Not initialized: only the slots a
+  // level fills are read.
+  const std::unique_ptr<uint32_t[]> parents(new uint32_t[active.size() + 1]);
+  const std::unique_ptr<std::array<uint64_t, 4>[]> follow(new std::array<uint64_t, 4>[active.size() + 1]);
   for (uint32_t d = 0; !active.empty(); ++d) {
     // The parents of this level and the bytes after each (a parent's base holds its slot + 1
-    // until its children are placed).
-    parents.clear();
-    follow.clear();
+    // until its children are placed). Without a branch on whether the key's parent is new
+    // (a fifth of the keys, in no predictable order): every key writes the next slot's
+    // parent and clears its bytes, which count only when the parent is new.
+    size_t n = 0;
     for (const key& k : active) {
       const uint32_t c = k.cur, b = k.bytes[d];
-      if (cells[c].base == 0) {
-        parents.push_back(c);
-        follow.push_back({0, 0, 0, 0});
-        cells[c].base = static_cast<uint32_t>(parents.size());
-      }
-      follow[cells[c].base - 1][b >> 6] |= uint64_t{1} << (b & 63);
+      uint32_t slot = cells[c].base;
+      const bool fresh = slot == 0;
+      parents[n] = c;
+      auto& f = follow[n];
+      f[0] = f[1] = f[2] = f[3] = 0;
+      n += fresh;
+      slot = fresh ? static_cast<uint32_t>(n) : slot;
+      cells[c].base = slot;
+      follow[slot - 1][b >> 6] |= uint64_t{1} << (b & 63);
     }
-    for (size_t slot = 0; slot < parents.size(); ++slot) {
+    for (size_t slot = 0; slot < n; ++slot) {
       uint8_t bytes[256];
       uint32_t count = 0;
       for (uint32_t word = 0; word < 4; ++word)
@@ -173,7 +173,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
       for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
         if (p >= c0 + 256) {
           bool fits = true;
-          for (uint32_t k = 1; k < count && fits; ++k) fits = !used[p - c0 + bytes[k]];
+          for (uint32_t k = 1; k < count && fits; ++k) fits = !is_used(p - c0 + bytes[k]);
           if (fits) {
             base = p - c0;
             break;
@@ -190,7 +190,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
         const size_t c = base + bytes[k];
         cells[c].check = parent;
         best[c] = best[parent];
-        used[c] = 1;
+        used[c >> 6] |= uint64_t{1} << (c & 63);
       }
       high = std::max<size_t>(high, base + bytes[count - 1] + 1);
     }
