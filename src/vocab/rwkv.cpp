@@ -139,23 +139,60 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // level fills are read.
   const std::unique_ptr<uint32_t[]> parents(new uint32_t[active.size() + 1]);
   const std::unique_ptr<std::array<uint64_t, 4>[]> follow(new std::array<uint64_t, 4>[active.size() + 1]);
+  size_t runs = 1;  // all keys start at the root
   for (uint32_t d = 0; !active.empty(); ++d) {
     // The parents of this level and the bytes after each (a parent's base holds its slot + 1
-    // until its children are placed). Without a branch on whether the key's parent is new
-    // (a fifth of the keys, in no predictable order): every key writes the next slot's
-    // parent and clears its bytes, which count only when the parent is new.
+    // until its children are placed), in one of two ways.
     size_t n = 0;
-    for (const key& k : active) {
-      const uint32_t c = k.cur, b = k.bytes[d];
-      uint32_t slot = cells[c].base;
-      const bool fresh = slot == 0;
-      parents[n] = c;
-      auto& f = follow[n];
-      f[0] = f[1] = f[2] = f[3] = 0;
-      n += fresh;
-      slot = fresh ? static_cast<uint32_t>(n) : slot;
-      cells[c].base = slot;
-      follow[slot - 1][b >> 6] |= uint64_t{1} << (b & 63);
+    auto parent_slot = [&](uint32_t c) -> std::array<uint64_t, 4>& {
+      uint32_t& slot = cells[c].base;
+      if (slot == 0) {
+        parents[n] = c;
+        follow[n] = {0, 0, 0, 0};
+        slot = static_cast<uint32_t>(++n);
+      }
+      return follow[slot - 1];
+    };
+    if (runs * 4 <= active.size()) {
+      // Long runs of keys with one parent (the first levels: a vocabulary in length, then
+      // byte order): each run's bytes gathered in registers, its parent looked up once.
+      // (Per key, a parent's set in memory would be a chain of dependent loads and stores.)
+      uint32_t run = active[0].cur;
+      uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+      auto flush = [&] {
+        auto& f = parent_slot(run);
+        f[0] |= f0, f[1] |= f1, f[2] |= f2, f[3] |= f3;
+      };
+      for (const key& k : active) {
+        if (k.cur != run) {
+          flush();
+          run = k.cur;
+          f0 = f1 = f2 = f3 = 0;
+        }
+        const uint32_t b = k.bytes[d];
+        const uint64_t bit = uint64_t{1} << (b & 63);
+        f0 |= (b >> 6) == 0 ? bit : 0;
+        f1 |= (b >> 6) == 1 ? bit : 0;
+        f2 |= (b >> 6) == 2 ? bit : 0;
+        f3 |= (b >> 6) == 3 ? bit : 0;
+      }
+      flush();
+    } else {
+      // Short runs: without a branch on whether the key's parent is new (a fifth of the
+      // keys, in no predictable order), every key writes the next slot's parent and clears
+      // its bytes, which count only when the parent is new.
+      for (const key& k : active) {
+        const uint32_t c = k.cur, b = k.bytes[d];
+        uint32_t slot = cells[c].base;
+        const bool fresh = slot == 0;
+        parents[n] = c;
+        auto& f = follow[n];
+        f[0] = f[1] = f[2] = f[3] = 0;
+        n += fresh;
+        slot = fresh ? static_cast<uint32_t>(n) : slot;
+        cells[c].base = slot;
+        follow[slot - 1][b >> 6] |= uint64_t{1} << (b & 63);
+      }
     }
     for (size_t slot = 0; slot < n; ++slot) {
       uint8_t bytes[256];
@@ -196,6 +233,8 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
     }
     // Each key to its child; the ones that end there give it their id.
     size_t kept = 0;
+    uint32_t last = free_cell;
+    runs = 0;  // of keys with one cell, for the next level
     for (const key& k : active) {
       const uint32_t c = cells[k.cur].base + k.bytes[d];
       if ((k.id_size & 0xFF) == d + 1) {
@@ -203,6 +242,8 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
         max_depth = d + 1;
         continue;
       }
+      runs += c != last;
+      last = c;
       active[kept++] = {k.bytes, k.id_size, c};
     }
     active.resize(kept);
