@@ -255,17 +255,23 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
   best.resize(cells.size());
   best[answers + 256] = none;
-  table_vector<uint32_t> pair(65536);
+  // Per first byte: its depth-1 node (or a parent no cell has, its base 0: every second
+  // byte misses), and the answer cell of a miss; then the table row by row of second bytes.
+  uint32_t node1[256], base1[256], miss[256];
   for (uint32_t b0 = 0; b0 < 256; ++b0) {
-    uint32_t n1 = root;
-    const bool has1 = cells[cells[n1].base + b0].check == n1;
-    n1 = has1 ? cells[root].base + b0 : answers + 256;
+    const uint32_t n1 = cells[root].base + b0;
+    const bool has1 = cells[n1].check == root;
+    node1[b0] = has1 ? n1 : free_cell - 1;
+    base1[b0] = has1 ? cells[n1].base : 0;
+    miss[b0] = has1 ? answers + b0 : answers + 256;
     if (has1) best[answers + b0] = best[n1];
-    for (uint32_t b1 = 0; b1 < 256; ++b1) {
-      const uint32_t c = cells[n1].base + b1;
-      pair[b0 | (b1 << 8)] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
-    }
   }
+  table_vector<uint32_t> pair = prefaulted_table(65536, 0u);
+  for (uint32_t b1 = 0; b1 < 256; ++b1)
+    for (uint32_t b0 = 0; b0 < 256; ++b0) {
+      const uint32_t c = base1[b0] + b1;
+      pair[b0 | (b1 << 8)] = cells[c].check == node1[b0] ? c : miss[b0];
+    }
   cells_.adopt(std::move(cells));
   best_.adopt(std::move(best));
   pair_.adopt(std::move(pair));
