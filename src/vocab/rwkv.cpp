@@ -476,37 +476,24 @@ class rwkv_model final : public tokenizer_model {
           return use_matcher_ ? matcher_.load(r) : trie_.load(r);
         }))
       return;
-    // The token texts unescaped: most have no escape and are viewed where they are,
-    // the others are unescaped one after the other into `arena`.
-    std::vector<uint32_t> escaped;  // ids, and their end in arena after each
-    size_t escaped_bytes = 0;
-    for (size_t id = 0; id < v.tokens.size(); ++id) {
-      const std::string_view t = v.tokens[id].text;
-      if (!rwkv_has_escape(t, v.file_bytes)) continue;
-      escaped.push_back(static_cast<uint32_t>(id));
-      escaped.push_back(0);
-      escaped_bytes += t.size();
-    }
-    // (Not zeroed: unescaping never lengthens a text, and the \xHH escapes shorten them, to
-    // 28% of their bytes in rwkv-world: most of it is never touched.)
-    const std::unique_ptr<char[]> arena(new char[escaped_bytes + 1]);
+    // The token texts unescaped, in id order as they are asked for: most have no escape and
+    // are viewed where they are, the others are unescaped one after the other into `arena`
+    // (room for every text: unescaping never lengthens one; not zeroed: only the pages of
+    // the unescaped texts are touched, 28% of the escaped texts' bytes in rwkv-world).
+    size_t all_bytes = 0;
+    for (const token_data& t : v.tokens) all_bytes += t.text.size();
+    const std::unique_ptr<char[]> arena(new char[all_bytes + 1]);
     char* w = arena.get();
-    for (size_t k = 0; k < escaped.size(); k += 2) {
-      w = rwkv_unescape_to(v.tokens[escaped[k]].text, w);
-      escaped[k + 1] = static_cast<uint32_t>(w - arena.get());
-    }
-    // The texts in id order (arena is complete: view it).
-    size_t next_escaped = 0, at = 0;
     auto text = [&](size_t id) {
-      if (next_escaped == escaped.size() || escaped[next_escaped] != id) return v.tokens[id].text;
-      const std::string_view t(arena.get() + at, escaped[next_escaped + 1] - at);
-      at = escaped[next_escaped + 1];
-      next_escaped += 2;
-      return t;
+      const std::string_view t = v.tokens[id].text;
+      if (!rwkv_has_escape(t, v.file_bytes)) return t;
+      char* const start = w;
+      w = rwkv_unescape_to(t, w);
+      return std::string_view(start, size_t(w - start));
     };
     use_matcher_ = fast && matcher_.build(v.tokens.size(), text, unk_);
     if (!use_matcher_) {
-      next_escaped = at = 0;
+      w = arena.get();
       std::vector<byte_trie::entry> entries(v.tokens.size());
       for (size_t id = 0; id < v.tokens.size(); ++id) entries[id] = {text(id), static_cast<int32_t>(id)};
       trie_ = byte_trie(std::move(entries));
