@@ -425,9 +425,12 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       w[k] += !follow;
       const uint32_t p = pos[k] + (best >> 24);
       const uint32_t restart = pair[two_bytes(s + p)];
-      pos[k] = follow ? pos[k] : p;
-      at[k] = follow ? c : restart;
-      next[k] = follow ? next[k] + 1 : p + 2;
+      // (Selected by masks: written as conditionals, the compiler turned some of them into
+      // branches, mispredicted on about every token.)
+      const uint32_t keep = 0u - uint32_t(follow);
+      pos[k] = (pos[k] & keep) | (p & ~keep);
+      at[k] = (c & keep) | (restart & ~keep);
+      next[k] = ((next[k] + 1) & keep) | ((p + 2) & ~keep);
     }
   }
   // Each lane finished alone (from the start of the token it was in); then the starts
