@@ -179,6 +179,26 @@ GGUF_AVX2_TARGET void dequant_iq4_nl_avx2(const uint8_t* src, float* y, size_t n
 #undef GGUF_K_WALK_NAME
 #undef GGUF_K_WALK_TARGET
 
+namespace {
+struct k_out {  // the q4_K / q5_K walks' 32 floats at a time, in turn from y
+  float* y;
+  GGUF_AVX2_TARGET void put32(__m256i q, float d, float m) {
+    store_scaled_minus(y, q, d, m);
+    y += 32;
+  }
+};
+}  // namespace
+
+GGUF_AVX2_TARGET void dequant_q4_K_avx2(const uint8_t* src, float* y, size_t nb) {
+  k_out out{y};
+  walk_q4_K_avx2(src, out, nb);
+}
+
+GGUF_AVX2_TARGET void dequant_q5_K_avx2(const uint8_t* src, float* y, size_t nb) {
+  k_out out{y};
+  walk_q5_K_avx2(src, out, nb);
+}
+
 GGUF_AVX2_TARGET void dequant_q6_K_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q6_K>(src);
   const __m256i m4 = _mm256_set1_epi8(0x0f);

@@ -132,6 +132,56 @@ GGUF_AVX512_TARGET void dequant_q8_0_avx512(const uint8_t* src, float* y, size_t
 #undef GGUF_K_WALK_NAME
 #undef GGUF_K_WALK_TARGET
 
+namespace {
+// The q4_K / q5_K walks' 32 floats at a time, in turn from y: stored as they come
+// (k_out), or rotated into aligned lines (k_line_out) when y is 4-byte but not 64-byte
+// aligned, as for q8_0. Measured (64 MiB of output, medians of 15) with y 16 bytes into a
+// line, as a std::vector's data usually is, against y 64-byte aligned: q4_K 8.8-11.5 vs
+// 10.6-14.7 GB/s, q5_K 10.0-10.7 vs 12.2-13.3 GB/s before the rotation.
+struct k_out {
+  float* y;
+  GGUF_AVX512_TARGET void put32(__m256i q, float d, float m) {
+    store_scaled_minus(y, q, d, m);
+    y += 32;
+  }
+};
+struct k_line_out {
+  line_writer w;
+  GGUF_AVX512_TARGET void put32(__m256i q, float d, float m) {
+    const __m512 dv = _mm512_set1_ps(d);
+    const __m512 mv = _mm512_set1_ps(m);
+    w.put(_mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_castsi256_si128(q))), mv));
+    w.put(_mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_extracti128_si256(q, 1))), mv));
+  }
+};
+GGUF_AVX512_TARGET inline bool rotate_into_lines(const float* y) {
+  const auto a = reinterpret_cast<uintptr_t>(y);
+  return (a & 63) != 0 && (a & 3) == 0;
+}
+}  // namespace
+
+GGUF_AVX512_TARGET void dequant_q4_K_avx512(const uint8_t* src, float* y, size_t nb) {
+  if (!rotate_into_lines(y)) {
+    k_out out{y};
+    walk_q4_K_avx512(src, out, nb);
+    return;
+  }
+  k_line_out out{line_writer(y)};
+  walk_q4_K_avx512(src, out, nb);
+  out.w.finish();
+}
+
+GGUF_AVX512_TARGET void dequant_q5_K_avx512(const uint8_t* src, float* y, size_t nb) {
+  if (!rotate_into_lines(y)) {
+    k_out out{y};
+    walk_q5_K_avx512(src, out, nb);
+    return;
+  }
+  k_line_out out{line_writer(y)};
+  walk_q5_K_avx512(src, out, nb);
+  out.w.finish();
+}
+
 }  // namespace gguf::detail
 
 #endif

@@ -209,4 +209,39 @@ TEST(Simd, EveryOutputAlignmentGivesTheScalarBits) {
   }
 }
 
+// q4_K and q5_K (AVX-512) rotate their vectors into aligned lines as q8_0 does: every start
+// offset within a cache line, for one and two blocks, gives the scalar kernel's bits and
+// writes nothing outside the output.
+TEST(Simd, KQuantsAtEveryOutputAlignmentGiveTheScalarBits) {
+  if (!gguf::detail::cpu_has_avx2()) GTEST_SKIP() << "CPU without AVX2/F16C";
+  std::mt19937 rng(11);
+  for (const auto type : {gguf::ggml_type::q4_K, gguf::ggml_type::q5_K}) {
+    const auto* tr = gguf::ggml_type_traits(type);
+    std::vector<std::byte> src(2 * tr->type_size);
+    for (auto& b : src) b = std::byte(rng());
+    for (size_t blk = 0; blk < 2; ++blk) {  // finite d and dmin (f16 1.0 .. 1.99)
+      src[blk * tr->type_size + 1] = std::byte(0x3c);
+      src[blk * tr->type_size + 3] = std::byte(0x3c);
+    }
+    std::vector<kernel_isa> isas{kernel_isa::avx2};
+    if (gguf::detail::cpu_has_avx512()) isas.push_back(kernel_isa::avx512);
+    for (const auto isa : isas) {
+      for (size_t start = 0; start < 16; ++start) {
+        for (size_t n = 0; n <= 512; n += 256) {
+          alignas(64) float fast[560], ref[560];
+          std::fill(std::begin(fast), std::end(fast), -7.0f);
+          std::fill(std::begin(ref), std::end(ref), -7.0f);
+          const auto in = std::span<const std::byte>(src).first(n / 256 * tr->type_size);
+          ASSERT_TRUE(gguf::detail::dequantize_row_isa(type, in, std::span<float>(fast + start, n), gguf::byte_order::little, isa));
+          ASSERT_TRUE(gguf::detail::dequantize_row_isa(type, in, std::span<float>(ref + start, n), gguf::byte_order::little,
+                                                       kernel_isa::scalar));
+          for (size_t i = 0; i < 560; ++i)
+            ASSERT_EQ(std::bit_cast<uint32_t>(fast[i]), std::bit_cast<uint32_t>(ref[i]))
+                << tr->name << " isa " << int(isa) << " start " << start << " n " << n << " element " << i;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
