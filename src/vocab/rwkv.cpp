@@ -134,13 +134,117 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   };
   size_t first_free = 257, high = 257;  // high: every cell from here on is free
   uint32_t max_depth = 0;
+  // Places the children of `parent`, the bytes in the set `follow`; false past max_cells.
+  auto place = [&](uint32_t parent, const std::array<uint64_t, 4>& follow) {
+    uint8_t bytes[256];
+    uint32_t count = 0;
+    for (uint32_t word = 0; word < 4; ++word)
+      for (uint64_t m = follow[word]; m != 0; m &= m - 1)
+        bytes[count++] = static_cast<uint8_t>(word * 64 + uint32_t(__builtin_ctzll(m)));
+    // The first base at which every child's cell is free: candidates from the first
+    // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
+    // for rwkv-world's 116,100 nodes), then past the highest used cell.
+    const uint32_t c0 = bytes[0];
+    first_free = next_free(first_free);
+    size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
+    size_t p = first_free;
+    for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
+      if (p >= c0 + 256) {
+        bool fits = true;
+        for (uint32_t k = 1; k < count && fits; ++k) fits = !is_used(p - c0 + bytes[k]);
+        if (fits) {
+          base = p - c0;
+          break;
+        }
+      }
+      p = next_free(p + 1);
+    }
+    if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
+    if (base + 512 >= max_cells) return false;
+    grow(base + 512);
+    cells[parent].base = static_cast<uint32_t>(base);
+    for (uint32_t k = 0; k < count; ++k) {
+      const size_t c = base + bytes[k];
+      cells[c].check = parent;
+      best[c] = best[parent];
+      used[c >> 6] |= uint64_t{1} << (c & 63);
+    }
+    high = std::max<size_t>(high, base + bytes[count - 1] + 1);
+    return true;
+  };
   // Per parent of a level (at most one per key, plus the slot a key fills in before it is
   // known to be new): its cell, and the bytes after it. Not initialized: only the slots a
   // level fills are read.
   const std::unique_ptr<uint32_t[]> parents(new uint32_t[active.size() + 1]);
   const std::unique_ptr<std::array<uint64_t, 4>[]> follow(new std::array<uint64_t, 4>[active.size() + 1]);
-  size_t runs = 1;  // all keys start at the root
-  for (uint32_t d = 0; !active.empty(); ++d) {
+  size_t runs = 0;
+  uint32_t d = 0;
+  if (!active.empty()) {
+    // The first two levels straight from the keys' first two bytes, in two passes over
+    // them instead of four (a third of rwkv-world's key steps are there): the root's
+    // bytes; the last id of each one-byte text; the byte pairs present, and the first
+    // bytes of the longer keys in order of appearance (the order the level-by-level
+    // gather would place their children in).
+    uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+    uint32_t id1[256], order[256], listed = 0;
+    std::fill(std::begin(id1), std::end(id1), free_cell);
+    std::array<uint8_t, 256> in_order{};
+    std::vector<uint8_t> pairs(65536, 0);  // by b0 << 8 | b1: 1 where a key starts so
+    for (const key& k : active) {
+      const uint32_t b0 = k.bytes[0];
+      const uint64_t bit = uint64_t{1} << (b0 & 63);
+      f0 |= (b0 >> 6) == 0 ? bit : 0;
+      f1 |= (b0 >> 6) == 1 ? bit : 0;
+      f2 |= (b0 >> 6) == 2 ? bit : 0;
+      f3 |= (b0 >> 6) == 3 ? bit : 0;
+      if ((k.id_size & 0xFF) == 1) {
+        id1[b0] = k.id_size >> 8;
+        continue;
+      }
+      if (!in_order[b0]) {
+        in_order[b0] = 1;
+        order[listed++] = b0;
+      }
+      pairs[b0 << 8 | k.bytes[1]] = 1;
+    }
+    if (!place(root, {f0, f1, f2, f3})) return false;
+    const uint32_t base1 = cells[root].base;
+    for (uint32_t b0 = 0; b0 < 256; ++b0)
+      if (id1[b0] != free_cell) {
+        best[base1 + b0] = id1[b0] | (1u << 24);
+        max_depth = 1;
+      }
+    for (uint32_t i = 0; i < listed; ++i) {
+      const uint32_t b0 = order[i];
+      std::array<uint64_t, 4> second{};
+      for (uint32_t b1 = 0; b1 < 256; b1 += 8) {  // 8 flags (0 or 1 each) to 8 bits
+        uint64_t w;
+        std::memcpy(&w, pairs.data() + (b0 << 8) + b1, 8);
+        if constexpr (std::endian::native != std::endian::little) w = __builtin_bswap64(w);
+        second[b1 >> 6] |= ((w * 0x0102040810204080ull) >> 56) << (b1 & 63);
+      }
+      if (!place(base1 + b0, second)) return false;
+    }
+    // Each key to its depth-2 cell; the ones that end at depth 2 give it their id.
+    size_t kept = 0;
+    uint32_t last = free_cell;
+    for (const key& k : active) {
+      const uint32_t size = k.id_size & 0xFF;
+      if (size == 1) continue;
+      const uint32_t c = cells[base1 + k.bytes[0]].base + k.bytes[1];
+      if (size == 2) {
+        best[c] = (k.id_size >> 8) | (2u << 24);
+        max_depth = 2;
+        continue;
+      }
+      runs += c != last;
+      last = c;
+      active[kept++] = {k.bytes, k.id_size, c};
+    }
+    active.resize(kept);
+    d = 2;
+  }
+  for (; !active.empty(); ++d) {
     // The parents of this level and the bytes after each (a parent's base holds its slot + 1
     // until its children are placed), in one of two ways.
     size_t n = 0;
@@ -194,43 +298,8 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
         follow[slot - 1][b >> 6] |= uint64_t{1} << (b & 63);
       }
     }
-    for (size_t slot = 0; slot < n; ++slot) {
-      uint8_t bytes[256];
-      uint32_t count = 0;
-      for (uint32_t word = 0; word < 4; ++word)
-        for (uint64_t m = follow[slot][word]; m != 0; m &= m - 1)
-          bytes[count++] = static_cast<uint8_t>(word * 64 + uint32_t(__builtin_ctzll(m)));
-      // The first base at which every child's cell is free: candidates from the first
-      // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
-      // for rwkv-world's 116,100 nodes), then past the highest used cell.
-      const uint32_t c0 = bytes[0];
-      first_free = next_free(first_free);
-      size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
-      size_t p = first_free;
-      for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
-        if (p >= c0 + 256) {
-          bool fits = true;
-          for (uint32_t k = 1; k < count && fits; ++k) fits = !is_used(p - c0 + bytes[k]);
-          if (fits) {
-            base = p - c0;
-            break;
-          }
-        }
-        p = next_free(p + 1);
-      }
-      if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
-      if (base + 512 >= max_cells) return false;
-      grow(base + 512);
-      const uint32_t parent = parents[slot];
-      cells[parent].base = static_cast<uint32_t>(base);
-      for (uint32_t k = 0; k < count; ++k) {
-        const size_t c = base + bytes[k];
-        cells[c].check = parent;
-        best[c] = best[parent];
-        used[c >> 6] |= uint64_t{1} << (c & 63);
-      }
-      high = std::max<size_t>(high, base + bytes[count - 1] + 1);
-    }
+    for (size_t slot = 0; slot < n; ++slot)
+      if (!place(parents[slot], follow[slot])) return false;
     // Each key to its child; the ones that end there give it their id.
     size_t kept = 0;
     uint32_t last = free_cell;
