@@ -6,10 +6,13 @@
 // halves, separators and broken UTF-8.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "model_vectors.h"
 #include "vocab/pre_tokenizer.h"
@@ -18,6 +21,7 @@
 #include "gguf/byte_swap.h"
 #include "gguf/output.h"
 #include "gguf/vocab.h"
+#include "gguf/writer.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;
@@ -230,3 +234,44 @@ TEST(bpe_split_chunks, big_endian_copy_gives_the_same_ids) {
   EXPECT_GT(a->size(), 20000u);
   EXPECT_EQ(*a, *b);
 }
+
+namespace {
+
+// A merge rule whose left side has 65,536 bytes (past any 16-bit length) matches, from a
+// fresh build and from the compiled cache.
+TEST(bpe_merges, rule_with_a_side_of_65536_bytes_matches) {
+  gguf::writer w;
+  std::vector<std::string> tokens{"a", "b"}, merges;
+  for (size_t len = 1; len < 65536; len *= 2) {
+    const std::string half(len, 'a');
+    merges.push_back(half + " " + half);
+    tokens.push_back(half + half);
+  }
+  merges.push_back(std::string(65536, 'a') + " b");
+  tokens.push_back(std::string(65536, 'a') + "b");
+  ASSERT_TRUE(w.set("general.architecture", gguf::value::string("gpt2")));
+  ASSERT_TRUE(w.set("tokenizer.ggml.model", gguf::value::string("gpt2")));
+  ASSERT_TRUE(w.set("tokenizer.ggml.pre", gguf::value::string("gpt-2")));
+  ASSERT_TRUE(w.set("tokenizer.ggml.tokens", gguf::value::string_array(std::span<const std::string>(tokens))));
+  ASSERT_TRUE(w.set("tokenizer.ggml.merges", gguf::value::string_array(std::span<const std::string>(merges))));
+  const auto bytes = w.to_bytes();
+  auto f = gguf::file::from_bytes(bytes);
+  ASSERT_TRUE(f) << f.error().message();
+  const std::string text = std::string(65536, 'a') + "b";
+  const int32_t whole = int32_t(tokens.size() - 1);
+  const auto dir = std::filesystem::temp_directory_path() / ("gguf-wide-merge-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  for (int pass = 0; pass < 3; ++pass) {  // no cache, then the cache written, then read
+    auto v = pass == 0 ? gguf::vocab::load(*f) : gguf::vocab::load(*f, gguf::vocab_load_options{dir.string()});
+    ASSERT_TRUE(v) << v.error().message();
+    std::vector<int32_t> ids;
+    ASSERT_TRUE(v->tokenize_into(text, ids, false, false));
+    EXPECT_EQ(ids, std::vector<int32_t>{whole}) << "pass " << pass;
+    ids.clear();
+    ASSERT_TRUE(v->tokenize_into(std::string(65536, 'a'), ids, false, false));
+    EXPECT_EQ(ids, std::vector<int32_t>{whole - 1}) << "pass " << pass;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
