@@ -110,92 +110,200 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // Cells 0..255 stay free: the base of a node without edges is 0, so its steps fail.
   table_vector<cell> cells = prefaulted_table(total / 3 + 2048, cell{0, free_cell});
   table_vector<uint32_t> best = prefaulted_table(cells.size(), none);
-  std::vector<uint8_t> used(cells.size(), 0);  // mirrors check != free_cell (for next_free)
-  std::fill(used.begin(), used.begin() + 257, 1);
+  // used: a bit per cell, set where check != free_cell (cells 0..256 taken), for next_free
+  // and the fit tests (16 KiB for rwkv-world: it stays in the L1 cache, where a byte per
+  // cell did not).
+  std::vector<uint64_t> used(cells.size() / 64 + 2, 0);
+  used[0] = used[1] = used[2] = used[3] = ~uint64_t{0};
+  used[4] = 1;
+  auto is_used = [&](size_t c) { return (used[c >> 6] >> (c & 63)) & 1; };
   auto grow = [&](size_t need) {
     if (need <= cells.size()) return;
     const size_t size = std::max(need, cells.size() + cells.size() / 2);
     cells.resize(size, cell{0, free_cell});
     best.resize(size, none);
-    used.resize(size, 0);
+    used.resize(size / 64 + 2, 0);
   };
   cells[root].check = root;  // its own parent (never reached as a child: no byte leads to it)
-  // The first free cell from p on, 8 cells at a time (used[] has 256 free cells and more
-  // past high, and p <= high: the 8-byte loads stay inside it). Most calls find one among
-  // the first 8, where a byte loop or a memchr call per parent cost a mispredicted exit.
+  // The first free cell from p on (p <= high, and every cell from high on is free).
   auto next_free = [&](size_t p) {
-    if constexpr (std::endian::native != std::endian::little) {
-      while (used[p]) ++p;
-      return p;
-    }
-    for (;; p += 8) {
-      uint64_t w;
-      std::memcpy(&w, used.data() + p, 8);
-      const uint64_t zero = zero_byte_bits(w);  // its lowest bit: the first zero byte
-      if (zero) return p + (size_t(std::countr_zero(zero)) >> 3);
-    }
+    size_t w = p >> 6;
+    uint64_t free = ~used[w] & (~uint64_t{0} << (p & 63));
+    while (free == 0) free = ~used[++w];
+    return w * 64 + size_t(std::countr_zero(free));
   };
   size_t first_free = 257, high = 257;  // high: every cell from here on is free
   uint32_t max_depth = 0;
-  std::vector<uint32_t> parents;
-  std::vector<std::array<uint64_t, 4>> follow;  // per parent of this level: the bytes after it
-  // A level has at most a parent per key: room for all of them up front (only as much of it
-  // is touched as the widest level uses, instead of a copy per doubling).
-  parents.reserve(active.size());
-  follow.reserve(active.size());
-  for (uint32_t d = 0; !active.empty(); ++d) {
-    // The parents of this level and the bytes after each (a parent's base holds its slot + 1
-    // until its children are placed).
-    parents.clear();
-    follow.clear();
-    for (const key& k : active) {
-      const uint32_t c = k.cur, b = k.bytes[d];
-      if (cells[c].base == 0) {
-        parents.push_back(c);
-        follow.push_back({0, 0, 0, 0});
-        cells[c].base = static_cast<uint32_t>(parents.size());
-      }
-      follow[cells[c].base - 1][b >> 6] |= uint64_t{1} << (b & 63);
-    }
-    for (size_t slot = 0; slot < parents.size(); ++slot) {
-      uint8_t bytes[256];
-      uint32_t count = 0;
-      for (uint32_t word = 0; word < 4; ++word)
-        for (uint64_t m = follow[slot][word]; m != 0; m &= m - 1)
-          bytes[count++] = static_cast<uint8_t>(word * 64 + uint32_t(__builtin_ctzll(m)));
-      // The first base at which every child's cell is free: candidates from the first
-      // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
-      // for rwkv-world's 116,100 nodes), then past the highest used cell.
-      const uint32_t c0 = bytes[0];
-      first_free = next_free(first_free);
-      size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
-      size_t p = first_free;
-      for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
-        if (p >= c0 + 256) {
-          bool fits = true;
-          for (uint32_t k = 1; k < count && fits; ++k) fits = !used[p - c0 + bytes[k]];
-          if (fits) {
-            base = p - c0;
-            break;
-          }
+  // Places the children of `parent`, the bytes in the set `follow`; false past max_cells.
+  auto place = [&](uint32_t parent, const std::array<uint64_t, 4>& follow) {
+    uint8_t bytes[256];
+    uint32_t count = 0;
+    for (uint32_t word = 0; word < 4; ++word)
+      for (uint64_t m = follow[word]; m != 0; m &= m - 1)
+        bytes[count++] = static_cast<uint8_t>(word * 64 + uint32_t(__builtin_ctzll(m)));
+    // The first base at which every child's cell is free: candidates from the first
+    // free cell on, a few of them (the array still comes out nearly full: 116,869 cells
+    // for rwkv-world's 116,100 nodes), then past the highest used cell.
+    const uint32_t c0 = bytes[0];
+    first_free = next_free(first_free);
+    size_t base = count == 1 ? first_free - c0 : 0;  // one child: the first free cell (> 256 > c0)
+    size_t p = first_free;
+    for (int tries = 0; tries < 4 && p < high && base == 0; ++tries) {
+      if (p >= c0 + 256) {
+        bool fits = true;
+        for (uint32_t k = 1; k < count && fits; ++k) fits = !is_used(p - c0 + bytes[k]);
+        if (fits) {
+          base = p - c0;
+          break;
         }
-        p = next_free(p + 1);
       }
-      if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
-      if (base + 512 >= max_cells) return false;
-      grow(base + 512);
-      const uint32_t parent = parents[slot];
-      cells[parent].base = static_cast<uint32_t>(base);
-      for (uint32_t k = 0; k < count; ++k) {
-        const size_t c = base + bytes[k];
-        cells[c].check = parent;
-        best[c] = best[parent];
-        used[c] = 1;
-      }
-      high = std::max<size_t>(high, base + bytes[count - 1] + 1);
+      p = next_free(p + 1);
     }
+    if (base == 0) base = std::max<size_t>(high, c0 + 256) - c0;
+    if (base + 512 >= max_cells) return false;
+    grow(base + 512);
+    cells[parent].base = static_cast<uint32_t>(base);
+    for (uint32_t k = 0; k < count; ++k) {
+      const size_t c = base + bytes[k];
+      cells[c].check = parent;
+      best[c] = best[parent];
+      used[c >> 6] |= uint64_t{1} << (c & 63);
+    }
+    high = std::max<size_t>(high, base + bytes[count - 1] + 1);
+    return true;
+  };
+  // Per parent of a level (at most one per key, plus the slot a key fills in before it is
+  // known to be new): its cell, and the bytes after it. Not initialized: only the slots a
+  // level fills are read.
+  const std::unique_ptr<uint32_t[]> parents(new uint32_t[active.size() + 1]);
+  const std::unique_ptr<std::array<uint64_t, 4>[]> follow(new std::array<uint64_t, 4>[active.size() + 1]);
+  size_t runs = 0;
+  uint32_t d = 0;
+  if (!active.empty()) {
+    // The first two levels straight from the keys' first two bytes, in two passes over
+    // them instead of four (a third of rwkv-world's key steps are there): the root's
+    // bytes; the last id of each one-byte text; the byte pairs present, and the first
+    // bytes of the longer keys in order of appearance (the order the level-by-level
+    // gather would place their children in).
+    uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+    uint32_t id1[256], order[256], listed = 0;
+    std::fill(std::begin(id1), std::end(id1), free_cell);
+    std::array<uint8_t, 256> in_order{};
+    std::vector<uint8_t> pairs(65536, 0);  // by b0 << 8 | b1: 1 where a key starts so
+    for (const key& k : active) {
+      const uint32_t b0 = k.bytes[0];
+      const uint64_t bit = uint64_t{1} << (b0 & 63);
+      f0 |= (b0 >> 6) == 0 ? bit : 0;
+      f1 |= (b0 >> 6) == 1 ? bit : 0;
+      f2 |= (b0 >> 6) == 2 ? bit : 0;
+      f3 |= (b0 >> 6) == 3 ? bit : 0;
+      if ((k.id_size & 0xFF) == 1) {
+        id1[b0] = k.id_size >> 8;
+        continue;
+      }
+      if (!in_order[b0]) {
+        in_order[b0] = 1;
+        order[listed++] = b0;
+      }
+      pairs[b0 << 8 | k.bytes[1]] = 1;
+    }
+    if (!place(root, {f0, f1, f2, f3})) return false;
+    const uint32_t base1 = cells[root].base;
+    for (uint32_t b0 = 0; b0 < 256; ++b0)
+      if (id1[b0] != free_cell) {
+        best[base1 + b0] = id1[b0] | (1u << 24);
+        max_depth = 1;
+      }
+    for (uint32_t i = 0; i < listed; ++i) {
+      const uint32_t b0 = order[i];
+      std::array<uint64_t, 4> second{};
+      for (uint32_t b1 = 0; b1 < 256; b1 += 8) {  // 8 flags (0 or 1 each) to 8 bits
+        uint64_t w;
+        std::memcpy(&w, pairs.data() + (b0 << 8) + b1, 8);
+        if constexpr (std::endian::native != std::endian::little) w = __builtin_bswap64(w);
+        second[b1 >> 6] |= ((w * 0x0102040810204080ull) >> 56) << (b1 & 63);
+      }
+      if (!place(base1 + b0, second)) return false;
+    }
+    // Each key to its depth-2 cell; the ones that end at depth 2 give it their id.
+    size_t kept = 0;
+    uint32_t last = free_cell;
+    for (const key& k : active) {
+      const uint32_t size = k.id_size & 0xFF;
+      if (size == 1) continue;
+      const uint32_t c = cells[base1 + k.bytes[0]].base + k.bytes[1];
+      if (size == 2) {
+        best[c] = (k.id_size >> 8) | (2u << 24);
+        max_depth = 2;
+        continue;
+      }
+      runs += c != last;
+      last = c;
+      active[kept++] = {k.bytes, k.id_size, c};
+    }
+    active.resize(kept);
+    d = 2;
+  }
+  for (; !active.empty(); ++d) {
+    // The parents of this level and the bytes after each (a parent's base holds its slot + 1
+    // until its children are placed), in one of two ways.
+    size_t n = 0;
+    auto parent_slot = [&](uint32_t c) -> std::array<uint64_t, 4>& {
+      uint32_t& slot = cells[c].base;
+      if (slot == 0) {
+        parents[n] = c;
+        follow[n] = {0, 0, 0, 0};
+        slot = static_cast<uint32_t>(++n);
+      }
+      return follow[slot - 1];
+    };
+    if (runs * 4 <= active.size()) {
+      // Long runs of keys with one parent (the first levels: a vocabulary in length, then
+      // byte order): each run's bytes gathered in registers, its parent looked up once.
+      // (Per key, a parent's set in memory would be a chain of dependent loads and stores.)
+      uint32_t run = active[0].cur;
+      uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+      auto flush = [&] {
+        auto& f = parent_slot(run);
+        f[0] |= f0, f[1] |= f1, f[2] |= f2, f[3] |= f3;
+      };
+      for (const key& k : active) {
+        if (k.cur != run) {
+          flush();
+          run = k.cur;
+          f0 = f1 = f2 = f3 = 0;
+        }
+        const uint32_t b = k.bytes[d];
+        const uint64_t bit = uint64_t{1} << (b & 63);
+        f0 |= (b >> 6) == 0 ? bit : 0;
+        f1 |= (b >> 6) == 1 ? bit : 0;
+        f2 |= (b >> 6) == 2 ? bit : 0;
+        f3 |= (b >> 6) == 3 ? bit : 0;
+      }
+      flush();
+    } else {
+      // Short runs: without a branch on whether the key's parent is new (a fifth of the
+      // keys, in no predictable order), every key writes the next slot's parent and clears
+      // its bytes, which count only when the parent is new.
+      for (const key& k : active) {
+        const uint32_t c = k.cur, b = k.bytes[d];
+        uint32_t slot = cells[c].base;
+        const bool fresh = slot == 0;
+        parents[n] = c;
+        auto& f = follow[n];
+        f[0] = f[1] = f[2] = f[3] = 0;
+        n += fresh;
+        slot = fresh ? static_cast<uint32_t>(n) : slot;
+        cells[c].base = slot;
+        follow[slot - 1][b >> 6] |= uint64_t{1} << (b & 63);
+      }
+    }
+    for (size_t slot = 0; slot < n; ++slot)
+      if (!place(parents[slot], follow[slot])) return false;
     // Each key to its child; the ones that end there give it their id.
     size_t kept = 0;
+    uint32_t last = free_cell;
+    runs = 0;  // of keys with one cell, for the next level
     for (const key& k : active) {
       const uint32_t c = cells[k.cur].base + k.bytes[d];
       if ((k.id_size & 0xFF) == d + 1) {
@@ -203,6 +311,8 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
         max_depth = d + 1;
         continue;
       }
+      runs += c != last;
+      last = c;
       active[kept++] = {k.bytes, k.id_size, c};
     }
     active.resize(kept);
@@ -214,17 +324,23 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   cells.resize(size_t(answers) + 257 + 256);  // + 256: base + byte stays inside
   best.resize(cells.size());
   best[answers + 256] = none;
-  table_vector<uint32_t> pair(65536);
+  // Per first byte: its depth-1 node (or a parent no cell has, its base 0: every second
+  // byte misses), and the answer cell of a miss; then the table row by row of second bytes.
+  uint32_t node1[256], base1[256], miss[256];
   for (uint32_t b0 = 0; b0 < 256; ++b0) {
-    uint32_t n1 = root;
-    const bool has1 = cells[cells[n1].base + b0].check == n1;
-    n1 = has1 ? cells[root].base + b0 : answers + 256;
+    const uint32_t n1 = cells[root].base + b0;
+    const bool has1 = cells[n1].check == root;
+    node1[b0] = has1 ? n1 : free_cell - 1;
+    base1[b0] = has1 ? cells[n1].base : 0;
+    miss[b0] = has1 ? answers + b0 : answers + 256;
     if (has1) best[answers + b0] = best[n1];
-    for (uint32_t b1 = 0; b1 < 256; ++b1) {
-      const uint32_t c = cells[n1].base + b1;
-      pair[b0 | (b1 << 8)] = has1 && cells[c].check == n1 ? c : has1 ? answers + b0 : answers + 256;
-    }
   }
+  table_vector<uint32_t> pair = prefaulted_table(65536, 0u);
+  for (uint32_t b1 = 0; b1 < 256; ++b1)
+    for (uint32_t b0 = 0; b0 < 256; ++b0) {
+      const uint32_t c = base1[b0] + b1;
+      pair[b0 | (b1 << 8)] = cells[c].check == node1[b0] ? c : miss[b0];
+    }
   cells_.adopt(std::move(cells));
   best_.adopt(std::move(best));
   pair_.adopt(std::move(pair));
@@ -330,7 +446,7 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   // meets the next one, the match coming from the left is carried on until one of its
   // token starts is one of the next lane's (greedy from a position depends on the text
   // from there on only: the rest of the lane is then what the one pass would give).
-  constexpr int lanes = 4;
+  constexpr int lanes = 5;  // bench.txt, first call: 4 lanes 15.2 ms, 5: 13.9, 6: 14.3, 8: 17.2 (registers spill)
   constexpr uint32_t record = 64;  // token starts kept per lane, to meet the lane before
   const uint32_t lane_safe = static_cast<uint32_t>(n - max_depth_ - 2);  // a step reads up to next + max_depth_ - 1
   uint32_t start[lanes + 1], end[lanes];
@@ -378,9 +494,12 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
       w[k] += !follow;
       const uint32_t p = pos[k] + (best >> 24);
       const uint32_t restart = pair[two_bytes(s + p)];
-      pos[k] = follow ? pos[k] : p;
-      at[k] = follow ? c : restart;
-      next[k] = follow ? next[k] + 1 : p + 2;
+      // (Selected by masks: written as conditionals, the compiler turned some of them into
+      // branches, mispredicted on about every token.)
+      const uint32_t keep = 0u - uint32_t(follow);
+      pos[k] = (pos[k] & keep) | (p & ~keep);
+      at[k] = (c & keep) | (restart & ~keep);
+      next[k] = ((next[k] + 1) & keep) | ((p + 2) & ~keep);
     }
   }
   // Each lane finished alone (from the start of the token it was in); then the starts
@@ -429,37 +548,24 @@ class rwkv_model final : public tokenizer_model {
           return use_matcher_ ? matcher_.load(r) : trie_.load(r);
         }))
       return;
-    // The token texts unescaped: most have no escape and are viewed where they are,
-    // the others are unescaped one after the other into `arena`.
-    std::vector<uint32_t> escaped;  // ids, and their end in arena after each
-    size_t escaped_bytes = 0;
-    for (size_t id = 0; id < v.tokens.size(); ++id) {
-      const std::string_view t = v.tokens[id].text;
-      if (!rwkv_has_escape(t, v.file_bytes)) continue;
-      escaped.push_back(static_cast<uint32_t>(id));
-      escaped.push_back(0);
-      escaped_bytes += t.size();
-    }
-    // (Not zeroed: unescaping never lengthens a text, and the \xHH escapes shorten them, to
-    // 28% of their bytes in rwkv-world: most of it is never touched.)
-    const std::unique_ptr<char[]> arena(new char[escaped_bytes + 1]);
+    // The token texts unescaped, in id order as they are asked for: most have no escape and
+    // are viewed where they are, the others are unescaped one after the other into `arena`
+    // (room for every text: unescaping never lengthens one; not zeroed: only the pages of
+    // the unescaped texts are touched, 28% of the escaped texts' bytes in rwkv-world).
+    size_t all_bytes = 0;
+    for (const token_data& t : v.tokens) all_bytes += t.text.size();
+    const std::unique_ptr<char[]> arena(new char[all_bytes + 1]);
     char* w = arena.get();
-    for (size_t k = 0; k < escaped.size(); k += 2) {
-      w = rwkv_unescape_to(v.tokens[escaped[k]].text, w);
-      escaped[k + 1] = static_cast<uint32_t>(w - arena.get());
-    }
-    // The texts in id order (arena is complete: view it).
-    size_t next_escaped = 0, at = 0;
     auto text = [&](size_t id) {
-      if (next_escaped == escaped.size() || escaped[next_escaped] != id) return v.tokens[id].text;
-      const std::string_view t(arena.get() + at, escaped[next_escaped + 1] - at);
-      at = escaped[next_escaped + 1];
-      next_escaped += 2;
-      return t;
+      const std::string_view t = v.tokens[id].text;
+      if (!rwkv_has_escape(t, v.file_bytes)) return t;
+      char* const start = w;
+      w = rwkv_unescape_to(t, w);
+      return std::string_view(start, size_t(w - start));
     };
     use_matcher_ = fast && matcher_.build(v.tokens.size(), text, unk_);
     if (!use_matcher_) {
-      next_escaped = at = 0;
+      w = arena.get();
       std::vector<byte_trie::entry> entries(v.tokens.size());
       for (size_t id = 0; id < v.tokens.size(); ++id) entries[id] = {text(id), static_cast<int32_t>(id)};
       trie_ = byte_trie(std::move(entries));

@@ -129,6 +129,41 @@ TEST(rwkv_model, fast_tables_equal_the_plain_walk) {
   }
 }
 
+TEST(rwkv_model, fast_tables_equal_the_plain_walk_on_length_then_byte_ordered_vocabularies) {
+  // Ordered as RWKV world's vocabulary (by length, then bytes), the build's first levels
+  // see long runs of keys with one parent, gathered per run, and a parent comes back in
+  // each length's run: its bytes from every run must count, and each run must end where
+  // the parent changes. Deeper levels (short runs) take the per-key gather.
+  std::mt19937 rng(23);
+  const std::string letters = "ab c";
+  for (int round = 0; round < 40; ++round) {
+    vocab_data v;
+    v.type = vocab_type::rwkv;
+    v.tokens.push_back({"<unk>", 0.0f, token_type::control});
+    v.unk = 0;
+    v.owned_text.reserve(2000);  // the views below stay valid
+    std::vector<std::string> level = {""};
+    for (int len = 1; len <= 5; ++len) {
+      std::vector<std::string> next;
+      for (const std::string& t : level)
+        for (const char c : letters) next.push_back(t + c);
+      for (const std::string& t : next)
+        if (rng() % 4 != 0 && v.owned_text.size() < 2000)
+          v.tokens.push_back({std::string_view(v.owned_text.emplace_back(t)), 0.0f, token_type::normal});
+      level = std::move(next);
+    }
+    const auto fast = make_rwkv(v), reference = make_rwkv(v, false);
+    for (int t = 0; t < 8; ++t) {
+      std::string text;
+      for (size_t len = rng() % (t % 2 ? 6000 : 200); text.size() < len;) text += letters[rng() % letters.size()];
+      std::vector<int32_t> want, got;
+      reference->tokenize(text, want);
+      fast->tokenize(text, got);
+      ASSERT_EQ(got, want) << "round " << round << " text of " << text.size() << " bytes";
+    }
+  }
+}
+
 TEST(rwkv_model, lanes_that_never_meet_fall_back_to_one_pass) {
   // With "aa" and "a", greedy from an odd position never shares a token start with greedy
   // from an even one: lanes cut at odd positions can never be joined.
