@@ -160,26 +160,25 @@ GGUF_AVX512_TARGET inline bool rotate_into_lines(const float* y) {
 }
 }  // namespace
 
-GGUF_AVX512_TARGET void dequant_q4_K_avx512(const uint8_t* src, float* y, size_t nb) {
+// Runs walk(out) with the writer that suits y.
+template <class Walk>
+GGUF_AVX512_TARGET inline void walk_into(float* y, Walk&& walk) {
   if (!rotate_into_lines(y)) {
     k_out out{y};
-    walk_q4_K_avx512(src, out, nb);
+    walk(out);
     return;
   }
   k_line_out out{line_writer(y)};
-  walk_q4_K_avx512(src, out, nb);
+  walk(out);
   out.w.finish();
 }
 
+GGUF_AVX512_TARGET void dequant_q4_K_avx512(const uint8_t* src, float* y, size_t nb) {
+  walk_into(y, [&](auto& out) GGUF_AVX512_TARGET { walk_q4_K_avx512(src, out, nb); });
+}
+
 GGUF_AVX512_TARGET void dequant_q5_K_avx512(const uint8_t* src, float* y, size_t nb) {
-  if (!rotate_into_lines(y)) {
-    k_out out{y};
-    walk_q5_K_avx512(src, out, nb);
-    return;
-  }
-  k_line_out out{line_writer(y)};
-  walk_q5_K_avx512(src, out, nb);
-  out.w.finish();
+  walk_into(y, [&](auto& out) GGUF_AVX512_TARGET { walk_q5_K_avx512(src, out, nb); });
 }
 
 }  // namespace gguf::detail
