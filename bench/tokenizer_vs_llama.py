@@ -26,7 +26,7 @@ env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../
 import argparse
 import json
 import os
-import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--only", nargs="*", help="vocabulary names (ggml-vocab-NAME.gguf)")
     ap.add_argument("--json", action="store_true", help="one JSON document instead of the table")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # (e.g. timeout): the temporary cache is still removed
     ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
     data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
     bindir = ref / "node_modules" / "@node-llama-cpp" / "linux-x64" / "bins" / "linux-x64"
@@ -91,30 +92,30 @@ def main():
     except (OSError, ValueError, KeyError):
         release = "?"
     rows = []
-    cache_dir = tempfile.mkdtemp(prefix="gguf-tokenizer-cache-")
-    cached_env = dict(os.environ, GGUF_BENCH_CACHE_DIR=cache_dir)
-    for model in sorted((data / "vocab").glob("*.gguf")):
-        name = model.name.removeprefix("ggml-vocab-").removesuffix(".gguf")
-        if args.only and name not in args.only:
-            continue
-        r_ref = run_bench([str(theirs), str(model), str(corpus), str(args.reps)], env)
-        r_our = run_bench([str(ours), str(model), str(corpus), str(args.reps)])
-        # with the cache: the first load builds and writes it, the median is of the later ones
-        r_cached = run_bench([str(ours), str(model), str(corpus), str(max(3, args.reps))], cached_env)
-        if not r_ref or not r_our or not r_cached:
-            print(f"{name}: a run failed (reference {r_ref}, ours {r_our})", file=sys.stderr)
-            continue
-        rows.append({
-            "vocab": name, "type": vocab_type(gguf, model),
-            "llama_load_ms": r_ref[0], "our_load_ms": r_our[0], "load_ratio": r_ref[0] / r_our[0],
-            "llama_tokenize_ms": r_ref[1], "our_tokenize_ms": r_our[1], "tokenize_ratio": r_ref[1] / r_our[1],
-            "our_mb_s": r_our[3] / r_our[1] / 1e3, "same_count": r_ref[2] == r_our[2], "tokens": r_our[2],
-            "our_warm_tokenize_ms": r_our[4], "warm_tokenize_ratio": r_ref[1] / r_our[4],
-            "our_cached_load_ms": r_cached[0], "cached_load_ratio": r_ref[0] / r_cached[0],
-            "cli_hello_ms": cli_ms(gguf, model, args.cli_runs, ["--no-tokenizer-cache"]),
-            "cli_hello_cached_ms": cli_ms(gguf, model, args.cli_runs, ["--tokenizer-cache", cache_dir]),
-        })
-    shutil.rmtree(cache_dir, ignore_errors=True)
+    # the compiled tokenizer cache of the cached rows: removed however the run ends
+    with tempfile.TemporaryDirectory(prefix="gguf-tokenizer-cache-") as cache_dir:
+        cached_env = dict(os.environ, GGUF_BENCH_CACHE_DIR=cache_dir)
+        for model in sorted((data / "vocab").glob("*.gguf")):
+            name = model.name.removeprefix("ggml-vocab-").removesuffix(".gguf")
+            if args.only and name not in args.only:
+                continue
+            r_ref = run_bench([str(theirs), str(model), str(corpus), str(args.reps)], env)
+            r_our = run_bench([str(ours), str(model), str(corpus), str(args.reps)])
+            # with the cache: the first load builds and writes it, the median is of the later ones
+            r_cached = run_bench([str(ours), str(model), str(corpus), str(max(3, args.reps))], cached_env)
+            if not r_ref or not r_our or not r_cached:
+                print(f"{name}: a run failed (reference {r_ref}, ours {r_our})", file=sys.stderr)
+                continue
+            rows.append({
+                "vocab": name, "type": vocab_type(gguf, model),
+                "llama_load_ms": r_ref[0], "our_load_ms": r_our[0], "load_ratio": r_ref[0] / r_our[0],
+                "llama_tokenize_ms": r_ref[1], "our_tokenize_ms": r_our[1], "tokenize_ratio": r_ref[1] / r_our[1],
+                "our_mb_s": r_our[3] / r_our[1] / 1e3, "same_count": r_ref[2] == r_our[2], "tokens": r_our[2],
+                "our_warm_tokenize_ms": r_our[4], "warm_tokenize_ratio": r_ref[1] / r_our[4],
+                "our_cached_load_ms": r_cached[0], "cached_load_ratio": r_ref[0] / r_cached[0],
+                "cli_hello_ms": cli_ms(gguf, model, args.cli_runs, ["--no-tokenizer-cache"]),
+                "cli_hello_cached_ms": cli_ms(gguf, model, args.cli_runs, ["--tokenizer-cache", cache_dir]),
+            })
     if args.json:
         print(json.dumps({"llama.cpp": release, "corpus_bytes": corpus.stat().st_size, "rows": rows}, indent=1))
         return
