@@ -24,12 +24,12 @@ namespace {
 GGUF_AVX512_TARGET inline __m512 i8x16_to_ps(__m128i q) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)); }
 GGUF_AVX512_TARGET inline __m512 u8x16_to_ps(__m128i q) { return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(q)); }
 
-// q4_K / q5_K: 32 codes (bytes 0..31) -> y = d1 * q - m1.
-GGUF_AVX512_TARGET inline void store_scaled_minus(float* y, __m256i q, float d, float m) {
+// q4_K / q5_K: 32 codes (bytes 0..31) -> d * q - m as two vectors of 16 floats.
+GGUF_AVX512_TARGET inline void scaled_minus(__m256i q, float d, float m, __m512& lo, __m512& hi) {
   const __m512 dv = _mm512_set1_ps(d);
   const __m512 mv = _mm512_set1_ps(m);
-  _mm512_storeu_ps(y, _mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_castsi256_si128(q))), mv));
-  _mm512_storeu_ps(y + 16, _mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_extracti128_si256(q, 1))), mv));
+  lo = _mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_castsi256_si128(q))), mv);
+  hi = _mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_extracti128_si256(q, 1))), mv);
 }
 
 }  // namespace
@@ -141,17 +141,20 @@ namespace {
 struct k_out {
   float* y;
   GGUF_AVX512_TARGET void put32(__m256i q, float d, float m) {
-    store_scaled_minus(y, q, d, m);
+    __m512 lo, hi;
+    scaled_minus(q, d, m, lo, hi);
+    _mm512_storeu_ps(y, lo);
+    _mm512_storeu_ps(y + 16, hi);
     y += 32;
   }
 };
 struct k_line_out {
   line_writer w;
   GGUF_AVX512_TARGET void put32(__m256i q, float d, float m) {
-    const __m512 dv = _mm512_set1_ps(d);
-    const __m512 mv = _mm512_set1_ps(m);
-    w.put(_mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_castsi256_si128(q))), mv));
-    w.put(_mm512_sub_ps(_mm512_mul_ps(dv, u8x16_to_ps(_mm256_extracti128_si256(q, 1))), mv));
+    __m512 lo, hi;
+    scaled_minus(q, d, m, lo, hi);
+    w.put(lo);
+    w.put(hi);
   }
 };
 GGUF_AVX512_TARGET inline bool rotate_into_lines(const float* y) {
