@@ -81,6 +81,23 @@ bool rwkv_has_escape(std::string_view text, std::span<const std::byte> readable)
   return n && std::memchr(text.data(), '\\', n) != nullptr;
 }
 
+namespace {
+// A 256-bit set of bytes held in four words, which stay in registers: add() selects the
+// word without a branch or an indexed store (an array indexed by b >> 6 would go through
+// memory on every byte).
+struct byte_set_regs {
+  uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+  void add(uint32_t b) noexcept {
+    const uint64_t bit = uint64_t{1} << (b & 63);
+    w0 |= (b >> 6) == 0 ? bit : 0;
+    w1 |= (b >> 6) == 1 ? bit : 0;
+    w2 |= (b >> 6) == 2 ? bit : 0;
+    w3 |= (b >> 6) == 3 ? bit : 0;
+  }
+  std::array<uint64_t, 4> words() const noexcept { return {w0, w1, w2, w3}; }
+};
+}  // namespace
+
 template <class Text>
 bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
   // Level by level, without a trie or a sort: at depth d every key longer than d is at the
@@ -185,18 +202,14 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
     // bytes; the last id of each one-byte text; the byte pairs present, and the first
     // bytes of the longer keys in order of appearance (the order the level-by-level
     // gather would place their children in).
-    uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+    byte_set_regs first;
     uint32_t id1[256], order[256], listed = 0;
     std::fill(std::begin(id1), std::end(id1), free_cell);
     std::array<uint8_t, 256> in_order{};
     std::vector<uint8_t> pairs(65536, 0);  // by b0 << 8 | b1: 1 where a key starts so
     for (const key& k : active) {
       const uint32_t b0 = k.bytes[0];
-      const uint64_t bit = uint64_t{1} << (b0 & 63);
-      f0 |= (b0 >> 6) == 0 ? bit : 0;
-      f1 |= (b0 >> 6) == 1 ? bit : 0;
-      f2 |= (b0 >> 6) == 2 ? bit : 0;
-      f3 |= (b0 >> 6) == 3 ? bit : 0;
+      first.add(b0);
       if ((k.id_size & 0xFF) == 1) {
         id1[b0] = k.id_size >> 8;
         continue;
@@ -207,7 +220,7 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
       }
       pairs[b0 << 8 | k.bytes[1]] = 1;
     }
-    if (!place(root, {f0, f1, f2, f3})) return false;
+    if (!place(root, first.words())) return false;
     const uint32_t base1 = cells[root].base;
     for (uint32_t b0 = 0; b0 < 256; ++b0)
       if (id1[b0] != free_cell) {
@@ -262,23 +275,18 @@ bool rwkv_matcher::build(size_t n_keys, Text&& text, int32_t unk) {
       // byte order): each run's bytes gathered in registers, its parent looked up once.
       // (Per key, a parent's set in memory would be a chain of dependent loads and stores.)
       uint32_t run = active[0].cur;
-      uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+      byte_set_regs bytes;
       auto flush = [&] {
         auto& f = parent_slot(run);
-        f[0] |= f0, f[1] |= f1, f[2] |= f2, f[3] |= f3;
+        f[0] |= bytes.w0, f[1] |= bytes.w1, f[2] |= bytes.w2, f[3] |= bytes.w3;
       };
       for (const key& k : active) {
         if (k.cur != run) {
           flush();
           run = k.cur;
-          f0 = f1 = f2 = f3 = 0;
+          bytes = {};
         }
-        const uint32_t b = k.bytes[d];
-        const uint64_t bit = uint64_t{1} << (b & 63);
-        f0 |= (b >> 6) == 0 ? bit : 0;
-        f1 |= (b >> 6) == 1 ? bit : 0;
-        f2 |= (b >> 6) == 2 ? bit : 0;
-        f3 |= (b >> 6) == 3 ? bit : 0;
+        bytes.add(k.bytes[d]);
       }
       flush();
     } else {
