@@ -40,8 +40,8 @@ class side_scratch_scope {
   bool was_;
 };
 
-/// This thread's Scratch for the model instance `owner`; cleared when the thread last
-/// used it for another instance. Bounded: two Scratch per type and thread (the main one,
+/// This thread's Scratch for the model instance `owner`; cleared (its clear(), or a fresh
+/// Scratch) when the thread last used it for another instance. Bounded: two Scratch per type and thread (the main one,
 /// and the side one of side_scratch_scope, which only ever holds short runs).
 template <class Scratch>
 Scratch& thread_scratch(uint64_t owner) {
@@ -52,7 +52,11 @@ Scratch& thread_scratch(uint64_t owner) {
   thread_local slot main, side;
   slot& t = side_scratch_on() ? side : main;
   if (t.owner != owner) {
-    t.s = Scratch{};
+    // A Scratch with clear() empties its caches and keeps its buffers: a new vocabulary's
+    // first call then writes memory the thread already has instead of faulting fresh
+    // pages in (a few MiB of word cache after a long text).
+    if constexpr (requires { t.s.clear(); }) t.s.clear();
+    else t.s = Scratch{};
     t.owner = owner;
   }
   return t.s;

@@ -129,13 +129,13 @@ bool adds(add_when w, bool flag) { return w == add_when::always || (w == add_whe
 // A model falls back to the unknown token, or to BOS/EOS/SEP ids the file declares; in a
 // vocabulary without them (no_token) that would hand out -1: refuse instead.
 bool all_valid(const std::vector<int32_t>& out, size_t start, size_t n) {
-  if (n > INT32_MAX) n = size_t(INT32_MAX) + 1;
-  const auto limit = static_cast<uint32_t>(n);
-  // Branch-free, so that it vectorizes (a megabyte text has a million ids); a negative
-  // id is a huge unsigned one.
-  uint32_t largest = 0;
-  for (size_t i = start; i < out.size(); ++i) largest = std::max(largest, static_cast<uint32_t>(out[i]));
-  return out.size() == start || largest < limit;
+  if (n == 0) return out.size() == start;
+  const int32_t last = n > size_t(INT32_MAX) ? INT32_MAX : static_cast<int32_t>(n - 1);
+  // Branch-free signed compares, so that it vectorizes with the baseline SSE2 (a megabyte
+  // text has a million ids; an unsigned max would need SSE4.1).
+  int32_t bad = 0;
+  for (size_t i = start; i < out.size(); ++i) bad |= int32_t(out[i] < 0) | int32_t(out[i] > last);
+  return bad == 0;
 }
 
 }  // namespace

@@ -185,7 +185,8 @@ class ugm_model final : public tokenizer_model {
       }
       if (!passes_[c0]) break;
       const auto c1 = pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0};
-      if (!charsmap_.surely_unmapped(c0, c1)) break;
+      const auto c2 = pos + 2 < n ? static_cast<uint8_t>(in[pos + 2]) : uint8_t{0};
+      if (!charsmap_.surely_unmapped(c0, c1, c2)) break;
       size_t len = 1;
       if (c0 >= 0x80) {
         uint32_t cpt = 0;
@@ -350,7 +351,8 @@ class ugm_model final : public tokenizer_model {
     constexpr size_t ahead = 16, mask = ahead - 1;
     struct word {
       size_t a, b;
-      uint64_t h;  // text_hash of a word short enough to cache, else 0
+      uint64_t h;   // hash of a word short enough to cache (short_key_hash or text_hash), else 0
+      short_key k;  // a short word's key
     };
     word queue[ahead];
     size_t found = 0, done = 0, scan = 0;
@@ -369,7 +371,15 @@ class ugm_model final : public tokenizer_model {
           while (end < n && !word_break(text, end)) ++end;
         }
         word& nw = queue[found & mask];
-        nw = {scan, end, end - scan <= raw_cache_t::max_word ? text_hash(text.substr(scan, end - scan)) : 0};
+        const size_t len = end - scan;
+        nw.a = scan;
+        nw.b = end;
+        if (len <= short_key::max_len) {
+          nw.k = short_key_of(text, scan, len);
+          nw.h = short_key_hash(nw.k, len);
+        } else {
+          nw.h = len <= raw_cache_t::max_word ? text_hash(text.substr(scan, len)) : 0;
+        }
         scan = end;
         if (nw.h) sc.raw_cache.prefetch_slot(nw.h);
         if (found - done >= ahead / 2) {
@@ -385,7 +395,8 @@ class ugm_model final : public tokenizer_model {
       const size_t first = out.size();
       const bool short_word = w.size() <= raw_cache_t::max_word;
       raw_entry e;
-      if (short_word && sc.raw_cache.find(w, h, out, &e)) {
+      if (short_word && (w.size() <= short_key::max_len ? sc.raw_cache.find_short(wd.k, w.size(), h, out, &e)
+                                                          : sc.raw_cache.find(w, h, out, &e))) {
         if (exact(base, e.normalized_size)) {
           base += e.delta;
           collapse_unknown(out, start, first);
@@ -405,8 +416,11 @@ class ugm_model final : public tokenizer_model {
       // word (all of it normalized away) gives nothing.
       const double end_score = separators <= 1 && !sc.word.empty() ? viterbi_word(sc.word, 0, base, out)
                                                                   : viterbi_segments(sc.word, base, out);
-      if (short_word && exact(base, sc.word.size()))
-        sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, {end_score - base, sc.word.size()});
+      if (short_word && exact(base, sc.word.size())) {
+        const raw_entry re{end_score - base, sc.word.size()};
+        if (w.size() <= short_key::max_len) sc.raw_cache.insert_short(wd.k, w.size(), h, out.data() + first, out.size() - first, re);
+        else sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, re);
+      }
       base = end_score;
       collapse_unknown(out, start, first);
     }
@@ -574,12 +588,16 @@ class ugm_model final : public tokenizer_model {
     double delta;            // the Viterbi score of the word
     size_t normalized_size;  // the size of its normalized form
   };
-  using raw_cache_t = basic_word_cache<raw_entry>;  // a raw word's ids (tokenize_raw)
+  using raw_cache_t = basic_word_cache<raw_entry, true>;  // a raw word's ids (tokenize_raw)
   const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
   struct scratch {
     word_cache_t cache;
     raw_cache_t raw_cache;
     std::string word;  // a normalized word (tokenize_raw)
+    void clear() noexcept {  // (thread_scratch, for another vocabulary)
+      cache.clear();
+      raw_cache.clear();
+    }
   };
 
   ugm_charsmap charsmap_;

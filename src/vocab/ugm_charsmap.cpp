@@ -48,8 +48,29 @@ ugm_charsmap::ugm_charsmap(std::span<const std::byte> blob) {
     const size_t base1 = index ^ xcda_base(n);
     for (uint32_t c1 = 1; c1 < 256; ++c1) {
       uint32_t m = 0;
-      if (node(base1 ^ c1, m) && xcda_lcheck(m) == c1) pairs_[(c0 << 2) | (c1 >> 6)] |= uint64_t{1} << (c1 & 63);
+      if (!node(base1 ^ c1, m) || xcda_lcheck(m) != c1) continue;
+      pairs_[(c0 << 2) | (c1 >> 6)] |= uint64_t{1} << (c1 & 63);
+      // The third bytes that continue the path (pairs come in order of c0 << 8 | c1, the
+      // order of their rank). Examined: after a 2-byte UTF-8 lead every byte (the next code
+      // point's first), after a longer lead the continuation bytes; other bytes, and every
+      // byte after a pair that maps or after an ASCII or invalid lead, may map.
+      std::array<uint64_t, 4> next{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
+      if (!xcda_leaf(m) && c0 >= 0xC2 && c0 <= 0xF4) {
+        const size_t base2 = (base1 ^ c1) ^ xcda_base(m);
+        const uint32_t first = c0 < 0xE0 ? 1 : 0x80, last = c0 < 0xE0 ? 0xFF : 0xBF;
+        next[0] &= ~uint64_t{1};  // c2 = 0: the walk stops (a NUL byte, or the text's end)
+        for (uint32_t c2 = first; c2 <= last; ++c2) next[c2 >> 6] &= ~(uint64_t{1} << (c2 & 63));
+        for (uint32_t c2 = first; c2 <= last; ++c2) {
+          uint32_t k = 0;
+          if (node(base2 ^ c2, k) && xcda_lcheck(k) == c2) next[c2 >> 6] |= uint64_t{1} << (c2 & 63);
+        }
+      }
+      next_.push_back(next);
     }
+  }
+  for (uint32_t w = 0, rank = 0; w < 1024; ++w) {
+    pair_rank_[w] = static_cast<uint16_t>(rank);
+    rank += popcount64(pairs_[w]);
   }
 }
 

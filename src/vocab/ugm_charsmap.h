@@ -13,10 +13,14 @@
 // stops matching and the input passes through unchanged.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
+
+#include "vocab/swar.h"
 
 namespace gguf::vocab_detail {
 
@@ -43,6 +47,17 @@ class ugm_charsmap {
     if (c0 == 0 || n_nodes_ == 0) return true;
     if ((pairs_[(uint32_t(c0) << 2) | (c1 >> 6)] >> (c1 & 63)) & 1) return false;  // never set for c1 = 0
     return single_[c0].consumed == 0;
+  }
+  /// surely_unmapped with the third byte: also true when c0 c1 start a path of the trie
+  /// but no mapped input is c0, c1, or c0 c1 c2 and more (c2 = text[pos + 2], 0 past the
+  /// end): most code points of a block that holds a mapped one. Exact where it says true.
+  bool surely_unmapped(uint8_t c0, uint8_t c1, uint8_t c2) const noexcept {
+    if (surely_unmapped(c0, c1)) return true;
+    if (single_[c0].consumed != 0) return false;
+    const uint32_t word = (uint32_t(c0) << 2) | (c1 >> 6);
+    const uint64_t below = pairs_[word] & ((uint64_t{1} << (c1 & 63)) - 1);
+    const uint64_t* next = next_[pair_rank_[word] + popcount64(below)].data();
+    return !((next[c2 >> 6] >> (c2 & 63)) & 1);
   }
   /// False when no mapped input holds a ' ' past its first byte (no match starting before
   /// a ' ' reads past it); true when one may (a conservative scan of the trie's nodes).
@@ -80,6 +95,11 @@ class ugm_charsmap {
   // whose first two bytes are not one can only match its first byte (most text).
   uint64_t pairs_[1024] = {};
   match single_[256];  // the match of a lone byte c0
+  // Per pair of pairs_, in order (pair_rank_[word] pairs before those of pairs_[word]): the
+  // third bytes c2 for which c0 c1 c2 may map: the bytes that continue its path, or every
+  // byte when c0 c1 itself maps (and, conservatively, where the pair was not examined).
+  uint16_t pair_rank_[1024] = {};
+  std::vector<std::array<uint64_t, 4>> next_;
   size_t n_nodes_ = 0;
   const char* repl_ = nullptr;
   size_t repl_size_ = 0;

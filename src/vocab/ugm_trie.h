@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "vocab/prefault.h"
+#include "vocab/swar.h"
 #include "vocab/table_cache.h"
 
 #if defined(__SSE2__)
@@ -80,8 +81,10 @@ class byte_trie {
     const uint32_t word = b >> 6;
     const uint64_t bits = w.bits[word];
     if (!((bits >> (b & 63)) & 1)) return npos;
-    return n.first_edge + w.before[word] + popcount(bits & ((uint64_t{1} << (b & 63)) - 1)) + 1;
+    return n.first_edge + w.before[word] + popcount64(bits & ((uint64_t{1} << (b & 63)) - 1)) + 1;
   }
+  /// The depth-2 node of the bytes b0 b1 (child(child(0, b0), b1)), or npos: one load.
+  uint32_t pair_child(uint8_t b0, uint8_t b1) const noexcept { return pair_[(uint32_t(b0) << 8) | b1]; }
   /// The token id stored at `node`, or -1.
   int32_t value(uint32_t node) const noexcept { return nodes_[node].value; }
   bool has_children(uint32_t node) const noexcept { return (nodes_[node].meta & edge_mask) > 0; }
@@ -195,14 +198,6 @@ class byte_trie {
     uint64_t bits[4] = {0, 0, 0, 0};  // bit b set: an edge with byte b
     uint32_t before[4] = {0, 0, 0, 0};  // edges in the words before each word
   };
-  // Inline (the baseline x86-64 target has no POPCNT; the builtin would be a libgcc call).
-  static uint32_t popcount(uint64_t x) noexcept {
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return uint32_t((x * 0x0101010101010101ull) >> 56);
-  }
-
   struct key {
     uint64_t head;   // the first 8 bytes, big-endian, zero padded
     uint32_t index;  // into the entries
@@ -372,7 +367,7 @@ class byte_trie {
         const uint8_t b = bytes[n.first_edge + e];
         w.bits[b >> 6] |= uint64_t{1} << (b & 63);
       }
-      for (int j = 1; j < 4; ++j) w.before[j] = w.before[j - 1] + popcount(w.bits[j - 1]);
+      for (int j = 1; j < 4; ++j) w.before[j] = w.before[j - 1] + popcount64(w.bits[j - 1]);
       n.meta |= static_cast<uint32_t>(wide.size()) << edge_bits;
       wide.push_back(w);
     }

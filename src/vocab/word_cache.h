@@ -5,6 +5,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -19,7 +21,50 @@ namespace gguf::vocab_detail {
 
 struct no_extra {};
 
-template <class Extra = no_extra>
+/// The bytes of a word of 1..16 bytes as two 8-byte words, zero past its end (loaded in
+/// the machine's byte order): two words compare and hash without a branch on the length.
+struct short_key {
+  static constexpr size_t max_len = 16;
+  uint64_t lo = 0, hi = 0;
+  bool operator==(const short_key&) const = default;
+};
+
+/// short_key of text[a, a + len), 1 <= len <= 16. Reads the 16 bytes from a when the text
+/// has them (then masks), else copies the word.
+inline short_key short_key_of(std::string_view text, size_t a, size_t len) noexcept {
+  short_key k;
+  if (std::endian::native == std::endian::little && a + short_key::max_len <= text.size()) {
+    // masks[len]: the low len bytes of the two words
+    static constexpr auto masks = [] {
+      std::array<short_key, short_key::max_len + 1> m{};
+      for (size_t n = 0; n <= short_key::max_len; ++n) {
+        m[n].lo = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+        m[n].hi = n >= 16 ? ~uint64_t{0} : n <= 8 ? 0 : (uint64_t{1} << (8 * (n - 8))) - 1;
+      }
+      return m;
+    }();
+    std::memcpy(&k.lo, text.data() + a, 8);
+    std::memcpy(&k.hi, text.data() + a + 8, 8);
+    k.lo &= masks[len].lo;
+    k.hi &= masks[len].hi;
+    return k;
+  }
+  char buf[short_key::max_len] = {};
+  std::memcpy(buf, text.data() + a, len);
+  std::memcpy(&k.lo, buf, 8);
+  std::memcpy(&k.hi, buf + 8, 8);
+  return k;
+}
+
+/// 64-bit hash of a short word from its short_key and length (not text_hash's value).
+inline uint64_t short_key_hash(const short_key& k, size_t len) noexcept {
+  uint64_t h = (k.lo ^ (0x9E3779B97F4A7C15ull * (len + 1))) * 0xBF58476D1CE4E5B9ull;
+  h ^= (h >> 31) ^ k.hi;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 29);
+}
+
+template <class Extra = no_extra, bool ShortKeys = false>
 class basic_word_cache {
   static_assert(std::is_trivially_copyable_v<Extra>);
 
@@ -38,17 +83,29 @@ class basic_word_cache {
       const char* e = arena_.data() + s.off;
       const char* ids = e + extra_size;
       if (!same_bytes(ids + 4 * size_t(s.ids_n), w.data(), w.size())) continue;
-      if (s.ids_n <= 8) {  // most words: no call
-        for (size_t k = 0; k < s.ids_n; ++k) {
-          int32_t id;
-          std::memcpy(&id, ids + 4 * k, 4);
-          out.push_back(id);
-        }
-      } else {
-        const size_t first = out.size();
-        out.resize(first + s.ids_n);
-        std::memcpy(out.data() + first, ids, 4 * size_t(s.ids_n));
+      copy_ids(ids, s.ids_n, out);
+      if constexpr (extra_size > 0) {
+        if (extra) std::memcpy(extra, e, sizeof(Extra));
       }
+      return true;
+    }
+  }
+  /// find() for a word of at most short_key::max_len bytes given as its short_key (`h`
+  /// any hash of it, the same at insert): the key is compared as two words.
+  bool find_short(const short_key& k, size_t len, uint64_t h, std::vector<int32_t>& out, Extra* extra = nullptr) const {
+    static_assert(ShortKeys);
+    if (slots_.empty()) return false;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const slot& s = slots_[i];
+      if (s.len == 0) return false;
+      if (s.hash != h || s.len != len) continue;
+      const char* e = arena_.data() + s.off;
+      const char* ids = e + extra_size;
+      short_key stored;  // (a short key is stored padded with zeros to max_len bytes)
+      std::memcpy(&stored.lo, ids + 4 * size_t(s.ids_n), 8);
+      std::memcpy(&stored.hi, ids + 4 * size_t(s.ids_n) + 8, 8);
+      if (!(stored == k)) continue;
+      copy_ids(ids, s.ids_n, out);
       if constexpr (extra_size > 0) {
         if (extra) std::memcpy(extra, e, sizeof(Extra));
       }
@@ -77,27 +134,71 @@ class basic_word_cache {
     if (want > slots_.size()) grow(want);
     arena_.reserve(std::min(words, max_slots / 2) * (extra_size + 40));
   }
+  /// Forgets every word, keeping the tables' memory for the next words (fresh pages cost
+  /// a fault each; cleared ones are only written). A large arena is released.
+  void clear() noexcept {
+    if (used_ > 0) std::fill(slots_.begin(), slots_.end(), slot{});
+    used_ = 0;
+    if (arena_.capacity() > (size_t(64) << 20)) table_vector<char>().swap(arena_);
+    else arena_.clear();
+  }
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
-    if (w.empty() || w.size() > max_word || n > UINT16_MAX) return;
-    if ((used_ + 1) * 2 > slots_.size()) {
-      if (slots_.size() >= max_slots) return;
-      grow();
+    if constexpr (ShortKeys) {
+      if (!w.empty() && w.size() <= short_key::max_len) {
+        insert_short(short_key_of(w, 0, w.size()), w.size(), h, ids, n, extra);
+        return;
+      }
     }
-    const size_t off = arena_.size();
-    if (off > UINT32_MAX - (extra_size + 4 * n + w.size())) return;
-    size_t i = h & mask_;
-    while (slots_[i].len) i = (i + 1) & mask_;
-    slots_[i] = {h, uint32_t(off), uint16_t(w.size()), uint16_t(n)};
-    arena_.resize(off + extra_size + 4 * n + w.size());
-    char* e = arena_.data() + off;
-    if constexpr (extra_size > 0) std::memcpy(e, &extra, sizeof(Extra));
-    if (n) std::memcpy(e + extra_size, ids, 4 * n);
-    std::memcpy(e + extra_size + 4 * n, w.data(), w.size());
-    ++used_;
+    if (char* key = place(w.size(), h, ids, n, extra, w.size())) std::memcpy(key, w.data(), w.size());
+  }
+  /// insert() for a word of 1..short_key::max_len bytes given as its short_key (ShortKeys).
+  void insert_short(const short_key& k, size_t len, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
+    static_assert(ShortKeys);
+    if (char* key = place(len, h, ids, n, extra, short_key::max_len)) {
+      std::memcpy(key, &k.lo, 8);
+      std::memcpy(key + 8, &k.hi, 8);
+    }
   }
 
  private:
+  static void copy_ids(const char* ids, size_t n, std::vector<int32_t>& out) {
+    if (n <= 8) {  // most words: no call
+      for (size_t k = 0; k < n; ++k) {
+        int32_t id;
+        std::memcpy(&id, ids + 4 * k, 4);
+        out.push_back(id);
+      }
+    } else {
+      const size_t first = out.size();
+      out.resize(first + n);
+      std::memcpy(out.data() + first, ids, 4 * n);
+    }
+  }
+  // Bytes a key takes in an entry: with ShortKeys a short one is padded with zeros to
+  // short_key::max_len (find_short compares it as two words).
+  static size_t key_bytes(size_t len) noexcept { return ShortKeys ? std::max(len, short_key::max_len) : len; }
+  // Takes a slot and the arena bytes of a new entry for a word of `len` bytes, writes its
+  // Extra and ids, and returns where its key_size bytes of key go; nullptr when the word
+  // is not cached (too long, empty, or the cache is full).
+  char* place(size_t len, uint64_t h, const int32_t* ids, size_t n, const Extra& extra, size_t key_size) {
+    if (len == 0 || len > max_word || n > UINT16_MAX) return nullptr;
+    if ((used_ + 1) * 2 > slots_.size()) {
+      if (slots_.size() >= max_slots) return nullptr;
+      grow();
+    }
+    const size_t off = arena_.size();
+    if (off > UINT32_MAX - (extra_size + 4 * n + key_size)) return nullptr;
+    size_t i = h & mask_;
+    while (slots_[i].len) i = (i + 1) & mask_;
+    slots_[i] = {h, uint32_t(off), uint16_t(len), uint16_t(n)};
+    arena_.resize(off + extra_size + 4 * n + key_size);
+    char* e = arena_.data() + off;
+    if constexpr (extra_size > 0) std::memcpy(e, &extra, sizeof(Extra));
+    if (n) std::memcpy(e + extra_size, ids, 4 * n);
+    ++used_;
+    return e + extra_size + 4 * n;
+  }
   // 16 bytes: four to a cache line. The entry at arena_[off] holds the Extra, the ids and
   // the word's bytes in turn, so that a hit reads one run of bytes.
   struct slot {
@@ -107,7 +208,7 @@ class basic_word_cache {
     uint16_t ids_n = 0;
   };
   static constexpr size_t extra_size = std::is_empty_v<Extra> ? 0 : sizeof(Extra);
-  static size_t entry_size(const slot& s) noexcept { return extra_size + 4 * size_t(s.ids_n) + s.len; }
+  static size_t entry_size(const slot& s) noexcept { return extra_size + 4 * size_t(s.ids_n) + key_bytes(s.len); }
   void grow(size_t size = 0) {
     table_vector<slot> old = std::move(slots_);
     slots_.assign(size ? size : old.empty() ? 256 : old.size() * 2, slot{});

@@ -175,6 +175,40 @@ TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
   }
 }
 
+TEST(ugm_charsmap, third_byte_filter_agrees_with_the_walk) {
+  // surely_unmapped(c0, c1, c2) says "nothing maps here" for most code points of a block
+  // that holds a mapped one; wherever it says so, the walk of the real charsmaps must find
+  // no match, whatever follows (the end of the text, continuation bytes, a combining mark,
+  // another code point).
+  GGUF_REQUIRE_DATA();
+  static const std::string_view tails[] = {"", "\x80", "\xBF", "a", "\xCC\x81", "\xE3\x80\x80", "\xE0\xA5\x8D"};
+  for (const char* file : {"vocab/ugm-sp-test.gguf", "vocab/ggml-vocab-nomic-bert-moe.gguf"}) {
+    auto lv = models::load(gguf::test::data_file(file));
+    ASSERT_TRUE(lv);
+    const ugm_charsmap cm(lv->data.precompiled_charsmap);
+    size_t gained = 0;  // code points only the third byte tells unmapped
+    for (uint32_t c0 = 0xC2; c0 <= 0xF4; ++c0) {
+      for (uint32_t c1 = 0x80; c1 <= 0xBF; ++c1) {
+        // c2 = 0 stands for the end of the text
+        if (cm.surely_unmapped(uint8_t(c0), uint8_t(c1), 0)) {
+          const std::string two{char(c0), char(c1)};
+          ASSERT_EQ(cm.longest_prefix(two, 0).consumed, 0u) << file << " " << c0 << " " << c1 << " at the end";
+        }
+        for (uint32_t c2 = 1; c2 < 256; ++c2) {
+          if (!cm.surely_unmapped(uint8_t(c0), uint8_t(c1), uint8_t(c2))) continue;
+          gained += !cm.surely_unmapped(uint8_t(c0), uint8_t(c1));
+          for (const std::string_view tail : tails) {
+            std::string text{char(c0), char(c1), char(c2)};
+            text += tail;
+            ASSERT_EQ(cm.longest_prefix(text, 0).consumed, 0u) << file << " " << c0 << " " << c1 << " " << c2;
+          }
+        }
+      }
+    }
+    EXPECT_GT(gained, 10000u) << file;  // (Cyrillic, Devanagari, ... in blocks with a mapped code point)
+  }
+}
+
 TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
   // The real vocabularies' charsmaps (NFKC-like: compositions, width folding, spaces
   // mapped) on random texts of characters they map, combine or leave alone, spaces
@@ -196,6 +230,30 @@ TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
       const auto want = run(*reference, text);
       for (int pass = 0; pass < 3; ++pass) ASSERT_EQ(run(*fast, text), want) << file << " text #" << t << " pass " << pass << " [" << testing::PrintToString(text) << "]";
     }
+  }
+}
+
+TEST(ugm_model, two_vocabularies_on_one_thread_never_share_cached_words) {
+  // A thread's word caches are emptied and reused when another vocabulary tokenizes
+  // (thread_scratch.h): alternating two vocabularies over the same words, each answer is
+  // its own vocabulary's (the uncached one-Viterbi-per-fragment model's).
+  GGUF_REQUIRE_DATA();
+  auto a = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  auto b = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
+  ASSERT_TRUE(a && b);
+  const auto fast_a = make_ugm(a->data), fast_b = make_ugm(b->data);
+  const auto ref_a = make_ugm(a->data, false), ref_b = make_ugm(b->data, false);
+  const std::string text = "the tokenizer of the model tokenizes the text, Ёлка и ёж; 東京 the model";
+  const auto want_a = run(*ref_a, text), want_b = run(*ref_b, text);
+  ASSERT_NE(want_a, want_b);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(run(*fast_a, text), want_a) << round;
+    EXPECT_EQ(run(*fast_b, text), want_b) << round;
+  }
+  // a vocabulary freed and another loaded in its place starts empty as well
+  for (int round = 0; round < 2; ++round) {
+    const auto again = make_ugm(round ? a->data : b->data);
+    EXPECT_EQ(run(*again, text), round ? want_a : want_b) << round;
   }
 }
 

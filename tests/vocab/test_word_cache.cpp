@@ -141,4 +141,83 @@ TEST(WordCache, NoExtra) {
   EXPECT_EQ(out, (std::vector<int32_t>{-5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1}));
 }
 
+TEST(WordCache, ShortKeysFindWhatWasInsertedAndNothingElse) {
+  // ShortKeys: words of up to 16 bytes go in and are found as short_keys (two words,
+  // masked by length, read from a text at any offset, up to its last byte); longer ones
+  // through the byte path. Words differing only past their length (a NUL byte, a prefix)
+  // stay apart; hashes forced to collide probe past equal hashes and lengths.
+  using cache_t = basic_word_cache<extra_t, true>;
+  for (const bool collide : {false, true}) {
+    std::mt19937 rng(collide ? 7 : 8);
+    cache_t cache;
+    std::map<std::string, expected> words;
+    const auto hash_of = [&](const std::string& w) {
+      const uint64_t h = w.size() <= short_key::max_len ? short_key_hash(short_key_of(w, 0, w.size()), w.size()) : text_hash(w);
+      return collide ? (h & 7) * 0x10001 : h;
+    };
+    // a text holding the word at `offset`, with other bytes around it (masking must drop them)
+    const auto key_in_text = [&](const std::string& w, size_t offset, size_t after) {
+      std::string text(offset, 'x');
+      text += w;
+      text.append(after, char(0xA5));
+      return short_key_of(text, offset, w.size());
+    };
+    std::vector<std::string> order;
+    // near-duplicates first: the same length, one byte different at each position
+    std::vector<std::string> near;
+    for (const std::string base : {"abcdefghijklmnop", "abcdefghij", "abcdefg"}) {
+      near.push_back(base);
+      for (size_t k = 0; k < base.size(); ++k) near.push_back(std::string(base).replace(k, 1, 1, 'Z'));
+    }
+    for (int i = 0; i < 3000 + int(near.size()); ++i) {
+      std::string w = i < int(near.size()) ? near[size_t(i)] : random_word(rng, i % 3 ? short_key::max_len : cache_t::max_word);
+      if (i % 50 == 0) w = w.substr(0, w.size() / 2) + std::string(1, '\0');  // a NUL inside or at the end
+      if (words.count(w)) continue;
+      const expected e{random_ids(rng), {double(i) - 0.5, size_t(i)}};
+      std::vector<int32_t> out;
+      if (w.size() <= short_key::max_len) {
+        ASSERT_FALSE(cache.find_short(key_in_text(w, i % 5, i % 17), w.size(), hash_of(w), out));
+        cache.insert_short(key_in_text(w, i % 7, i % 3), w.size(), hash_of(w), e.ids.data(), e.ids.size(), e.extra);
+      } else {
+        cache.insert(w, hash_of(w), e.ids.data(), e.ids.size(), e.extra);
+      }
+      words[w] = e;
+      order.push_back(w);
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      const std::string& w = order[k];
+      const expected& e = words.at(w);
+      std::vector<int32_t> out{-3};
+      extra_t x{};
+      const bool found = w.size() <= short_key::max_len
+                             ? cache.find_short(key_in_text(w, k % 11, k % 2 ? 0 : 20), w.size(), hash_of(w), out, &x)
+                             : cache.find(w, hash_of(w), out, &x);
+      ASSERT_TRUE(found) << w.size();
+      std::vector<int32_t> want{-3};
+      want.insert(want.end(), e.ids.begin(), e.ids.end());
+      EXPECT_EQ(out, want);
+      EXPECT_EQ(x.size, e.extra.size);
+      // the word one byte shorter, or with a NUL appended, is another word
+      for (const std::string& other : {w.substr(0, w.size() - 1), w + std::string(1, '\0')}) {
+        if (other.empty() || other.size() > short_key::max_len || words.count(other)) continue;
+        std::vector<int32_t> none;
+        EXPECT_FALSE(cache.find_short(short_key_of(other, 0, other.size()), other.size(), hash_of(other), none));
+        EXPECT_TRUE(none.empty());
+      }
+    }
+    // a cleared cache finds nothing, and takes words again
+    cache.clear();
+    std::vector<int32_t> out;
+    for (const auto& [w, e] : words) {
+      const bool found = w.size() <= short_key::max_len ? cache.find_short(short_key_of(w, 0, w.size()), w.size(), hash_of(w), out)
+                                                        : cache.find(w, hash_of(w), out);
+      ASSERT_FALSE(found);
+    }
+    const int32_t id = 9;
+    cache.insert_short(short_key_of("again", 0, 5), 5, hash_of("again"), &id, 1, {});
+    EXPECT_TRUE(cache.find_short(short_key_of("again", 0, 5), 5, hash_of("again"), out));
+    EXPECT_EQ(out, std::vector<int32_t>{9});
+  }
+}
+
 }  // namespace
