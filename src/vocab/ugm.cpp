@@ -528,7 +528,10 @@ class ugm_model final : public tokenizer_model {
     // Per-thread scratch kept between calls (a fresh vector per call costs page faults
     // on every call); released when it grew past 64 MiB.
     thread_local std::vector<best> results;
-    results.assign(n + 1, best{unk_, 0, -DBL_MAX});
+    // (grown only: assign() per word filled element by element, and resize() would
+    // value-initialize a grown tail before the fill)
+    if (results.size() < n + 1) results.resize(n + 1);
+    std::fill_n(results.data(), n + 1, best{unk_, 0, -DBL_MAX});
     results[0] = {unk_, 0, base};
     for (size_t pos = 0; pos < n;) {
       // (a branch for ASCII: the next position is then known before the byte's table
