@@ -260,6 +260,9 @@ class bpe_model final : public tokenizer_model {
     std::vector<uint64_t> hashes;  // text_hash of each live symbol's text
     merge_scratch<int32_t> merge;
     word_cache cache;
+    // (thread_scratch, for another vocabulary: the other buffers hold nothing between
+    // words)
+    void clear() noexcept { cache.clear(); }
   };
 
   // llama.cpp's llm_tokenizer_bpe_session::tokenize for one word: one symbol per chunk

@@ -71,6 +71,9 @@ class spm_model final : public tokenizer_model {
     std::vector<symbol> syms;
     merge_scratch<float> merge;
     word_cache cache;
+    // (thread_scratch, for another vocabulary: the other buffers hold nothing between
+    // words)
+    void clear() noexcept { cache.clear(); }
   };
 
   void cached_word(std::string_view text, size_t begin, size_t end, scratch& sc, std::vector<int32_t>& out) const {
