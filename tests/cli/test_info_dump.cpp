@@ -163,4 +163,19 @@ TEST(CliErrors, ExitCodesAndOneLineMessages) {
   auto top = run_cli({"--help"});
   EXPECT_EQ(top.exit_code, 0);
   EXPECT_NE(top.out.find("info"), std::string::npos);
+  // every command's line: two spaces, the name, at least two spaces, its summary, the
+  // summaries in one column (the longest name, convert-endian, ran into its summary)
+  size_t column = 0, lines = 0;
+  for (size_t at = top.out.find("\n  "); at != std::string::npos; at = top.out.find("\n  ", at + 1)) {
+    const std::string line = top.out.substr(at + 1, top.out.find('\n', at + 1) - at - 1);
+    const size_t name_end = line.find(' ', 2);
+    ASSERT_NE(name_end, std::string::npos) << line;
+    const size_t summary = line.find_first_not_of(' ', name_end);
+    ASSERT_NE(summary, std::string::npos) << line;
+    EXPECT_GE(summary - name_end, 2u) << line;
+    if (column == 0) column = summary;
+    EXPECT_EQ(summary, column) << line;
+    ++lines;
+  }
+  EXPECT_GE(lines, 10u);
 }

@@ -1,5 +1,6 @@
 // gguf — command-line tool over the gguf library. A dispatcher over one function per
 // command (cmd_*.cpp); the command table is the only place a command is registered.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <string_view>
@@ -9,9 +10,12 @@
 namespace {
 void usage(std::ostream& os) {
   os << "usage: gguf <command> [options] [args]\n\ncommands:\n";
+  // the summaries in one column, two spaces past the longest name
+  size_t width = 0;
+  for (const auto& c : gguf::cli::commands()) width = std::max(width, c.name.size());
   for (const auto& c : gguf::cli::commands()) {
     os << "  " << c.name;
-    for (size_t i = c.name.size(); i < 14; ++i) os << ' ';
+    for (size_t i = c.name.size(); i < width + 2; ++i) os << ' ';
     os << c.summary << "\n";
   }
   os << "\nRun 'gguf <command> --help' for a command's options.\n"
