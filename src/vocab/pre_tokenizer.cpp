@@ -219,7 +219,7 @@ void pre_tokenizer::split(std::span<const uint32_t> cpts, std::vector<size_t>& l
                 ts.collapsed[i] = c;
                 continue;
               }
-              const uint16_t f = c < max_codepoints ? ft[c] : 0;
+              const uint16_t f = c < flags_table_size ? ft[c] : flags_of(c).bits;
               ts.collapsed[i] = (f & cpt_flags::whitespace) ? 0x0B : category_byte(f & cpt_flags::mask_categories);
             }
             have_collapsed = true;
@@ -230,7 +230,8 @@ void pre_tokenizer::split(std::span<const uint32_t> cpts, std::vector<size_t>& l
             ts.wide.resize(cpts.size());
             for (size_t i = 0; i < cpts.size(); ++i) {
               const uint32_t c = cpts[i];
-              ts.wide[i] = (c > 0x7F && c < max_codepoints && (ft[c] & cpt_flags::whitespace)) ? 0x0B : c;
+              const uint16_t f = c < 0x80 ? 0 : c < flags_table_size ? ft[c] : flags_of(c).bits;
+              ts.wide[i] = (f & cpt_flags::whitespace) ? 0x0B : c;
             }
             have_wide = true;
           }

@@ -19,7 +19,7 @@ struct piece_view {
   cpt_flags flags(size_t p) const {
     if (p < ini || p >= end) return {};
     const uint32_t c = cpts[p];
-    return c < max_codepoints ? cpt_flags{ft[c]} : cpt_flags{};
+    return c < flags_table_size ? cpt_flags{ft[c]} : flags_of(c);
   }
   size_t add(size_t e) {
     const size_t len = e - prev_end;

@@ -12,20 +12,33 @@ namespace gguf::vocab_detail {
 namespace {
 
 // Built at the first use in a process (the first tokenize call, or a load that finds its
-// newline token): 2.2 MB, its pages faulted in by one call and written once (huge_pages.h,
-// prefault.h: a fresh mapping is not zeroed a second time).
+// newline token): flags_table_size entries, its pages faulted in by one call and written
+// once (prefault.h). The whitespace, case and NFD lists hold no code point past the
+// table (test_generated_tables.cpp checks it): past it, the ranges alone give the flags.
 table_vector<uint16_t> build_flags() {
   namespace ud = unicode_data;
-  auto t = prefaulted_table<uint16_t>(max_codepoints, 0);
+  auto t = prefaulted_table<uint16_t>(flags_table_size, 0);
   for (size_t i = 0; i + 1 < ud::ranges_flags_count; ++i) {
-    const uint32_t end = std::min(ud::ranges_flags[i + 1].start, max_codepoints);
+    const uint32_t end = std::min(ud::ranges_flags[i + 1].start, flags_table_size);
     for (uint32_t c = ud::ranges_flags[i].start; c < end; ++c) t[c] = ud::ranges_flags[i].flags;
   }
-  for (size_t i = 0; i < ud::whitespace_count; ++i) t[ud::whitespace[i]] |= cpt_flags::whitespace;
-  for (size_t i = 0; i < ud::map_lowercase_count; ++i) t[ud::map_lowercase[i].to] |= cpt_flags::lowercase;
-  for (size_t i = 0; i < ud::map_uppercase_count; ++i) t[ud::map_uppercase[i].to] |= cpt_flags::uppercase;
-  for (size_t i = 0; i < ud::ranges_nfd_count; ++i) t[ud::ranges_nfd[i].nfd] |= cpt_flags::nfd;
+  const auto set = [&](uint32_t c, uint16_t bit) {
+    if (c < flags_table_size) t[c] |= bit;
+  };
+  for (size_t i = 0; i < ud::whitespace_count; ++i) set(ud::whitespace[i], cpt_flags::whitespace);
+  for (size_t i = 0; i < ud::map_lowercase_count; ++i) set(ud::map_lowercase[i].to, cpt_flags::lowercase);
+  for (size_t i = 0; i < ud::map_uppercase_count; ++i) set(ud::map_uppercase[i].to, cpt_flags::uppercase);
+  for (size_t i = 0; i < ud::ranges_nfd_count; ++i) set(ud::ranges_nfd[i].nfd, cpt_flags::nfd);
   return t;
+}
+
+// The flags of a code point past the table: its category range's.
+uint16_t range_flags_of(uint32_t cpt) noexcept {
+  namespace ud = unicode_data;
+  const auto* b = ud::ranges_flags;
+  const auto* e = b + ud::ranges_flags_count;
+  const auto* it = std::upper_bound(b, e, cpt, [](uint32_t v, const ud::range_flags& r) { return v < r.start; });
+  return it == b ? 0 : (it - 1)->flags;
 }
 
 struct byte_alphabet {
@@ -65,7 +78,8 @@ const uint16_t* flags_table() noexcept {
 }
 
 cpt_flags flags_of(uint32_t cpt) noexcept {
-  return cpt < max_codepoints ? cpt_flags{flags_table()[cpt]} : cpt_flags{};
+  if (cpt < flags_table_size) return cpt_flags{flags_table()[cpt]};
+  return cpt < max_codepoints ? cpt_flags{range_flags_of(cpt)} : cpt_flags{};
 }
 
 void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out) {

@@ -58,9 +58,16 @@ struct cpt_flags {
 
 inline constexpr uint32_t max_codepoints = 0x110000;
 
+/// Code points below this have their flags in flags_table(); above it (planes 3 to 16:
+/// CJK extensions G and H, tags, variation selectors, private use) the flags come from
+/// the category ranges alone, found by flags_of. 384 KiB of table instead of 2.2 MB of
+/// memory a process touches at its first tokenize call (fresh pages are dear on a VM).
+inline constexpr uint32_t flags_table_size = 0x30000;
+
 /// Flags of a code point; code points >= 0x110000 have no flags (bits == 0), like llama.cpp.
 cpt_flags flags_of(uint32_t cpt) noexcept;
-/// The flag table itself (max_codepoints entries), for hot loops.
+/// The flag table itself (flags_table_size entries), for hot loops: a code point at or
+/// past its end goes through flags_of.
 const uint16_t* flags_table() noexcept;
 
 /// Number of bytes of the UTF-8 sequence whose first byte is `c` (1 for a stray

@@ -2,8 +2,44 @@
 // src/unicode-data.cpp (skipped where that reference source is absent).
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "test_support.h"
+#include "vocab/unicode.h"
 
 TEST(generated_tables, unicode_data_cpp_is_the_generator_output) {
   gguf::test::expect_generated("gen_unicode_data.py", "src/vocab/unicode_data.cpp");
+}
+
+// The flag table holds the code points below flags_table_size; past it flags_of reads
+// the category ranges alone. Every code point's flags are those of the plain reading of
+// the generated data (its range, then the whitespace, case and NFD lists), and no list
+// holds a code point past the table (a new Unicode version that put one there would need
+// a larger table).
+TEST(generated_tables, flags_of_every_code_point_is_the_data_s) {
+  namespace ud = gguf::vocab_detail::unicode_data;
+  using gguf::vocab_detail::cpt_flags;
+  using gguf::vocab_detail::flags_table_size;
+  using gguf::vocab_detail::max_codepoints;
+  std::vector<uint16_t> want(max_codepoints, 0);
+  for (size_t i = 0; i + 1 < ud::ranges_flags_count; ++i)
+    for (uint32_t c = ud::ranges_flags[i].start; c < ud::ranges_flags[i + 1].start && c < max_codepoints; ++c)
+      want[c] = ud::ranges_flags[i].flags;
+  const auto add = [&](uint32_t c, uint16_t bit) {
+    ASSERT_LT(c, flags_table_size) << "a listed code point past the flag table";
+    want[c] |= bit;
+  };
+  for (size_t i = 0; i < ud::whitespace_count; ++i) add(ud::whitespace[i], cpt_flags::whitespace);
+  for (size_t i = 0; i < ud::map_lowercase_count; ++i) add(ud::map_lowercase[i].to, cpt_flags::lowercase);
+  for (size_t i = 0; i < ud::map_uppercase_count; ++i) add(ud::map_uppercase[i].to, cpt_flags::uppercase);
+  for (size_t i = 0; i < ud::ranges_nfd_count; ++i) add(ud::ranges_nfd[i].nfd, cpt_flags::nfd);
+  size_t past_table = 0;
+  for (uint32_t c = 0; c < max_codepoints; ++c) {
+    ASSERT_EQ(gguf::vocab_detail::flags_of(c).bits, want[c]) << std::hex << c;
+    past_table += c >= flags_table_size && want[c] != 0;
+  }
+  EXPECT_GT(past_table, 0u);  // (CJK extensions G and H, tags, private use: the range path is used)
+  EXPECT_TRUE(gguf::vocab_detail::flags_of(0x30000).is_letter());     // CJK extension G
+  EXPECT_TRUE(gguf::vocab_detail::flags_of(0xF0000).is_control());    // private use is \p{C}
+  EXPECT_EQ(gguf::vocab_detail::flags_of(0x110000).bits, 0);
 }
