@@ -160,6 +160,19 @@ struct tensor_info {
   uint64_t nelements() const noexcept { return ne[0] * ne[1] * ne[2] * ne[3]; }
 };
 
+/// Who a local file was when it was opened (fstat of the descriptor it was mapped from):
+/// equal identities mean the same file, unchanged, for caches keyed by a file without
+/// reading it. A write changes the modification and change times; the change time cannot
+/// be set back by a user. Times in nanoseconds since the epoch.
+struct file_identity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;  ///< last modification
+  int64_t ctime_ns = 0;  ///< last status change
+  bool operator==(const file_identity&) const = default;
+};
+
 /// An opened, validated GGUF file. Cheap to copy (shared ownership of the mapping).
 class file {
  public:
@@ -207,6 +220,9 @@ class file {
   void release(std::span<const std::byte> view) const noexcept;
   /// Requests and bytes this file has cost (zero for a local file).
   transfer_stats transfer() const noexcept;
+  /// The identity of a file opened with open() (file_identity); nullopt for a buffer or a
+  /// remote file.
+  std::optional<file_identity> identity() const noexcept;
 
   const std::string& path() const noexcept;
   uint32_t version() const noexcept;

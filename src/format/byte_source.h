@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "gguf/error.h"
+#include "gguf/file.h"
 #include "gguf/remote.h"
 
 namespace gguf::detail {
@@ -37,6 +39,8 @@ class byte_source {
   virtual transfer_stats stats() const noexcept = 0;
   /// The metadata is parsed: [0, end) may be stored in the cache.
   virtual void parsed(uint64_t end) noexcept = 0;
+  /// A local file's identity when it was opened (file::identity), else nullopt.
+  virtual std::optional<file_identity> identity() const noexcept { return std::nullopt; }
 };
 
 /// The remote source whose reservation holds [p, p + n), or nullptr (local bytes). Lets a

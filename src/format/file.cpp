@@ -372,6 +372,9 @@ void file::release(std::span<const std::byte> view) const noexcept {
 }
 
 transfer_stats file::transfer() const noexcept { return impl_->source ? impl_->source->stats() : transfer_stats{}; }
+std::optional<file_identity> file::identity() const noexcept {
+  return impl_->source ? impl_->source->identity() : std::nullopt;
+}
 
 const std::string& file::path() const noexcept { return impl_->path; }
 uint32_t file::version() const noexcept { return impl_->version; }

@@ -12,7 +12,10 @@
 namespace gguf::detail {
 
 mapped_file::mapped_file(mapped_file&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), map_(std::exchange(o.map_, nullptr)) {}
+    : data_(std::exchange(o.data_, nullptr)),
+      size_(std::exchange(o.size_, 0)),
+      map_(std::exchange(o.map_, nullptr)),
+      identity_(o.identity_) {}
 
 mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   if (this != &o) {
@@ -20,6 +23,7 @@ mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
     map_ = std::exchange(o.map_, nullptr);
+    identity_ = o.identity_;
   }
   return *this;
 }
@@ -46,6 +50,8 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
   }
   mapped_file m;
   m.size_ = static_cast<size_t>(st.st_size);
+  const auto ns = [](const struct timespec& t) { return int64_t(t.tv_sec) * 1000000000 + int64_t(t.tv_nsec); };
+  m.identity_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
   if (m.size_ > 0) {
     void* p = mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {

@@ -22,11 +22,13 @@ class mapped_file : public whole_source {
   /// Maps `path` read-only. Errors: io_error naming the system error.
   static result<mapped_file> open(const std::filesystem::path& path);
   std::span<const std::byte> bytes() const noexcept override { return {data_, size_}; }
+  std::optional<file_identity> identity() const noexcept override { return identity_; }
 
  private:
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
   void* map_ = nullptr;
+  file_identity identity_;
 };
 
 /// Bytes a caller keeps alive, or owned bytes (standard input).

@@ -21,6 +21,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <optional>
 #include <filesystem>
 #include <random>
 
@@ -60,6 +62,61 @@ std::string hex(const unsigned char* p, size_t n) {
   return s;
 }
 
+constexpr char ident_magic[8] = {'G', 'G', 'U', 'F', 'V', 'T', 'I', '1'};
+constexpr size_t ident_size = 32;  // magic, key, 8 zero bytes
+
+// The content key in an identity record; false when there is none or it is not one.
+bool read_ident(const std::string& path, unsigned char key[16]) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char buf[ident_size + 1];
+  ssize_t got;
+  do got = ::read(fd, buf, sizeof buf);
+  while (got < 0 && errno == EINTR);
+  ::close(fd);
+  static constexpr unsigned char zeros[8] = {};
+  if (got != ssize_t(ident_size) || std::memcmp(buf, ident_magic, 8) != 0 || std::memcmp(buf + 24, zeros, 8) != 0)
+    return false;
+  std::memcpy(key, buf + 8, 16);
+  return true;
+}
+
+// Writes `data` to `path` whole or not at all (a temporary file, then rename).
+bool write_atomic(const std::string& path, const char* data, size_t size) {
+  std::random_device rd;
+  const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(rd());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  bool ok = true;
+  for (size_t off = 0; ok && off < size;) {
+    const ssize_t w = ::write(fd, data + off, size - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) ok = false;
+    else off += size_t(w);
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) ::unlink(tmp.c_str());
+  return ok;
+}
+
+void write_ident(const std::string& path, const unsigned char key[16]) {
+  char buf[ident_size] = {};
+  std::memcpy(buf, ident_magic, 8);
+  std::memcpy(buf + 8, key, 16);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  write_atomic(path, buf, sizeof buf);
+}
+
+// The file's times are identity_min_age_ns old or older.
+bool old_enough(const file_identity& id) {
+  struct timespec now {};
+  if (clock_gettime(CLOCK_REALTIME, &now) != 0) return false;
+  const int64_t t = int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+  return t - id.mtime_ns >= identity_min_age_ns && t - id.ctime_ns >= identity_min_age_ns;
+}
+
 }  // namespace
 
 std::string default_cache_dir() {
@@ -97,19 +154,41 @@ bool table_reader::get_raw(uint32_t elem_size, const void*& data, uint64_t& coun
 std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const gguf::file& f, bool ignore_existing) {
   if (dir.empty()) return nullptr;
   std::unique_ptr<table_cache> c(new table_cache());
-  // the key: the vocabulary code's hash, then every byte the tables are built from
-  XXH3_state_t st;
-  XXH3_INITSTATE(&st);
-  XXH3_128bits_reset(&st);
   const std::string_view code = GGUF_VOCAB_SOURCE_HASH;
-  XXH3_128bits_update(&st, code.data(), code.size());
   const auto bytes = f.bytes();
   const size_t n = size_t(std::min<uint64_t>(f.metadata_end(), bytes.size()));
-  XXH3_128bits_update(&st, bytes.data(), n);
-  XXH128_canonical_t key;
-  XXH128_canonicalFromHash(&key, XXH3_128bits_digest(&st));
-  std::memcpy(c->key_, key.digest, 16);
-  c->path_ = dir + "/vocab-" + hex(key.digest, 16) + ".bin";
+  // The identity record of a local file: its name hashes the code's hash, the identity
+  // and the metadata's size; it holds the content key.
+  std::string ident_path;
+  const std::optional<file_identity> id = f.identity();
+  if (id) {
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_128bits_reset(&st);
+    XXH3_128bits_update(&st, code.data(), code.size());
+    const uint64_t fields[6] = {id->device, id->inode, id->size, uint64_t(id->mtime_ns), uint64_t(id->ctime_ns), uint64_t(n)};
+    XXH3_128bits_update(&st, fields, sizeof fields);
+    XXH128_canonical_t ident;
+    XXH128_canonicalFromHash(&ident, XXH3_128bits_digest(&st));
+    ident_path = dir + "/ident-" + hex(ident.digest, 16) + ".key";
+    if (!ignore_existing && read_ident(ident_path, c->key_)) {
+      c->keyed_by_identity_ = true;
+      utimensat(AT_FDCWD, ident_path.c_str(), nullptr, 0);  // recently used: pruned last
+    }
+  }
+  if (!c->keyed_by_identity_) {
+    // the key: the vocabulary code's hash, then every byte the tables are built from
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_128bits_reset(&st);
+    XXH3_128bits_update(&st, code.data(), code.size());
+    XXH3_128bits_update(&st, bytes.data(), n);
+    XXH128_canonical_t key;
+    XXH128_canonicalFromHash(&key, XXH3_128bits_digest(&st));
+    std::memcpy(c->key_, key.digest, 16);
+    if (id && old_enough(*id)) write_ident(ident_path, c->key_);
+  }
+  c->path_ = dir + "/vocab-" + hex(c->key_, 16) + ".bin";
 
   if (ignore_existing) return c;
   const int fd = ::open(c->path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -132,7 +211,7 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   std::memcpy(&h, c->map_, header_size);
   if (std::memcmp(h.magic, magic, 8) != 0 || h.format != format_version) {
     c->why_ = "another format";
-  } else if (std::memcmp(h.key, key.digest, 16) != 0) {
+  } else if (std::memcmp(h.key, c->key_, 16) != 0) {
     c->why_ = "another key";
   } else if (h.payload_size != c->map_size_ - header_size) {
     c->why_ = "truncated";
@@ -148,7 +227,8 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
 
 namespace {
 // Keeps the folder's cache files under GGUF_CACHE_MAX_MB (default 1024) by removing the
-// least recently used ones (file times: a hit touches its file), never `keep`.
+// least recently used ones (file times: a hit touches its file), never `keep`; and its
+// identity records to the max_ident_files most recently used.
 void prune(const std::filesystem::path& dir, const std::filesystem::path& keep) {
   uint64_t cap = uint64_t(1024) << 20;
   if (const char* m = std::getenv("GGUF_CACHE_MAX_MB"); m && *m) cap = std::strtoull(m, nullptr, 10) << 20;
@@ -157,21 +237,31 @@ void prune(const std::filesystem::path& dir, const std::filesystem::path& keep) 
     uint64_t size;
     std::filesystem::path p;
   };
-  std::vector<entry> files;
+  std::vector<entry> files, idents;
   uint64_t total = 0;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
+    if (name.rfind("ident-", 0) == 0 && e.path().extension() == ".key") {
+      idents.push_back({e.last_write_time(ec), 0, e.path()});
+      continue;
+    }
     if (name.rfind("vocab-", 0) != 0 || e.path().extension() != ".bin") continue;
     const uint64_t size = e.file_size(ec);
     if (ec) continue;
     total += size;
     if (e.path() != keep) files.push_back({e.last_write_time(ec), size, e.path()});
   }
-  std::sort(files.begin(), files.end(), [](const entry& a, const entry& b) { return a.t < b.t; });
+  const auto older = [](const entry& a, const entry& b) { return a.t < b.t; };
+  std::sort(files.begin(), files.end(), older);
   for (const auto& f : files) {
     if (total <= cap) break;
     if (std::filesystem::remove(f.p, ec)) total -= f.size;
+  }
+  // identity records: the most recently used max_ident_files stay
+  if (idents.size() > max_ident_files) {
+    std::sort(idents.begin(), idents.end(), older);
+    for (size_t i = 0; i + max_ident_files < idents.size(); ++i) std::filesystem::remove(idents[i].p, ec);
   }
 }
 }  // namespace
@@ -241,20 +331,7 @@ bool table_cache::commit() {
   h.checksum = XXH3_64bits(out.data() + header_size, size_t(h.payload_size));
   std::memcpy(out.data(), &h, header_size);
 
-  std::random_device rd;
-  const std::string tmp = path_ + ".tmp." + std::to_string(getpid()) + "." + std::to_string(rd());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  bool ok = true;
-  for (size_t off = 0; ok && off < out.size();) {
-    const ssize_t w = ::write(fd, out.data() + off, out.size() - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) ok = false;
-    else off += size_t(w);
-  }
-  ok = ::close(fd) == 0 && ok;
-  if (ok) ok = std::rename(tmp.c_str(), path_.c_str()) == 0;
-  if (!ok) ::unlink(tmp.c_str());
+  const bool ok = write_atomic(path_, out.data(), out.size());
   if (ok) prune(target.parent_path(), target);
   return ok;
 }

@@ -13,6 +13,15 @@
 // never fails a load. The folder is kept under GGUF_CACHE_MAX_MB (default 1024) by
 // removing the least recently used files after each write.
 //
+// The content key of a local file is also recorded under the file's identity
+// (gguf::file_identity: device, inode, size, modification and change times), in
+// `DIR/ident-<hash>.key`: a later open of the same unchanged file reads its key there
+// instead of hashing the metadata again (17 MB for gemma-4). Any write to the file
+// changes its times, so an edited file is hashed anew. An identity is recorded only once
+// its times are identity_min_age_ns old, so that a write within a filesystem's timestamp
+// granularity cannot leave them equal. At most max_ident_files are kept (least recently
+// used removed).
+//
 // Tables are written and read in the order the load builds them, each under a name;
 // `pod_table` is how a structure holds an array that may be its own vector or a view
 // into the mapped cache.
@@ -135,6 +144,12 @@ class table_reader {
   const std::byte* end_ = nullptr;
 };
 
+/// How old (by the clock) a file's modification and change times must be for its
+/// identity to be recorded (2 s: coarser filesystems' granularity). Tests set 0.
+inline int64_t identity_min_age_ns = 2'000'000'000;
+/// Identity records kept in a cache folder.
+inline constexpr size_t max_ident_files = 4096;
+
 class table_cache {
  public:
   /// The cache for `f`'s vocabulary in `dir` (created when missing); nullptr when `dir`
@@ -175,6 +190,8 @@ class table_cache {
   const std::string& path() const noexcept { return path_; }
   /// Why the file was not used, when it existed (for --verbose); empty otherwise.
   const std::string& why_miss() const noexcept { return why_; }
+  /// True when the key was read from the identity record instead of hashed.
+  bool keyed_by_identity() const noexcept { return keyed_by_identity_; }
 
  private:
   table_cache() = default;
@@ -191,6 +208,7 @@ class table_cache {
   const std::byte* cursor_ = nullptr;  // next table in the mapped payload
   bool hit_ = false;
   bool broken_ = false;
+  bool keyed_by_identity_ = false;
   std::vector<saved> tables_;
 };
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "gguf/vocab.h"
 #include "test_support.h"
 #include "vocab/prefault.h"
+#include "vocab/table_cache.h"
 
 namespace fs = std::filesystem;
 using gguf::test::data_dir;
@@ -46,13 +48,18 @@ std::vector<fs::path> vocab_files() {
   return out;
 }
 
-std::vector<fs::path> cache_files(const fs::path& dir) {
+// The folder's files whose names start with `prefix` (vocab-*.bin: cache files;
+// ident-*.key: identity records).
+std::vector<fs::path> files_of(const fs::path& dir, const std::string& prefix) {
   std::vector<fs::path> out;
   if (!fs::exists(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
+std::vector<fs::path> cache_files(const fs::path& dir) { return files_of(dir, "vocab-"); }
+std::vector<fs::path> ident_files(const fs::path& dir) { return files_of(dir, "ident-"); }
 
 gguf::vocab load(const fs::path& model, const fs::path& cache) {
   auto f = gguf::file::open(model.string());
@@ -234,6 +241,108 @@ TEST(TokenizerCache, TheFolderIsKeptUnderItsCap) {
   EXPECT_TRUE(fs::exists(order.back())) << "the file just written stays";
   EXPECT_FALSE(fs::exists(order.front())) << "the least recently used goes first";
   EXPECT_LE(total, std::max<uint64_t>(2u << 20, fs::file_size(order.back())));
+}
+
+namespace {
+// identity_min_age_ns for the scope of a test
+struct min_age {
+  int64_t saved = gguf::vocab_detail::identity_min_age_ns;
+  explicit min_age(int64_t ns) { gguf::vocab_detail::identity_min_age_ns = ns; }
+  ~min_age() { gguf::vocab_detail::identity_min_age_ns = saved; }
+};
+std::unique_ptr<gguf::vocab_detail::table_cache> open_cache(const fs::path& model, const fs::path& dir) {
+  auto f = gguf::file::open(model.string());
+  EXPECT_TRUE(static_cast<bool>(f));
+  return gguf::vocab_detail::table_cache::open(dir.string(), *f);
+}
+}  // namespace
+
+TEST(TokenizerCache, AnUnchangedFileIsKnownByItsIdentity) {
+  // The content key of a file is recorded under its identity; the next open reads it
+  // there (no hash of the metadata) and finds the same cache file. A file whose times
+  // are too recent is not recorded; a file written since has another identity; a damaged
+  // record is not used.
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const fs::path copy = temp_dir() / "ident-gpt2.gguf";
+  std::string bytes = read_file(data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf");
+  write_file(copy, bytes);
+  const fs::path dir = temp_dir() / "cache-ident";
+  const std::string text = "Hello world, the identity of a file";
+  const auto want = ids_of(load(copy, ""), text);
+  {
+    // just written: its times are within the default 2 s, so it is not recorded
+    const auto v = load(copy, dir);
+    EXPECT_FALSE(v.from_cache());
+    EXPECT_TRUE(ident_files(dir).empty());
+    EXPECT_FALSE(open_cache(copy, dir)->keyed_by_identity());
+  }
+  const min_age now(0);
+  {
+    auto c = open_cache(copy, dir);  // hashes, then records the identity
+    EXPECT_FALSE(c->keyed_by_identity());
+    EXPECT_TRUE(c->hit());
+    ASSERT_EQ(ident_files(dir).size(), 1u);
+  }
+  const std::string key_path = open_cache(copy, dir)->path();
+  {
+    auto c = open_cache(copy, dir);
+    EXPECT_TRUE(c->keyed_by_identity());
+    EXPECT_TRUE(c->hit());
+    EXPECT_EQ(c->path(), key_path) << "the recorded key is the content key";
+    const auto v = load(copy, dir);
+    EXPECT_TRUE(v.from_cache());
+    EXPECT_EQ(ids_of(v, text), want);
+  }
+  // damaged records are not used (and the key is hashed again, to the same file)
+  const fs::path record = ident_files(dir).at(0);
+  const std::string good = read_file(record);
+  for (const std::string& bad : {good.substr(0, 31), good + "x", std::string("XGUFVTI1") + good.substr(8),
+                                 good.substr(0, 24) + std::string(7, '\0') + "\x01"}) {
+    write_file(record, bad);
+    auto c = open_cache(copy, dir);
+    EXPECT_FALSE(c->keyed_by_identity());
+    EXPECT_EQ(c->path(), key_path);
+    EXPECT_TRUE(c->hit());
+  }
+  // the file rewritten with one token changed (same size): another identity, another key
+  const std::string from = "Hello", to = "Jello";
+  const size_t at = bytes.find(std::string("\x05\0\0\0\0\0\0\0", 8) + from);
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at + 8, from.size(), to);
+  write_file(copy, bytes);
+  {
+    auto c = open_cache(copy, dir);
+    EXPECT_FALSE(c->keyed_by_identity());
+    EXPECT_NE(c->path(), key_path);
+    EXPECT_FALSE(c->hit());
+    const auto v = load(copy, dir);
+    EXPECT_EQ(ids_of(v, "Hello"), ids_of(load(copy, ""), "Hello"));
+    EXPECT_NE(ids_of(v, "Hello"), ids_of(load(data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf", ""), "Hello"));
+  }
+  // buffers have no identity
+  auto mem = gguf::file::from_bytes(std::as_bytes(std::span(bytes)));
+  ASSERT_TRUE(mem);
+  EXPECT_FALSE(mem->identity().has_value());
+  EXPECT_FALSE(gguf::vocab_detail::table_cache::open(dir.string(), *mem)->keyed_by_identity());
+}
+
+TEST(TokenizerCache, IdentityRecordsAreKeptToTheirCap) {
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const fs::path dir = temp_dir() / "cache-ident-cap";
+  fs::create_directories(dir);
+  const size_t cap = gguf::vocab_detail::max_ident_files;
+  // old records, then a load that writes a cache file (the prune runs after a write)
+  for (size_t i = 0; i < cap + 10; ++i) {
+    const fs::path p = dir / ("ident-old" + std::to_string(i) + ".key");
+    write_file(p, std::string(32, 'x'));
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(1) + std::chrono::seconds(i));
+  }
+  const min_age now(0);
+  (void)load(data_dir() / "vocab" / "ugm-sp-test.gguf", dir);
+  const auto records = ident_files(dir);
+  EXPECT_EQ(records.size(), cap);
+  EXPECT_FALSE(fs::exists(dir / "ident-old0.key")) << "the least recently used go";
+  EXPECT_TRUE(fs::exists(dir / ("ident-old" + std::to_string(cap + 9) + ".key")));
 }
 
 // prefaulted_table (prefault.h) writes nothing over a fresh mapping when the fill is all
