@@ -67,8 +67,15 @@ constexpr size_t ident_size = 32;  // magic, key, 8 zero bytes
 
 // The content key in an identity record; false when there is none or it is not one.
 bool read_ident(const std::string& path, unsigned char key[16]) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // (O_NONBLOCK: a FIFO or a device put under the name would otherwise block the open or
+  // the read; only a regular file is read)
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
+  struct stat sb {};
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    ::close(fd);
+    return false;
+  }
   unsigned char buf[ident_size + 1];
   ssize_t got;
   do got = ::read(fd, buf, sizeof buf);
@@ -191,7 +198,8 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   c->path_ = dir + "/vocab-" + hex(c->key_, 16) + ".bin";
 
   if (ignore_existing) return c;
-  const int fd = ::open(c->path_.c_str(), O_RDONLY | O_CLOEXEC);
+  // (O_NONBLOCK: a FIFO under the name would block the open; it fails the check below)
+  const int fd = ::open(c->path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return c;  // not there yet
   struct stat sb {};
   if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || uint64_t(sb.st_size) < header_size) {

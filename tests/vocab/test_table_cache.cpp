@@ -326,6 +326,29 @@ TEST(TokenizerCache, AnUnchangedFileIsKnownByItsIdentity) {
   EXPECT_FALSE(gguf::vocab_detail::table_cache::open(dir.string(), *mem)->keyed_by_identity());
 }
 
+TEST(TokenizerCache, AFifoUnderACacheNameIsNotWaitedFor) {
+  // A FIFO (no writer) where the cache file or the identity record should be: the open
+  // must neither block nor use it; the load builds its tables and gives the same ids.
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const min_age now(0);
+  const fs::path model = data_dir() / "vocab" / "ugm-sp-test.gguf";
+  const fs::path dir = temp_dir() / "cache-fifo";
+  const std::string cache_path = open_cache(model, dir)->path();  // records the identity
+  ASSERT_EQ(ident_files(dir).size(), 1u);
+  const fs::path record = ident_files(dir).at(0);
+  fs::remove(record);
+  ASSERT_EQ(mkfifo(record.c_str(), 0644), 0);
+  fs::remove(cache_path);
+  ASSERT_EQ(mkfifo(cache_path.c_str(), 0644), 0);
+  auto c = open_cache(model, dir);
+  EXPECT_FALSE(c->keyed_by_identity());
+  EXPECT_FALSE(c->hit());
+  EXPECT_EQ(c->path(), cache_path);
+  const auto v = load(model, dir);
+  EXPECT_FALSE(v.from_cache());
+  EXPECT_EQ(ids_of(v, "Hello world"), ids_of(load(model, ""), "Hello world"));
+}
+
 TEST(TokenizerCache, IdentityRecordsAreKeptToTheirCap) {
   if (data_dir().empty()) GTEST_SKIP() << "no test data";
   const fs::path dir = temp_dir() / "cache-ident-cap";
