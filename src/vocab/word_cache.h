@@ -134,14 +134,24 @@ class basic_word_cache {
     if (want > slots_.size()) grow(want);
     arena_.reserve(std::min(words, max_slots / 2) * (extra_size + 40));
   }
-  /// Forgets every word, keeping the tables' memory for the next words (fresh pages cost
-  /// a fault each; cleared ones are only written). A large arena is released.
+  /// Forgets every word. The arena's memory is kept for the next words (fresh pages cost
+  /// a fault each; the arena is only written, never read before it is), unless past
+  /// 64 MiB. A slot table past clear_keep_slots is released rather than zeroed: zeroing
+  /// it would cost every later clear the same whatever the next text (a thread switching
+  /// vocabularies for short requests would pay for a long text's table each time);
+  /// reserve() or the first insert take a new one.
   void clear() noexcept {
-    if (used_ > 0) std::fill(slots_.begin(), slots_.end(), slot{});
+    if (slots_.size() > clear_keep_slots) {
+      table_vector<slot>().swap(slots_);
+      mask_ = 0;
+    } else if (used_ > 0) {
+      std::fill(slots_.begin(), slots_.end(), slot{});
+    }
     used_ = 0;
     if (arena_.capacity() > (size_t(64) << 20)) table_vector<char>().swap(arena_);
     else arena_.clear();
   }
+  static constexpr size_t clear_keep_slots = size_t(1) << 14;  ///< 256 KiB of slots
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
     if constexpr (ShortKeys) {

@@ -220,4 +220,37 @@ TEST(WordCache, ShortKeysFindWhatWasInsertedAndNothingElse) {
   }
 }
 
+TEST(WordCache, ClearForgetsEverythingWhateverTheTableSize) {
+  // clear() zeroes a small slot table and releases a large one (past clear_keep_slots):
+  // either way nothing is found after it, and words go in and are found again.
+  using cache_t = basic_word_cache<extra_t>;
+  for (const size_t words : {size_t(100), 3 * cache_t::clear_keep_slots}) {
+    cache_t cache;
+    cache.reserve(words);
+    std::vector<std::string> ws;
+    for (size_t i = 0; i < words; ++i) ws.push_back(std::to_string(i).append("w"));
+    for (size_t i = 0; i < ws.size(); ++i) {
+      const auto id = int32_t(i);
+      cache.insert(ws[i], text_hash(ws[i]), &id, 1, {double(i), i});
+    }
+    std::vector<int32_t> out;
+    ASSERT_TRUE(cache.find(ws.back(), text_hash(ws.back()), out));
+    for (int round = 0; round < 2; ++round) {
+      cache.clear();
+      for (const auto& w : ws) ASSERT_FALSE(cache.find(w, text_hash(w), out)) << words << " " << w;
+      for (size_t i = 0; i < ws.size(); i += 7) {
+        const auto id = int32_t(i + 1000000);
+        cache.insert(ws[i], text_hash(ws[i]), &id, 1, {});
+      }
+      for (size_t i = 0; i < ws.size(); ++i) {
+        std::vector<int32_t> got;
+        ASSERT_EQ(cache.find(ws[i], text_hash(ws[i]), got), i % 7 == 0) << words << " " << i;
+        if (i % 7 == 0) {
+          ASSERT_EQ(got, std::vector<int32_t>{int32_t(i + 1000000)});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
