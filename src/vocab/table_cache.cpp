@@ -62,6 +62,21 @@ std::string hex(const unsigned char* p, size_t n) {
   return s;
 }
 
+// XXH3-128 of the vocabulary code's hash (GGUF_VOCAB_SOURCE_HASH) followed by `size`
+// bytes at `data`, in canonical (big-endian) byte order: the names of cache files and
+// identity records.
+void code_keyed_hash(const void* data, size_t size, unsigned char out[16]) {
+  const std::string_view code = GGUF_VOCAB_SOURCE_HASH;
+  XXH3_state_t st;
+  XXH3_INITSTATE(&st);
+  XXH3_128bits_reset(&st);
+  XXH3_128bits_update(&st, code.data(), code.size());
+  XXH3_128bits_update(&st, data, size);
+  XXH128_canonical_t h;
+  XXH128_canonicalFromHash(&h, XXH3_128bits_digest(&st));
+  std::memcpy(out, h.digest, 16);
+}
+
 constexpr char ident_magic[8] = {'G', 'G', 'U', 'F', 'V', 'T', 'I', '1'};
 constexpr size_t ident_size = 32;  // magic, key, 8 zero bytes
 
@@ -161,7 +176,6 @@ bool table_reader::get_raw(uint32_t elem_size, const void*& data, uint64_t& coun
 std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const gguf::file& f, bool ignore_existing) {
   if (dir.empty()) return nullptr;
   std::unique_ptr<table_cache> c(new table_cache());
-  const std::string_view code = GGUF_VOCAB_SOURCE_HASH;
   const auto bytes = f.bytes();
   const size_t n = size_t(std::min<uint64_t>(f.metadata_end(), bytes.size()));
   // The identity record of a local file: its name hashes the code's hash, the identity
@@ -169,15 +183,10 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   std::string ident_path;
   const std::optional<file_identity> id = f.identity();
   if (id) {
-    XXH3_state_t st;
-    XXH3_INITSTATE(&st);
-    XXH3_128bits_reset(&st);
-    XXH3_128bits_update(&st, code.data(), code.size());
     const uint64_t fields[6] = {id->device, id->inode, id->size, uint64_t(id->mtime_ns), uint64_t(id->ctime_ns), uint64_t(n)};
-    XXH3_128bits_update(&st, fields, sizeof fields);
-    XXH128_canonical_t ident;
-    XXH128_canonicalFromHash(&ident, XXH3_128bits_digest(&st));
-    ident_path = dir + "/ident-" + hex(ident.digest, 16) + ".key";
+    unsigned char ident[16];
+    code_keyed_hash(fields, sizeof fields, ident);
+    ident_path = dir + "/ident-" + hex(ident, 16) + ".key";
     if (!ignore_existing && read_ident(ident_path, c->key_)) {
       c->keyed_by_identity_ = true;
       utimensat(AT_FDCWD, ident_path.c_str(), nullptr, 0);  // recently used: pruned last
@@ -185,14 +194,7 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   }
   if (!c->keyed_by_identity_) {
     // the key: the vocabulary code's hash, then every byte the tables are built from
-    XXH3_state_t st;
-    XXH3_INITSTATE(&st);
-    XXH3_128bits_reset(&st);
-    XXH3_128bits_update(&st, code.data(), code.size());
-    XXH3_128bits_update(&st, bytes.data(), n);
-    XXH128_canonical_t key;
-    XXH128_canonicalFromHash(&key, XXH3_128bits_digest(&st));
-    std::memcpy(c->key_, key.digest, 16);
+    code_keyed_hash(bytes.data(), n, c->key_);
     if (id && old_enough(*id)) write_ident(ident_path, c->key_);
   }
   c->path_ = dir + "/vocab-" + hex(c->key_, 16) + ".bin";

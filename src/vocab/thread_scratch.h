@@ -41,8 +41,9 @@ class side_scratch_scope {
 };
 
 /// This thread's Scratch for the model instance `owner`; cleared (its clear(), or a fresh
-/// Scratch) when the thread last used it for another instance. Bounded: two Scratch per type and thread (the main one,
-/// and the side one of side_scratch_scope, which only ever holds short runs).
+/// Scratch) when the thread last used it for another instance. Bounded: two Scratch per
+/// type and thread (the main one, and the side one of side_scratch_scope, which only ever
+/// holds short runs).
 template <class Scratch>
 Scratch& thread_scratch(uint64_t owner) {
   struct slot {
