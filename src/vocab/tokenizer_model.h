@@ -374,7 +374,7 @@ std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words 
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false);
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true);
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true);
 /// fast = false matches through the byte trie, a longest-match walk per token, as llama.cpp
 /// does (the reference the flat tables of rwkv_matcher.h are tested against).
 std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast = true);

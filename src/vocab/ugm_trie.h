@@ -156,6 +156,15 @@ class byte_trie {
     return i - pos;
   }
 
+  /// Calls fn(byte, child) for each edge of `node`, in byte order. Nodes are numbered
+  /// breadth first: a node's number is larger than its parent's and than every node of a
+  /// smaller depth.
+  template <class Fn>
+  void for_each_edge(uint32_t node, Fn&& fn) const {
+    const node_t& n = nodes_[node];
+    for (uint32_t e = 0; e < (n.meta & edge_mask); ++e) fn(bytes_[n.first_edge + e], n.first_edge + e + 1);
+  }
+
   size_t node_count() const noexcept { return nodes_.size(); }
   size_t memory_bytes() const noexcept {
     return nodes_.size() * sizeof(node_t) + bytes_.size() + wide_.size() * sizeof(wide_t) +

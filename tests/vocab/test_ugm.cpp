@@ -7,6 +7,7 @@
 
 #include "gguf/vocab.h"
 #include "model_vectors.h"
+#include "vocab/ugm_automaton.h"
 #include "vocab/ugm_charsmap.h"
 
 using namespace gguf::vocab_detail;
@@ -120,7 +121,7 @@ TEST(ugm_model, word_by_word_viterbi_and_cache_equal_one_viterbi_per_fragment) {
     v.add_space_prefix = rng() % 4 != 0;
     v.remove_extra_whitespaces = rng() % 2 == 0;
     v.escape_whitespaces = rng() % 6 != 0;
-    const auto fast = make_ugm(v), reference = make_ugm(v, false);
+    const auto fast = make_ugm(v), reference = make_ugm(v, false, false);
     for (int t = 0; t < 20; ++t) {
       std::string text;
       const size_t len = rng() % (t % 5 == 0 ? 200 : 30);
@@ -221,7 +222,7 @@ TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
   for (const char* file : {"vocab/ugm-sp-test.gguf", "vocab/ggml-vocab-nomic-bert-moe.gguf"}) {
     auto lv = models::load(gguf::test::data_file(file));
     ASSERT_TRUE(lv);
-    const auto fast = make_ugm(lv->data), reference = make_ugm(lv->data, false);
+    const auto fast = make_ugm(lv->data), reference = make_ugm(lv->data, false, false);
     std::mt19937 rng(99);
     for (int t = 0; t < 400; ++t) {
       std::string text;
@@ -242,7 +243,7 @@ TEST(ugm_model, two_vocabularies_on_one_thread_never_share_cached_words) {
   auto b = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
   ASSERT_TRUE(a && b);
   const auto fast_a = make_ugm(a->data), fast_b = make_ugm(b->data);
-  const auto ref_a = make_ugm(a->data, false), ref_b = make_ugm(b->data, false);
+  const auto ref_a = make_ugm(a->data, false, false), ref_b = make_ugm(b->data, false, false);
   const std::string text = "the tokenizer of the model tokenizes the text, Ёлка и ёж; 東京 the model";
   const auto want_a = run(*ref_a, text), want_b = run(*ref_b, text);
   ASSERT_NE(want_a, want_b);
@@ -335,7 +336,7 @@ TEST(ugm_model, raw_words_end_at_bytes_mapped_alone_to_spaces_unless_something_r
                             variant{"x\ny", token_type::normal}}) {
       vocab_data& v = lv->data;
       if (*x.extra) v.tokens.push_back({x.extra, -1.0f, x.type});
-      const auto fast = make_ugm(v), reference = make_ugm(v, false);
+      const auto fast = make_ugm(v), reference = make_ugm(v, false, false);
       if (*x.extra) v.tokens.pop_back();
       std::mt19937 rng(7);
       for (int t = 0; t < 300; ++t) {
@@ -348,5 +349,112 @@ TEST(ugm_model, raw_words_end_at_bytes_mapped_alone_to_spaces_unless_something_r
                                             << " text " << testing::PrintToString(text) << " pass " << pass;
       }
     }
+  }
+}
+
+namespace {
+// The candidate tokens' trie of a vocabulary, as ugm.cpp builds it.
+byte_trie candidate_trie(const vocab_data& v) {
+  return byte_trie(v.tokens.size(), [&](size_t id) {
+    const token_data& t = v.tokens[id];
+    const bool candidate =
+        t.type == token_type::normal || t.type == token_type::user_defined || t.type == token_type::unused;
+    return byte_trie::entry{candidate ? t.text : std::string_view(), static_cast<int32_t>(id)};
+  });
+}
+}  // namespace
+
+TEST(ugm_automaton, outputs_are_the_tokens_ending_there_longest_first) {
+  // After reading any bytes from the root, a state's outputs are exactly the tokens that
+  // are suffixes of what was read, longest first, with their lengths and scores. Tokens
+  // include a prefix chain (a, aa, aaa), ones starting with a UTF-8 continuation byte and
+  // a cut sequence; texts hold bytes no token has.
+  vocab_data v;
+  const char* const toks[] = {"a", "aa", "aaa", "ab", "b", "bab", "\xC3\xA9", "\xA9" "a", "\xE2\x96", "\xE2\x96\x81" "a", "ca"};
+  for (const char* t : toks) v.tokens.push_back({t, -float(v.tokens.size() + 1), token_type::normal});
+  const byte_trie trie = candidate_trie(v);
+  const auto dense = ugm_automaton::build(trie, [&](int32_t id) { return double(v.tokens[size_t(id)].score); });
+  ASSERT_TRUE(dense);
+  static const char bytes[] = {'a', 'b', 'c', 'x', '\xC3', '\xA9', '\xE2', '\x96', '\x81'};
+  std::mt19937 rng(7);
+  for (int t = 0; t < 2000; ++t) {
+    std::string text;
+    uint32_t state = 0;
+    const size_t len = 1 + rng() % 12;
+    for (size_t k = 0; k < len; ++k) {
+      text += bytes[rng() % std::size(bytes)];
+      state = dense.step(state, uint8_t(text.back()));
+      std::vector<std::pair<uint32_t, int32_t>> want;  // (length, id), longest first
+      for (size_t id = 0; id < v.tokens.size(); ++id) {
+        const std::string_view tok = v.tokens[id].text;
+        if (tok.size() <= text.size() && text.compare(text.size() - tok.size(), tok.size(), tok) == 0)
+          want.push_back({uint32_t(tok.size()), int32_t(id)});
+      }
+      std::sort(want.begin(), want.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      std::vector<std::pair<uint32_t, int32_t>> got;
+      for (const auto& o : dense.outputs(state)) {
+        got.push_back({o.len, o.id});
+        EXPECT_EQ(o.score, double(v.tokens[size_t(o.id)].score));
+      }
+      ASSERT_EQ(got, want) << testing::PrintToString(text);
+    }
+  }
+}
+
+TEST(ugm_automaton, built_for_small_vocabularies_only) {
+  GGUF_REQUIRE_DATA();
+  auto small = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  auto large = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
+  ASSERT_TRUE(small && large);
+  const auto score = [](int32_t) { return 0.0; };
+  const auto dense = ugm_automaton::build(candidate_trie(small->data), score);
+  ASSERT_TRUE(dense);  // (else the Viterbi tests below would not reach the dense form)
+  EXPECT_LE(dense.memory_bytes(), 2 * ugm_automaton::max_table_bytes);
+  EXPECT_FALSE(ugm_automaton::build(candidate_trie(large->data), score));  // 250k tokens
+}
+
+TEST(ugm_model, dense_viterbi_equals_the_trie_walk) {
+  // The pull-form Viterbi over the automaton against the trie walk, word by word and one
+  // Viterbi per fragment: random vocabularies whose scores tie often (the first of equal
+  // candidates must win), with tokens starting inside a UTF-8 sequence, a cut sequence, and
+  // texts with stray continuation bytes, cut sequences, 4-byte code points and code points
+  // no token holds. Then ugm-sp-test's real vocabulary on random texts.
+  static const char* const pieces[] = {"\xE2\x96\x81", "\xE2\x96\x81" "a", "a", "b", "ab", "ba", "aba", "bab",
+                                       "\xC3\xA9", "a\xC3\xA9", "\xA9", "\xA9" "a", "\x81" "b", "\xE2\x96",
+                                       "\xF0\x9F\x98\x80", "\x98\x80", "bb", "\xE2\x96\x81" "b" "a"};
+  static const char* const chars[] = {"a", "b", "a", "b", " ", "\xC3\xA9", "x", "\xE2\x96\x81", "\xF0\x9F\x98\x80",
+                                      "\xE2\x96", "\xA9", "\x80", "\xC3", "\xF0\x9F"};
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 200; ++round) {
+    vocab_data v = tiny_vocab({{"<unk>", 0, token_type::unknown}});
+    for (const char* p : pieces) {
+      if (rng() % 5 == 0) continue;
+      const float score = round % 2 ? -float(1 + rng() % 3) : -float(rng() % 1000) / 101.0f;
+      const token_type t = rng() % 9 == 0 ? token_type::user_defined : token_type::normal;
+      v.tokens.push_back({p, score, t});
+    }
+    v.add_space_prefix = rng() % 4 != 0;
+    v.remove_extra_whitespaces = rng() % 2 == 0;
+    for (const bool word_by_word : {true, false}) {
+      const auto dense = make_ugm(v, word_by_word, true), walk = make_ugm(v, word_by_word, false);
+      for (int t = 0; t < 20; ++t) {
+        std::string text;
+        const size_t len = rng() % (t % 5 == 0 ? 150 : 25);
+        for (size_t k = 0; k < len; ++k) text += chars[rng() % std::size(chars)];
+        ASSERT_EQ(run(*dense, text), run(*walk, text)) << "round " << round << " [" << testing::PrintToString(text) << "]";
+      }
+    }
+  }
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  ASSERT_TRUE(lv);
+  const auto dense = make_ugm(lv->data, false, true), walk = make_ugm(lv->data, false, false);
+  static const char* const words[] = {"the", "tokenizer", "ing", "ed", " ", " ", "\n", ",", ".", "'", "\"", "I",
+                                      "\xC3\xA9", "\xE6\x9D\xB1", "\xF0\x9F\x98\x80", "\xFF", "\xE2\x96\x81", "q"};
+  for (int t = 0; t < 500; ++t) {
+    std::string text;
+    const size_t len = rng() % 40;
+    for (size_t k = 0; k < len; ++k) text += words[rng() % std::size(words)];
+    ASSERT_EQ(run(*dense, text), run(*walk, text)) << testing::PrintToString(text);
   }
 }
