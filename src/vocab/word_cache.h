@@ -78,7 +78,7 @@ class basic_word_cache {
     if (slots_.empty()) return false;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
-      if (s.len == 0) return false;
+      if (s.gen != gen_) return false;
       if (s.hash != h || s.len != w.size()) continue;
       const char* e = arena_.data() + s.off;
       const char* ids = e + extra_size;
@@ -97,7 +97,7 @@ class basic_word_cache {
     if (slots_.empty()) return false;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
-      if (s.len == 0) return false;
+      if (s.gen != gen_) return false;
       if (s.hash != h || s.len != len) continue;
       const char* e = arena_.data() + s.off;
       const char* ids = e + extra_size;
@@ -121,7 +121,7 @@ class basic_word_cache {
   void prefetch_entry(uint64_t h) const noexcept {
     if (slots_.empty()) return;
     const slot& s = slots_[h & mask_];
-    if (s.hash != h || s.len == 0) return;
+    if (s.hash != h || s.gen != gen_) return;
     const char* e = arena_.data() + s.off;
     __builtin_prefetch(e);
     __builtin_prefetch(e + entry_size(s) - 1);
@@ -134,24 +134,23 @@ class basic_word_cache {
     if (want > slots_.size()) grow(want);
     arena_.reserve(std::min(words, max_slots / 2) * (extra_size + 40));
   }
-  /// Forgets every word. The arena's memory is kept for the next words (fresh pages cost
-  /// a fault each; the arena is only written, never read before it is), unless past
-  /// 64 MiB. A slot table past clear_keep_slots is released rather than zeroed: zeroing
-  /// it would cost every later clear the same whatever the next text (a thread switching
-  /// vocabularies for short requests would pay for a long text's table each time);
-  /// reserve() or the first insert take a new one.
+  /// Forgets every word, in constant time: the slots of the words before are those of an
+  /// older generation (slot::gen), empty from now on. The table is zeroed only once every
+  /// 255 clears, when the generation number wraps. (Zeroing the table at each clear, or
+  /// releasing it and faulting in a new one, cost a long text's first call after a
+  /// vocabulary switch 1 ms for 4 MiB; and a thread switching vocabularies for short
+  /// requests would pay it each time.) The arena's memory is kept for the next words
+  /// (fresh pages cost a fault each; the arena is only written, never read before it
+  /// is), unless past 64 MiB.
   void clear() noexcept {
-    if (slots_.size() > clear_keep_slots) {
-      table_vector<slot>().swap(slots_);
-      mask_ = 0;
-    } else if (used_ > 0) {
+    if (used_ > 0 && ++gen_ == 0) {
       std::fill(slots_.begin(), slots_.end(), slot{});
+      gen_ = 1;
     }
     used_ = 0;
     if (arena_.capacity() > (size_t(64) << 20)) table_vector<char>().swap(arena_);
     else arena_.clear();
   }
-  static constexpr size_t clear_keep_slots = size_t(1) << 14;  ///< 256 KiB of slots
   /// Remembers ids[0, n) for `w` (not present yet); ignored once the cache is full.
   void insert(std::string_view w, uint64_t h, const int32_t* ids, size_t n, Extra extra = {}) {
     if constexpr (ShortKeys) {
@@ -192,6 +191,7 @@ class basic_word_cache {
   // Extra and ids, and returns where its key_size bytes of key go; nullptr when the word
   // is not cached (too long, empty, or the cache is full).
   char* place(size_t len, uint64_t h, const int32_t* ids, size_t n, const Extra& extra, size_t key_size) {
+    static_assert(max_word <= UINT8_MAX);
     if (len == 0 || len > max_word || n > UINT16_MAX) return nullptr;
     if ((used_ + 1) * 2 > slots_.size()) {
       if (slots_.size() >= max_slots) return nullptr;
@@ -200,8 +200,8 @@ class basic_word_cache {
     const size_t off = arena_.size();
     if (off > UINT32_MAX - (extra_size + 4 * n + key_size)) return nullptr;
     size_t i = h & mask_;
-    while (slots_[i].len) i = (i + 1) & mask_;
-    slots_[i] = {h, uint32_t(off), uint16_t(len), uint16_t(n)};
+    while (slots_[i].gen == gen_) i = (i + 1) & mask_;
+    slots_[i] = {h, uint32_t(off), uint8_t(len), gen_, uint16_t(n)};
     arena_.resize(off + extra_size + 4 * n + key_size);
     char* e = arena_.data() + off;
     if constexpr (extra_size > 0) std::memcpy(e, &extra, sizeof(Extra));
@@ -214,7 +214,8 @@ class basic_word_cache {
   struct slot {
     uint64_t hash = 0;
     uint32_t off = 0;
-    uint16_t len = 0;  // 0 = empty slot (cached words are never empty)
+    uint8_t len = 0;
+    uint8_t gen = 0;  // the slot holds a word when gen == gen_ (never 0), else it is empty
     uint16_t ids_n = 0;
   };
   static constexpr size_t extra_size = std::is_empty_v<Extra> ? 0 : sizeof(Extra);
@@ -224,9 +225,9 @@ class basic_word_cache {
     slots_.assign(size ? size : old.empty() ? 256 : old.size() * 2, slot{});
     mask_ = slots_.size() - 1;
     for (const slot& s : old) {
-      if (!s.len) continue;
+      if (s.gen != gen_) continue;
       size_t i = s.hash & mask_;
-      while (slots_[i].len) i = (i + 1) & mask_;
+      while (slots_[i].gen == gen_) i = (i + 1) & mask_;
       slots_[i] = s;
     }
   }
@@ -235,6 +236,7 @@ class basic_word_cache {
   table_vector<slot> slots_;
   table_vector<char> arena_;
   size_t mask_ = 0, used_ = 0;
+  uint8_t gen_ = 1;  // the generation of the words held (clear)
 };
 
 using word_cache = basic_word_cache<>;

@@ -221,10 +221,12 @@ TEST(WordCache, ShortKeysFindWhatWasInsertedAndNothingElse) {
 }
 
 TEST(WordCache, ClearForgetsEverythingWhateverTheTableSize) {
-  // clear() zeroes a small slot table and releases a large one (past clear_keep_slots):
-  // either way nothing is found after it, and words go in and are found again.
+  // clear() starts a new generation of slots (and zeroes the table when the generation
+  // number wraps, every 255 clears): after each of 300 clears nothing of the words before
+  // is found, whatever the table size, and words go in and are found again, each round
+  // with other ids (an old generation's slot must never answer).
   using cache_t = basic_word_cache<extra_t>;
-  for (const size_t words : {size_t(100), 3 * cache_t::clear_keep_slots}) {
+  for (const size_t words : {size_t(100), size_t(50000)}) {
     cache_t cache;
     cache.reserve(words);
     std::vector<std::string> ws;
@@ -235,18 +237,21 @@ TEST(WordCache, ClearForgetsEverythingWhateverTheTableSize) {
     }
     std::vector<int32_t> out;
     ASSERT_TRUE(cache.find(ws.back(), text_hash(ws.back()), out));
-    for (int round = 0; round < 2; ++round) {
+    const int rounds = words > 1000 ? 3 : 300;
+    for (int round = 0; round < rounds; ++round) {
       cache.clear();
-      for (const auto& w : ws) ASSERT_FALSE(cache.find(w, text_hash(w), out)) << words << " " << w;
-      for (size_t i = 0; i < ws.size(); i += 7) {
-        const auto id = int32_t(i + 1000000);
+      for (const auto& w : ws) ASSERT_FALSE(cache.find(w, text_hash(w), out)) << words << " " << w << " round " << round;
+      const size_t step = 7 + size_t(round % 3);  // a different subset each round
+      for (size_t i = round % 5; i < ws.size(); i += step) {
+        const auto id = int32_t(i + 1000000 * size_t(round + 1));
         cache.insert(ws[i], text_hash(ws[i]), &id, 1, {});
       }
       for (size_t i = 0; i < ws.size(); ++i) {
         std::vector<int32_t> got;
-        ASSERT_EQ(cache.find(ws[i], text_hash(ws[i]), got), i % 7 == 0) << words << " " << i;
-        if (i % 7 == 0) {
-          ASSERT_EQ(got, std::vector<int32_t>{int32_t(i + 1000000)});
+        const bool held = i >= size_t(round % 5) && (i - size_t(round % 5)) % step == 0;
+        ASSERT_EQ(cache.find(ws[i], text_hash(ws[i]), got), held) << words << " " << i << " round " << round;
+        if (held) {
+          ASSERT_EQ(got, std::vector<int32_t>{int32_t(i + 1000000 * size_t(round + 1))});
         }
       }
     }
