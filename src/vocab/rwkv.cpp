@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 #include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
@@ -547,7 +548,51 @@ namespace {
 
 class rwkv_model final : public tokenizer_model {
  public:
-  rwkv_model(const vocab_data& v, bool fast) : unk_(v.unk) {
+  // lazy (with fast, without the compiled cache): the tables are built by the first call
+  // that tokenizes more than one byte; a one-byte text, such as the "\n" the loader
+  // tokenizes for the newline token, is answered from single_, made here in one pass over
+  // the texts. `v` must then outlive the model, as the loader's does.
+  rwkv_model(const vocab_data& v, bool fast, bool lazy) : unk_(v.unk) {
+    if (fast && lazy && !v.cache) {
+      lazy_ = &v;
+      single_.fill(unk_);
+      for (size_t id = 0; id < v.tokens.size(); ++id) {
+        // one byte unescaped: at most 4 bytes for it and 3 of an unfinished escape
+        const std::string_view t = v.tokens[id].text;
+        if (t.empty() || t.size() > 7) continue;
+        char buf[8];
+        if (rwkv_unescape_to(t, buf) == buf + 1) single_[static_cast<uint8_t>(buf[0])] = static_cast<int32_t>(id);
+      }
+      return;
+    }
+    build(v, fast);
+    std::call_once(built_, [] {});
+  }
+
+  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
+    if (lazy_) {
+      if (text.size() == 1) {  // the longest token at its byte: the one-byte one, else unk
+        out.push_back(single_[static_cast<uint8_t>(text[0])]);
+        return;
+      }
+      std::call_once(built_, [this] { const_cast<rwkv_model*>(this)->build(*lazy_, true); });
+    }
+    if (use_matcher_) {
+      matcher_.tokenize(text, out);
+      return;
+    }
+    // llama.cpp's loop: the longest token at each byte, unk for a byte that starts none.
+    // (llama.cpp also lands on unk in a vocabulary where a byte starts tokens but none of
+    // them matches; it would loop forever.)
+    for (size_t pos = 0; pos < text.size();) {
+      const auto [len, id] = trie_.longest_match(text, pos);
+      out.push_back(len ? id : unk_);
+      pos += len ? len : 1;
+    }
+  }
+
+ private:
+  void build(const vocab_data& v, bool fast) {
     table_cache* cache = fast ? v.cache : nullptr;
     if (cache && cache->load("rwkv.match", [&](table_reader& r) {
           uint32_t kind = 0;
@@ -588,23 +633,10 @@ class rwkv_model final : public tokenizer_model {
       });
   }
 
-  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    if (use_matcher_) {
-      matcher_.tokenize(text, out);
-      return;
-    }
-    // llama.cpp's loop: the longest token at each byte, unk for a byte that starts none.
-    // (llama.cpp also lands on unk in a vocabulary where a byte starts tokens but none of
-    // them matches; it would loop forever.)
-    for (size_t pos = 0; pos < text.size();) {
-      const auto [len, id] = trie_.longest_match(text, pos);
-      out.push_back(len ? id : unk_);
-      pos += len ? len : 1;
-    }
-  }
-
- private:
   int32_t unk_;
+  const vocab_data* lazy_ = nullptr;  // the vocabulary of a lazy model (tables built once, by tokenize)
+  mutable std::once_flag built_;
+  std::array<int32_t, 256> single_{};  // a lazy model's id of each one-byte text
   bool use_matcher_ = false;
   rwkv_matcher matcher_;  // the tables of the fast path
   byte_trie trie_;        // the plain path (the reference, and vocabularies beyond the tables)
@@ -612,8 +644,8 @@ class rwkv_model final : public tokenizer_model {
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast) {
-  return std::make_unique<rwkv_model>(v, fast);
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast, bool lazy) {
+  return std::make_unique<rwkv_model>(v, fast, lazy);
 }
 
 }  // namespace gguf::vocab_detail

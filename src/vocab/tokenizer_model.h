@@ -376,7 +376,10 @@ std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true);
 /// fast = false matches through the byte trie, a longest-match walk per token, as llama.cpp
-/// does (the reference the flat tables of rwkv_matcher.h are tested against).
-std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast = true);
+/// does (the reference the flat tables of rwkv_matcher.h are tested against). lazy = true
+/// (with fast, without the compiled cache) builds the tables at the first tokenize call
+/// of more than one byte: `v` must outlive the model. The loader's row does so, so that a
+/// load pays for them only when it tokenizes.
+std::unique_ptr<tokenizer_model> make_rwkv(const vocab_data& v, bool fast = true, bool lazy = false);
 
 }  // namespace gguf::vocab_detail

@@ -6,8 +6,10 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <thread>
 #include <vector>
 
+#include "gguf/vocab.h"
 #include "model_vectors.h"
 #include "vocab/rwkv_matcher.h"
 #include "vocab/rwkv_unescape.h"
@@ -264,4 +266,65 @@ TEST(rwkv_model, matches_llama_cpp_vectors) {
   const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/rwkv-world.jsonl"));
   ASSERT_EQ(cases.size(), 2532u);
   EXPECT_EQ(models::check_cases(*model, cases, "rwkv-world"), cases.size());
+}
+
+TEST(rwkv_model, lazy_tables_give_the_same_ids_before_during_and_after_their_build) {
+  // The loader's lazy model answers one-byte texts from its one-pass table until a longer
+  // text builds the matcher; then from the matcher. Against the eager model: every byte
+  // before and after the build, and texts of 2..40 bytes; the one-byte table includes
+  // escaped texts (\n, \xHH, a dropped unfinished escape) and an equal later text wins.
+  vocab_data v;
+  v.type = vocab_type::rwkv;
+  v.unk = 0;
+  for (const char* t : {"<unk>", "a", "\\n", "ab", "\\x41", "b\\x4", "\\\\", "c", "\\t", "c", "abc", "\\x0a\\"})
+    v.tokens.push_back({t, 0.0f, token_type::normal});
+  const auto eager = make_rwkv(v), lazy = make_rwkv(v, true, true);
+  const auto ids = [](const tokenizer_model& m, std::string_view text) {
+    std::vector<int32_t> out;
+    m.tokenize(text, out);
+    return out;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int b = 0; b < 256; ++b) {
+      const std::string one(1, char(b));
+      ASSERT_EQ(ids(*lazy, one), ids(*eager, one)) << "byte " << b << " pass " << pass;
+    }
+    EXPECT_EQ(ids(*lazy, "\n"), std::vector<int32_t>{11});  // the last text that unescapes to "\n"
+    EXPECT_EQ(ids(*lazy, "b"), std::vector<int32_t>{5});
+    EXPECT_EQ(ids(*lazy, "c"), std::vector<int32_t>{9});
+    if (pass == 0) {  // the first longer text builds the tables
+      EXPECT_EQ(ids(*lazy, "abcab\n\\"), ids(*eager, "abcab\n\\"));
+    }
+  }
+  std::mt19937 rng(5);
+  static const char chars[] = {'a', 'b', 'c', '\n', '\t', 'A', '\\', 'x'};
+  for (int t = 0; t < 500; ++t) {
+    std::string text(2 + rng() % 39, 'a');
+    for (char& c : text) c = chars[rng() % std::size(chars)];
+    ASSERT_EQ(ids(*lazy, text), ids(*eager, text)) << text;
+  }
+}
+
+TEST(rwkv_model, lazy_tables_are_built_once_when_threads_race_to_them) {
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-rwkv-world.gguf"));
+  ASSERT_TRUE(lv);
+  const std::string text = "The quick brown fox jumps over the lazy dog.\n\t\xE4\xBD\xA0\xE5\xA5\xBD, \xD0\xBC\xD0\xB8\xD1\x80!";
+  std::vector<int32_t> want;
+  make_rwkv(lv->data)->tokenize(text, want);
+  for (int round = 0; round < 5; ++round) {
+    const auto lazy = make_rwkv(lv->data, true, true);
+    std::vector<std::vector<int32_t>> got(4);
+    std::vector<std::thread> threads;
+    for (auto& g : got) threads.emplace_back([&] { lazy->tokenize(text, g); });
+    for (auto& t : threads) t.join();
+    for (const auto& g : got) ASSERT_EQ(g, want) << round;
+  }
+  // the loader's newline token ("\n" tokenized at load, before any build) is the eager model's
+  auto loaded = gguf::vocab::load(lv->file);
+  ASSERT_TRUE(loaded);
+  std::vector<int32_t> nl;
+  make_rwkv(lv->data)->tokenize("\n", nl);
+  ASSERT_EQ(nl.size(), 1u);
+  EXPECT_EQ(loaded->nl(), nl[0]);
 }
