@@ -22,6 +22,7 @@
 #include <limits>
 
 #include "vocab/tokenizer_model.h"
+#include "vocab/id_writer.h"
 #include "vocab/normalizer.h"
 #include "vocab/ugm_automaton.h"
 #include "vocab/ugm_charsmap.h"
@@ -347,8 +348,9 @@ class ugm_model final : public tokenizer_model {
   // which skips normalizing the words found in the cache. A word whose normalized form
   // ends inside a UTF-8 sequence would shift the Viterbi's steps past it: the fragment is
   // then tokenized as a whole (viterbi).
-  void tokenize_raw(std::string_view text, std::vector<int32_t>& out) const {
+  void tokenize_raw(std::string_view text, std::vector<int32_t>& vec) const {
     scratch& sc = thread_scratch<scratch>(instance_);
+    id_writer out(vec);
     const size_t start = out.size(), n = text.size();
     double base = 0.0;
     // Words are found `ahead` words before they are looked up, their cache slots and then
@@ -397,39 +399,62 @@ class ugm_model final : public tokenizer_model {
       const word wd = queue[done++ & mask];
       const std::string_view w = text.substr(wd.a, wd.b - wd.a);
       const uint64_t h = wd.h;
-      const size_t first = out.size();
       const bool short_word = w.size() <= raw_cache_t::max_word;
-      raw_entry e;
-      if (short_word && (w.size() <= short_key::max_len ? sc.raw_cache.find_short(wd.k, w.size(), h, out, &e)
-                                                          : sc.raw_cache.find(w, h, out, &e))) {
-        if (exact(base, e.normalized_size)) {
-          base += e.delta;
-          collapse_unknown(out, start, first);
-          continue;
-        }
-        out.resize(first);
+      raw_cache_t::entry e;
+      if (short_word &&
+          (w.size() <= short_key::max_len ? sc.raw_cache.lookup_short(wd.k, w.size(), h, e) : sc.raw_cache.lookup(w, h, e)) &&
+          exact(base, e.extra.normalized_size)) {
+        base += e.extra.delta;
+        id_writer::copy_ids(out.room(e.n), e.ids, e.n);
+        append_collapsed(out, start, e.n);
+        continue;
       }
       size_t separators = 0;
       if (!normalize_into(w, sc.word, &separators) && !ends_on_code_point(sc.word)) {
-        out.resize(start);
+        out.truncate(start);
         normalize_into(text, sc.word);
-        viterbi(sc.word, out);
+        viterbi(sc.word, out.finish());
         break;
       }
       // One separator (the word's U+2581): no cut to look for (a U+2581 of the text itself
       // would allow one, which the Viterbi over the whole word does not need). An empty
       // word (all of it normalized away) gives nothing.
-      const double end_score = separators <= 1 && !sc.word.empty() ? viterbi_word(sc.word, 0, base, out)
-                                                                  : viterbi_segments(sc.word, base, out);
+      double end_score;
+      size_t k;  // the word's ids, at out.room()
+      if (separators <= 1 && !sc.word.empty()) {
+        // (at most one id per step, a step per byte)
+        end_score = viterbi_word(sc.word, base, out.room(sc.word.size()), k);
+      } else {
+        sc.ids.clear();
+        end_score = viterbi_segments(sc.word, base, sc.ids);
+        k = sc.ids.size();
+        if (k) std::memcpy(out.room(k), sc.ids.data(), 4 * k);
+      }
+      const int32_t* ids = out.data() + out.size();
       if (short_word && exact(base, sc.word.size())) {
         const raw_entry re{end_score - base, sc.word.size()};
-        if (w.size() <= short_key::max_len) sc.raw_cache.insert_short(wd.k, w.size(), h, out.data() + first, out.size() - first, re);
-        else sc.raw_cache.insert(w, h, out.data() + first, out.size() - first, re);
+        if (w.size() <= short_key::max_len) sc.raw_cache.insert_short(wd.k, w.size(), h, ids, k, re);
+        else sc.raw_cache.insert(w, h, ids, k, re);
       }
       base = end_score;
-      collapse_unknown(out, start, first);
+      append_collapsed(out, start, k);
     }
     if (sc.word.capacity() > (size_t(64) << 20)) std::string().swap(sc.word);  // a huge word's buffer
+    if (sc.ids.capacity() > (size_t(16) << 20)) std::vector<int32_t>().swap(sc.ids);
+  }
+
+  // Counts the n ids just placed at out.room() as written, the first dropped when it and
+  // the id before it (from start on, this fragment's) are both the unknown token (a run of
+  // unknown tokens across the cut is one).
+  void append_collapsed(id_writer& out, size_t start, size_t n) const noexcept {
+    if (n == 0) return;
+    const size_t first = out.size();
+    int32_t* d = out.data();
+    if (first > start && d[first] == unk_ && d[first - 1] == unk_) {
+      std::memmove(d + first, d + first + 1, 4 * (n - 1));
+      --n;
+    }
+    out.commit(n);
   }
 
   // The first byte at or after `pos` that is at most ' ' (a control byte or a space), or
@@ -522,9 +547,32 @@ class ugm_model final : public tokenizer_model {
   // The Viterbi over s[a, s.size()) starting from score `base`; appends the ids, returns
   // the best path's score.
   double viterbi_word(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
-    if (s.size() - a < UINT32_MAX) return viterbi_word<uint32_t>(s, a, base, out);
-    return viterbi_word<size_t>(s, a, base, out);
+    vector_sink sink{out};
+    if (s.size() - a < UINT32_MAX) return viterbi_word<uint32_t>(s, a, base, sink);
+    return viterbi_word<size_t>(s, a, base, sink);
   }
+  // The Viterbi over all of s from score `base`, its ids written to dst (room for one per
+  // byte of s) and counted in k.
+  double viterbi_word(std::string_view s, double base, int32_t* dst, size_t& k) const {
+    pointer_sink sink{dst};
+    const double score = s.size() < UINT32_MAX ? viterbi_word<uint32_t>(s, 0, base, sink)
+                                               : viterbi_word<size_t>(s, 0, base, sink);
+    k = size_t(sink.end - dst);
+    return score;
+  }
+  // Where a Viterbi's backtrack puts the ids, last first: then reverse() puts them in order.
+  struct vector_sink {
+    std::vector<int32_t>& out;
+    size_t first = out.size();
+    void push(int32_t id) { out.push_back(id); }
+    void reverse() { std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()); }
+  };
+  struct pointer_sink {
+    int32_t* begin;
+    int32_t* end = begin;
+    void push(int32_t id) noexcept { *end++ = id; }
+    void reverse() noexcept { std::reverse(begin, end); }
+  };
 
   // The Viterbi's table: per thread, kept between calls (a fresh vector per call costs
   // page faults on every call), released when it grew past 64 MiB; grown only (assign()
@@ -539,19 +587,18 @@ class ugm_model final : public tokenizer_model {
 
   // Appends the best path ending at results[n] (backtracking, collapsing runs of unknown
   // tokens, then reversing); returns its score. Then releases the table past 64 MiB.
-  template <class Index>
-  double backtrack(std::vector<best<Index>>& results, size_t n, std::vector<int32_t>& out) const {
-    const size_t first = out.size();
+  template <class Index, class Sink>
+  double backtrack(std::vector<best<Index>>& results, size_t n, Sink& out) const {
     bool prev_unknown = false;
     for (size_t at = n;;) {
       const best<Index>& b = results[at];
       const bool unknown = b.token_id == unk_;
-      if (!(prev_unknown && unknown)) out.push_back(b.token_id);
+      if (!(prev_unknown && unknown)) out.push(b.token_id);
       if (b.start == 0) break;
       prev_unknown = unknown;
       at = b.start;
     }
-    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    out.reverse();
     const double score = results[n].score;
     if (results.capacity() * sizeof(best<Index>) > (size_t(64) << 20)) std::vector<best<Index>>().swap(results);
     return score;
@@ -566,8 +613,8 @@ class ugm_model final : public tokenizer_model {
   // position before j was written by this call. Same steps as the trie walk: one table
   // load per byte instead of a walk per code point (ugm-sp-test, bench.txt: first call
   // 38.8 -> 36.4 ms, medians of 9 alternating runs).
-  template <class Index>
-  double viterbi_dense(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
+  template <class Index, class Sink>
+  double viterbi_dense(std::string_view s, size_t a, double base, Sink& out) const {
     const size_t n = s.size() - a;
     std::vector<best<Index>>& table = viterbi_table<Index>(n);
     best<Index>* results = table.data();
@@ -603,8 +650,8 @@ class ugm_model final : public tokenizer_model {
     return backtrack(table, n, out);
   }
 
-  template <class Index>
-  double viterbi_word(std::string_view s, size_t a, double base, std::vector<int32_t>& out) const {
+  template <class Index, class Sink>
+  double viterbi_word(std::string_view s, size_t a, double base, Sink& out) const {
     if (dense_) return viterbi_dense<Index>(s, a, base, out);
     using best = ugm_model::best<Index>;
     const size_t n = s.size() - a;
@@ -662,6 +709,7 @@ class ugm_model final : public tokenizer_model {
     word_cache_t cache;
     raw_cache_t raw_cache;
     std::string word;  // a normalized word (tokenize_raw)
+    std::vector<int32_t> ids;  // its ids
     void clear() noexcept {  // (thread_scratch, for another vocabulary)
       cache.clear();
       raw_cache.clear();

@@ -72,45 +72,57 @@ class basic_word_cache {
   static constexpr size_t max_slots = size_t(1) << 18;  ///< at most half of them used (4 MiB)
   static constexpr size_t max_word = 64;                ///< longer words are not cached
 
-  /// Appends the cached ids of `w` (hash `h` = text_hash(w)) and returns true, or false.
-  /// With `extra`, also copies the word's Extra there.
-  bool find(std::string_view w, uint64_t h, std::vector<int32_t>& out, Extra* extra = nullptr) const {
+  /// A cached word: its n ids at `ids` (4 bytes each, in the machine's order, unaligned;
+  /// at least 32 bytes are readable there, see arena_pad), valid until the next insert or
+  /// clear, and its Extra.
+  struct entry {
+    const char* ids = nullptr;
+    size_t n = 0;
+    Extra extra{};
+  };
+  /// The entry of `w` (hash `h` = text_hash(w)) into `e` and true, or false.
+  bool lookup(std::string_view w, uint64_t h, entry& e) const {
     if (slots_.empty()) return false;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
       if (s.gen != gen_) return false;
       if (s.hash != h || s.len != w.size()) continue;
-      const char* e = arena_.data() + s.off;
-      const char* ids = e + extra_size;
-      if (!same_bytes(ids + 4 * size_t(s.ids_n), w.data(), w.size())) continue;
-      copy_ids(ids, s.ids_n, out);
-      if constexpr (extra_size > 0) {
-        if (extra) std::memcpy(extra, e, sizeof(Extra));
-      }
+      if (!same_bytes(key_of(s), w.data(), w.size())) continue;
+      e = entry_of(s);
       return true;
     }
   }
-  /// find() for a word of at most short_key::max_len bytes given as its short_key (`h`
+  /// lookup() for a word of at most short_key::max_len bytes given as its short_key (`h`
   /// any hash of it, the same at insert): the key is compared as two words.
-  bool find_short(const short_key& k, size_t len, uint64_t h, std::vector<int32_t>& out, Extra* extra = nullptr) const {
+  bool lookup_short(const short_key& k, size_t len, uint64_t h, entry& e) const {
     static_assert(ShortKeys);
     if (slots_.empty()) return false;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
       if (s.gen != gen_) return false;
       if (s.hash != h || s.len != len) continue;
-      const char* e = arena_.data() + s.off;
-      const char* ids = e + extra_size;
       short_key stored;  // (a short key is stored padded with zeros to max_len bytes)
-      std::memcpy(&stored.lo, ids + 4 * size_t(s.ids_n), 8);
-      std::memcpy(&stored.hi, ids + 4 * size_t(s.ids_n) + 8, 8);
+      std::memcpy(&stored.lo, key_of(s), 8);
+      std::memcpy(&stored.hi, key_of(s) + 8, 8);
       if (!(stored == k)) continue;
-      copy_ids(ids, s.ids_n, out);
-      if constexpr (extra_size > 0) {
-        if (extra) std::memcpy(extra, e, sizeof(Extra));
-      }
+      e = entry_of(s);
       return true;
     }
+  }
+  /// Appends the cached ids of `w` (hash `h` = text_hash(w)) and returns true, or false.
+  /// With `extra`, also copies the word's Extra there.
+  bool find(std::string_view w, uint64_t h, std::vector<int32_t>& out, Extra* extra = nullptr) const {
+    entry e;
+    if (!lookup(w, h, e)) return false;
+    append(e, out, extra);
+    return true;
+  }
+  /// find() through lookup_short().
+  bool find_short(const short_key& k, size_t len, uint64_t h, std::vector<int32_t>& out, Extra* extra = nullptr) const {
+    entry e;
+    if (!lookup_short(k, len, h, e)) return false;
+    append(e, out, extra);
+    return true;
   }
   /// Starts loading the slot of hash `h` into the cache (a lookup a few words ahead).
   void prefetch_slot(uint64_t h) const noexcept {
@@ -171,18 +183,19 @@ class basic_word_cache {
   }
 
  private:
-  static void copy_ids(const char* ids, size_t n, std::vector<int32_t>& out) {
-    if (n <= 8) {  // most words: no call
-      for (size_t k = 0; k < n; ++k) {
+  static void append(const entry& e, std::vector<int32_t>& out, Extra* extra) {
+    if (e.n <= 8) {  // most words: no call
+      for (size_t k = 0; k < e.n; ++k) {
         int32_t id;
-        std::memcpy(&id, ids + 4 * k, 4);
+        std::memcpy(&id, e.ids + 4 * k, 4);
         out.push_back(id);
       }
     } else {
       const size_t first = out.size();
-      out.resize(first + n);
-      std::memcpy(out.data() + first, ids, 4 * n);
+      out.resize(first + e.n);
+      std::memcpy(out.data() + first, e.ids, 4 * e.n);
     }
+    if (extra) *extra = e.extra;
   }
   // Bytes a key takes in an entry: with ShortKeys a short one is padded with zeros to
   // short_key::max_len (find_short compares it as two words).
@@ -197,12 +210,12 @@ class basic_word_cache {
       if (slots_.size() >= max_slots) return nullptr;
       grow();
     }
-    const size_t off = arena_.size();
+    const size_t off = arena_end();
     if (off > UINT32_MAX - (extra_size + 4 * n + key_size)) return nullptr;
     size_t i = h & mask_;
     while (slots_[i].gen == gen_) i = (i + 1) & mask_;
     slots_[i] = {h, uint32_t(off), uint8_t(len), gen_, uint16_t(n)};
-    arena_.resize(off + extra_size + 4 * n + key_size);
+    arena_.resize(off + extra_size + 4 * n + key_size + arena_pad);
     char* e = arena_.data() + off;
     if constexpr (extra_size > 0) std::memcpy(e, &extra, sizeof(Extra));
     if (n) std::memcpy(e + extra_size, ids, 4 * n);
@@ -220,6 +233,16 @@ class basic_word_cache {
   };
   static constexpr size_t extra_size = std::is_empty_v<Extra> ? 0 : sizeof(Extra);
   static size_t entry_size(const slot& s) noexcept { return extra_size + 4 * size_t(s.ids_n) + key_bytes(s.len); }
+  // An entry (at arena_[off]) holds the Extra, the ids, then the key.
+  const char* key_of(const slot& s) const noexcept { return arena_.data() + s.off + extra_size + 4 * size_t(s.ids_n); }
+  entry entry_of(const slot& s) const noexcept {
+    entry e;
+    const char* p = arena_.data() + s.off;
+    if constexpr (extra_size > 0) std::memcpy(&e.extra, p, sizeof(Extra));
+    e.ids = p + extra_size;
+    e.n = s.ids_n;
+    return e;
+  }
   void grow(size_t size = 0) {
     table_vector<slot> old = std::move(slots_);
     slots_.assign(size ? size : old.empty() ? 256 : old.size() * 2, slot{});
@@ -234,7 +257,11 @@ class basic_word_cache {
   // In huge pages once large (huge_pages.h): a long text's lookups land at random in
   // several MiB of them.
   table_vector<slot> slots_;
+  // The entries, then arena_pad bytes (when there is one), so that 32 bytes from any
+  // entry's ids are inside the arena (id_writer::copy_ids reads that many).
   table_vector<char> arena_;
+  static constexpr size_t arena_pad = 32;
+  size_t arena_end() const noexcept { return arena_.empty() ? 0 : arena_.size() - arena_pad; }
   size_t mask_ = 0, used_ = 0;
   uint8_t gen_ = 1;  // the generation of the words held (clear)
 };

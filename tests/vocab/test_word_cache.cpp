@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "vocab/id_writer.h"
 #include "vocab/tokenizer_model.h"
 #include "vocab/word_cache.h"
 
@@ -256,6 +257,38 @@ TEST(WordCache, ClearForgetsEverythingWhateverTheTableSize) {
       }
     }
   }
+}
+
+TEST(WordCache, EntriesCopyThroughAnIdWriterAsPushBackWould) {
+  // lookup() + id_writer::copy_ids (32 bytes for up to 8 ids, from the cache's padded
+  // arena) against find(): words of 0..12 ids, each looked up right after its insert
+  // (then it is the arena's last entry), over a vector that already holds ids; then
+  // truncate and finish cut it back exactly.
+  using cache_t = basic_word_cache<extra_t, true>;
+  cache_t cache;
+  std::vector<int32_t> got{7, 8}, want{7, 8};
+  {
+    id_writer out(got);
+    std::mt19937 rng(3);
+    for (int i = 0; i < 3000; ++i) {
+      const std::string w = std::to_string(i).append("w");
+      std::vector<int32_t> ids(size_t(i % 13));
+      for (auto& id : ids) id = int32_t(rng() % 100000);
+      cache.insert(w, text_hash(w), ids.data(), ids.size(), {double(i), size_t(i)});
+      cache_t::entry e;
+      ASSERT_TRUE(cache.lookup(w, text_hash(w), e));
+      ASSERT_EQ(e.n, ids.size());
+      EXPECT_EQ(e.extra.size, size_t(i));
+      id_writer::copy_ids(out.room(e.n), e.ids, e.n);
+      out.commit(e.n);
+      ASSERT_TRUE(cache.find(w, text_hash(w), want));
+      ASSERT_EQ(out.size(), want.size());
+      ASSERT_TRUE(std::equal(want.begin(), want.end(), out.data())) << i;
+    }
+    out.truncate(out.size() - 5);
+    want.resize(want.size() - 5);
+  }  // (the destructor finishes)
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace
