@@ -566,7 +566,6 @@ class rwkv_model final : public tokenizer_model {
       return;
     }
     build(v, fast);
-    std::call_once(built_, [] {});
   }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
@@ -635,7 +634,7 @@ class rwkv_model final : public tokenizer_model {
 
   int32_t unk_;
   const vocab_data* lazy_ = nullptr;  // the vocabulary of a lazy model (tables built once, by tokenize)
-  mutable std::once_flag built_;
+  mutable std::once_flag built_;  // (only a lazy model's tokenize uses it)
   std::array<int32_t, 256> single_{};  // a lazy model's id of each one-byte text
   bool use_matcher_ = false;
   rwkv_matcher matcher_;  // the tables of the fast path

@@ -443,14 +443,13 @@ class ugm_model final : public tokenizer_model {
     if (sc.ids.capacity() > (size_t(16) << 20)) std::vector<int32_t>().swap(sc.ids);
   }
 
-  // Counts the n ids just placed at out.room() as written, the first dropped when it and
-  // the id before it (from start on, this fragment's) are both the unknown token (a run of
-  // unknown tokens across the cut is one).
+  // Counts the n ids just placed at out.room() as written, the first dropped as
+  // collapse_unknown drops it.
   void append_collapsed(id_writer& out, size_t start, size_t n) const noexcept {
     if (n == 0) return;
     const size_t first = out.size();
     int32_t* d = out.data();
-    if (first > start && d[first] == unk_ && d[first - 1] == unk_) {
+    if (joins_unknown_run(d, start, first)) {
       std::memmove(d + first, d + first + 1, 4 * (n - 1));
       --n;
     }
@@ -487,10 +486,14 @@ class ugm_model final : public tokenizer_model {
     return pos == s.size();
   }
 
-  // A run of unknown tokens across the cut before out[first] is one unknown token
-  // (out[start, first) came before it in the same fragment).
+  // A run of unknown tokens across the cut before ids[first] is one unknown token
+  // (ids[start, first) came before it in the same fragment): whether ids[first], which
+  // exists, is to be dropped.
+  bool joins_unknown_run(const int32_t* ids, size_t start, size_t first) const noexcept {
+    return first > start && ids[first] == unk_ && ids[first - 1] == unk_;
+  }
   void collapse_unknown(std::vector<int32_t>& out, size_t start, size_t first) const {
-    if (first > start && out.size() > first && out[first] == unk_ && out[first - 1] == unk_)
+    if (out.size() > first && joins_unknown_run(out.data(), start, first))
       out.erase(out.begin() + static_cast<std::ptrdiff_t>(first));
   }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "vocab/huge_pages.h"
+#include "vocab/id_writer.h"
 #include "vocab/tokenizer_model.h"
 
 namespace gguf::vocab_detail {
@@ -73,8 +74,8 @@ class basic_word_cache {
   static constexpr size_t max_word = 64;                ///< longer words are not cached
 
   /// A cached word: its n ids at `ids` (4 bytes each, in the machine's order, unaligned;
-  /// at least 32 bytes are readable there, see arena_pad), valid until the next insert or
-  /// clear, and its Extra.
+  /// what id_writer::copy_ids reads is readable there, see arena_pad), valid until the
+  /// next insert or clear, and its Extra.
   struct entry {
     const char* ids = nullptr;
     size_t n = 0;
@@ -257,10 +258,10 @@ class basic_word_cache {
   // In huge pages once large (huge_pages.h): a long text's lookups land at random in
   // several MiB of them.
   table_vector<slot> slots_;
-  // The entries, then arena_pad bytes (when there is one), so that 32 bytes from any
-  // entry's ids are inside the arena (id_writer::copy_ids reads that many).
+  // The entries, then arena_pad bytes (when there is one), so that the bytes
+  // id_writer::copy_ids reads from any entry's ids are inside the arena.
   table_vector<char> arena_;
-  static constexpr size_t arena_pad = 32;
+  static constexpr size_t arena_pad = 4 * id_writer::slack;
   size_t arena_end() const noexcept { return arena_.empty() ? 0 : arena_.size() - arena_pad; }
   size_t mask_ = 0, used_ = 0;
   uint8_t gen_ = 1;  // the generation of the words held (clear)
