@@ -246,8 +246,9 @@ class token_map {
       if (same(s, pre, text)) return int32_t(s.id_plus_1 - 1);
     }
   }
-  /// Starts loading the home slot of hash `h` (a lookup a few words ahead).
-  void prefetch(uint64_t h) const noexcept {
+  /// Starts loading the home slot of hash `h` (a lookup a few words ahead). Always
+  /// inlined, so that GCC cannot drop its calls (word_cache.h, prefetch_slot).
+  [[gnu::always_inline]] void prefetch(uint64_t h) const noexcept {
     if (size_ != 0) __builtin_prefetch(&slots_[h & mask_]);
   }
   size_t size() const noexcept { return size_; }

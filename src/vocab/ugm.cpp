@@ -290,7 +290,7 @@ class ugm_model final : public tokenizer_model {
     scratch& sc = thread_scratch<scratch>(instance_);
     const size_t fragment_first = out.size();
     // Words are found `ahead` words before they are tokenized, so that their cache slots
-    // and then their entries are already loading (most words are found in the cache).
+    // are already loading (most words are found in the cache).
     constexpr size_t ahead = 16, mask = ahead - 1;
     struct word {
       size_t a, b;
@@ -306,10 +306,6 @@ class ugm_model final : public tokenizer_model {
         nw.b = scan = next_cut(s, scan);
         nw.h = nw.b - nw.a <= word_cache_t::max_word ? text_hash(s.substr(nw.a, nw.b - nw.a)) : 0;
         if (nw.h) sc.cache.prefetch_slot(nw.h);
-        if (found - done >= ahead / 2) {
-          const word& mid = queue[(found - ahead / 2) & mask];
-          if (mid.h) sc.cache.prefetch_entry(mid.h);
-        }
         ++found;
       }
       const word wd = queue[done++ & mask];
@@ -353,8 +349,8 @@ class ugm_model final : public tokenizer_model {
     id_writer out(vec);
     const size_t start = out.size(), n = text.size();
     double base = 0.0;
-    // Words are found `ahead` words before they are looked up, their cache slots and then
-    // entries loading meanwhile (as in viterbi).
+    // Words are found `ahead` words before they are looked up, their cache slots loading
+    // meanwhile (as in viterbi).
     constexpr size_t ahead = 16, mask = ahead - 1;
     struct word {
       size_t a, b;
@@ -389,10 +385,6 @@ class ugm_model final : public tokenizer_model {
         }
         scan = end;
         if (nw.h) sc.raw_cache.prefetch_slot(nw.h);
-        if (found - done >= ahead / 2) {
-          const word& mid = queue[(found - ahead / 2) & mask];
-          if (mid.h) sc.raw_cache.prefetch_entry(mid.h);
-        }
         ++found;
       }
       if (done == found) break;
