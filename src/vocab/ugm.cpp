@@ -151,6 +151,11 @@ class ugm_model final : public tokenizer_model {
       word_end_[c] = c != ' ' && charsmap_.maps_alone_to_spaces(uint8_t(c)) && !inner.has(uint8_t(c)) &&
                      user_defined_.child(0, uint8_t(c)) == byte_trie::npos;
     low_word_ends_ = std::find(word_end_.begin() + ' ' + 1, word_end_.end(), true) == word_end_.end();
+    // Where every ' ' is a pure space (nothing maps a space with the byte after it), a
+    // raw word breaks at a byte by that byte alone.
+    break_bytes_ = raw_words_ && low_word_ends_ && space_unchanged_ &&
+                   std::all_of(space_unmapped_before_.begin(), space_unmapped_before_.end(), [](bool b) { return b; });
+    for (size_t c = 0; c < 256; ++c) break_byte_[c] = word_end_[c] || c == ' ';
   }
 
   // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
@@ -362,10 +367,19 @@ class ugm_model final : public tokenizer_model {
     sc.raw_cache.reserve(n / 32);  // (bench corpus: a distinct word per 36 bytes)
     for (;;) {
       while (found - done < ahead) {
-        while (scan < n && word_break(text, scan)) ++scan;
+        if (break_bytes_) {
+          while (scan < n && break_byte_[static_cast<uint8_t>(text[scan])]) ++scan;
+        } else {
+          while (scan < n && word_break(text, scan)) ++scan;
+        }
         if (scan == n) break;
         size_t end = scan + 1;
-        if (low_word_ends_) {
+        if (break_bytes_) {
+          for (;; ++end) {  // every break byte is at most ' ': 16 bytes at a time to each
+            end = next_control_or_space(text, end);
+            if (end == n || break_byte_[static_cast<uint8_t>(text[end])]) break;
+          }
+        } else if (low_word_ends_) {
           for (;; ++end) {  // every break byte is at most ' ': 16 bytes at a time to each
             end = next_control_or_space(text, end);
             if (end == n || word_break(text, end)) break;
@@ -388,8 +402,8 @@ class ugm_model final : public tokenizer_model {
         ++found;
       }
       if (done == found) break;
-      const word wd = queue[done++ & mask];
-      const std::string_view w = text.substr(wd.a, wd.b - wd.a);
+      const word& wd = queue[done++ & mask];  // (not refilled before the next word)
+      const std::string_view w(text.data() + wd.a, wd.b - wd.a);
       const uint64_t h = wd.h;
       const bool short_word = w.size() <= raw_cache_t::max_word;
       raw_cache_t::entry e;
@@ -723,6 +737,8 @@ class ugm_model final : public tokenizer_model {
   std::array<bool, 256> word_end_{};  // bytes besides pure spaces that end a raw word (constructor)
   std::array<bool, 256> space_unmapped_before_{};  // charsmap_.surely_unmapped(' ', c1) by c1 (pure_space)
   bool low_word_ends_ = true;  // no byte above ' ' in word_end_ (tokenize_raw's word scan)
+  bool break_bytes_ = false;   // word_break(text, pos) is break_byte_[text[pos]] (constructor)
+  std::array<bool, 256> break_byte_{};  // the bytes of word_end_, and ' '
   bool space_unchanged_ = false;  // no user-defined token starts with ' ' 
   double unknown_score_ = 0.0;
   double max_abs_score_ = 0.0;  // largest |score| of a candidate or the unknown token
