@@ -352,11 +352,6 @@ class ugm_model final : public tokenizer_model {
   void tokenize_raw(std::string_view text, std::vector<int32_t>& vec) const {
     scratch& sc = thread_scratch<scratch>(instance_);
     id_writer out(vec);
-    // Room for the ids up front: grown chunk by chunk, the vector was reallocated and
-    // copied a dozen times on a long text (bench.txt: 0.45 ids a byte; a text with more
-    // grows past this as before). Geometric, as the fragments of one text come one by one.
-    if (const size_t need = vec.size() + text.size() / 2 + id_writer::slack; need > vec.capacity())
-      vec.reserve(std::max(need, 2 * vec.capacity()));
     const size_t start = out.size(), n = text.size();
     double base = 0.0;
     // Words are found `ahead` words before they are looked up, their cache slots loading
