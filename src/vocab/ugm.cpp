@@ -130,7 +130,12 @@ class ugm_model final : public tokenizer_model {
     // (finite scores only: then the pull form's candidates from mid-code-point positions,
     // at -inf, surely never win)
     if (dense_viterbi && exact_limit_ >= 0.0)
-      dense_ = ugm_automaton::build(tokens_, [&](int32_t id) { return static_cast<double>(scores_[size_t(id)]); });
+      dense_ = ugm_automaton::build(tokens_, [&](int32_t id) {
+        return size_t(id) < scores_.size() ? static_cast<double>(scores_[size_t(id)]) : 0.0;  // (else see ids_in_range_)
+      });
+    // With the automaton every Viterbi's ids are its outputs' or the unknown token's (the
+    // tries may come from the compiled cache, so the outputs are checked here).
+    ids_in_range_ = dense_ && unk_ >= 0 && size_t(unk_) < v.tokens.size() && dense_.ids_below(v.tokens.size());
     // Bytes that may start a code point normalize_prefix returns as it is: not ' ', not
     // the first byte of a user-defined token, ASCII or a UTF-8 lead byte (the charsmap and
     // the sequence's validity are checked per code point).
@@ -166,6 +171,8 @@ class ugm_model final : public tokenizer_model {
     else viterbi(text, out);
   }
 
+  bool ids_in_range() const noexcept override { return ids_in_range_; }
+
  private:
   struct piece {
     std::string_view bytes;
@@ -180,26 +187,28 @@ class ugm_model final : public tokenizer_model {
     return {"\xEF\xBF\xBD", 1};  // U+FFFD for one invalid byte
   }
 
+  // The length of the code point at `pos` (< in.size()) when normalize_prefix would return
+  // it unchanged and it is not a space (the exact conditions of its first branches), else 0.
+  size_t unchanged_at(std::string_view in, size_t pos) const noexcept {
+    const size_t n = in.size();
+    const auto c0 = static_cast<uint8_t>(in[pos]);
+    if (ascii_plain_[c0] && (pos + 1 == n || static_cast<uint8_t>(in[pos + 1]) < 0x80)) return 1;
+    if (!passes_[c0]) return 0;
+    const auto c1 = pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0};
+    const auto c2 = pos + 2 < n ? static_cast<uint8_t>(in[pos + 2]) : uint8_t{0};
+    if (!charsmap_.surely_unmapped(c0, c1, c2)) return 0;
+    if (c0 < 0x80) return 1;
+    uint32_t cpt = 0;
+    return utf8_decode_strict(in, pos, cpt);
+  }
+
   // The end of the run of code points from `pos` on that normalize_prefix would return
-  // unchanged and that hold no space (the exact conditions of its first branches).
+  // unchanged and that hold no space.
   size_t unchanged_run(std::string_view in, size_t pos) const noexcept {
     const size_t n = in.size();
     while (pos < n) {
-      const auto c0 = static_cast<uint8_t>(in[pos]);
-      if (ascii_plain_[c0] && (pos + 1 == n || static_cast<uint8_t>(in[pos + 1]) < 0x80)) {
-        ++pos;
-        continue;
-      }
-      if (!passes_[c0]) break;
-      const auto c1 = pos + 1 < n ? static_cast<uint8_t>(in[pos + 1]) : uint8_t{0};
-      const auto c2 = pos + 2 < n ? static_cast<uint8_t>(in[pos + 2]) : uint8_t{0};
-      if (!charsmap_.surely_unmapped(c0, c1, c2)) break;
-      size_t len = 1;
-      if (c0 >= 0x80) {
-        uint32_t cpt = 0;
-        len = utf8_decode_strict(in, pos, cpt);
-        if (len == 0) break;
-      }
+      const size_t len = unchanged_at(in, pos);
+      if (len == 0) break;
       pos += len;
     }
     return pos;
@@ -406,20 +415,21 @@ class ugm_model final : public tokenizer_model {
         append_collapsed(out, start, e.n);
         continue;
       }
+      double end_score;
+      size_t k;  // the word's ids, at out.room()
       size_t separators = 0;
-      if (!normalize_into(w, sc.word, &separators) && !ends_on_code_point(sc.word)) {
+      if (dense_ && plain_word_viterbi(w, base, sc.word, out, end_score, k)) {
+        // (sc.word: U+2581 and the word, its normalized form)
+      } else if (!normalize_into(w, sc.word, &separators) && !ends_on_code_point(sc.word)) {
         out.truncate(start);
         normalize_into(text, sc.word);
         viterbi(sc.word, out.finish());
         break;
-      }
-      // One separator (the word's U+2581): no cut to look for (a U+2581 of the text itself
-      // would allow one, which the Viterbi over the whole word does not need). An empty
-      // word (all of it normalized away) gives nothing.
-      double end_score;
-      size_t k;  // the word's ids, at out.room()
-      if (separators <= 1 && !sc.word.empty()) {
-        // (at most one id per step, a step per byte)
+      } else if (separators <= 1 && !sc.word.empty()) {
+        // One separator (the word's U+2581): no cut to look for (a U+2581 of the text
+        // itself would allow one, which the Viterbi over the whole word does not need).
+        // An empty word (all of it normalized away) gives nothing. (At most one id per
+        // step, a step per byte.)
         end_score = viterbi_word(sc.word, base, out.room(sc.word.size()), k);
       } else {
         sc.ids.clear();
@@ -438,6 +448,30 @@ class ugm_model final : public tokenizer_model {
     }
     if (sc.word.capacity() > (size_t(64) << 20)) std::string().swap(sc.word);  // a huge word's buffer
     if (sc.ids.capacity() > (size_t(16) << 20)) std::vector<int32_t>().swap(sc.ids);
+  }
+
+  // A raw word (tokenize_raw) whose every code point normalize_into copies as it is
+  // normalizes to U+2581 and its bytes: the dense Viterbi then runs over those (written to
+  // `word`) and checks each code point as it steps, instead of after normalize_into's own
+  // pass over the word. Its ids go to out.room() (k of them), its score to end_score.
+  // Returns false, with no id counted in `out`, at the first code point that is not copied
+  // as it is (then normalize_into decides), and for words over max_plain_word bytes (the
+  // Viterbi's table would be sized for a word that may fail at its first code point).
+  // Not inlined: inside tokenize_raw its registers spill into the cached words' path.
+  // ugm-sp-test, bench.txt's first call: 93% of the new words (1.70 of 1.97 MB) take it,
+  // 49.9 -> 47.4 ms together with vocab::impl::tokenize_into's skipped id check (medians
+  // of 5 alternating runs of 7 each).
+  static constexpr size_t max_plain_word = size_t(1) << 16;
+  [[gnu::noinline]] bool plain_word_viterbi(std::string_view w, double base, std::string& word, id_writer& out,
+                                            double& end_score, size_t& k) const {
+    if (w.size() > max_plain_word) return false;
+    word.assign(escaped_space);
+    word.append(w);
+    int32_t* dst = out.room(word.size());  // (at most one id per step, a step per byte)
+    pointer_sink sink{dst};
+    if (!viterbi_dense<uint32_t, true>(word, 0, base, sink, end_score, escaped_space.size())) return false;
+    k = size_t(sink.end - dst);
+    return true;
   }
 
   // Counts the n ids just placed at out.room() as written, the first dropped as
@@ -615,6 +649,16 @@ class ugm_model final : public tokenizer_model {
   // 38.8 -> 36.4 ms, medians of 9 alternating runs).
   template <class Index, class Sink>
   double viterbi_dense(std::string_view s, size_t a, double base, Sink& out) const {
+    double score = 0.0;
+    viterbi_dense<Index, false>(s, a, base, out, score);
+    return score;
+  }
+  // With Check, also stops and returns false at the first code point from s[a + checked]
+  // on that normalize_into would not copy as it is (unchanged_at), before any id is
+  // written: the raw word s[a + checked, s.size()) is then its own normalized form (see
+  // tokenize_raw). Else returns true, the best path's score in `score`.
+  template <class Index, bool Check, class Sink>
+  bool viterbi_dense(std::string_view s, size_t a, double base, Sink& out, double& score, size_t checked = 0) const {
     const size_t n = s.size() - a;
     std::vector<best<Index>>& table = viterbi_table<Index>(n);
     best<Index>* results = table.data();
@@ -625,6 +669,12 @@ class ugm_model final : public tokenizer_model {
       const uint8_t c0 = p[pos];
       size_t cp_len = 1;
       state = dense_.step(state, c0);
+      if constexpr (Check) {
+        // (the test of unchanged_at for an ASCII byte followed by one, inline)
+        if (pos >= checked && !(ascii_plain_[c0] && (pos + 1 == n || p[pos + 1] < 0x80)) &&
+            unchanged_at(s.substr(a + checked), pos - checked) == 0)
+          return false;
+      }
       if (c0 >= 0x80) {
         cp_len = std::min(utf8_len(char(c0)), n - pos);
         for (size_t k = 1; k < cp_len; ++k) {
@@ -647,7 +697,8 @@ class ugm_model final : public tokenizer_model {
       results[end] = champ;
       pos = end;
     }
-    return backtrack(table, n, out);
+    score = backtrack(table, n, out);
+    return true;
   }
 
   template <class Index, class Sink>
@@ -739,6 +790,7 @@ class ugm_model final : public tokenizer_model {
   bool cut_at_separator_ = true;  // no candidate token can span a cut (viterbi)
   bool word_by_word_ = true;      // false: one Viterbi per fragment, as llama.cpp
   bool raw_words_ = false;        // tokenize_raw applies (constructor)
+  bool ids_in_range_ = false;     // ids_in_range() (constructor)
 };
 
 }  // namespace

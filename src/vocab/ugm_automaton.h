@@ -15,6 +15,7 @@
 // then its failure link's outputs, so longest first.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -88,6 +89,10 @@ class ugm_automaton {
   /// The tokens that end at `state`, longest first.
   std::span<const output> outputs(uint32_t state) const noexcept {
     return {outputs_.data() + first_[state], first_[state + 1] - first_[state]};
+  }
+  /// Whether every output's id is in [0, n).
+  bool ids_below(size_t n) const noexcept {
+    return std::all_of(outputs_.begin(), outputs_.end(), [n](const output& o) { return o.id >= 0 && size_t(o.id) < n; });
   }
   size_t memory_bytes() const noexcept {
     return next_.size() * sizeof(uint16_t) + first_.size() * sizeof(uint32_t) + outputs_.size() * sizeof(output);

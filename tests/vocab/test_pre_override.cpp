@@ -16,10 +16,10 @@ struct override_kv {
   std::string value;  // string value; "" removes the key
 };
 
-// `name` (vocab/ggml-vocab-NAME.gguf) with string keys replaced.
-gguf::result<gguf::vocab> load_with(const std::string& name, const std::vector<override_kv>& kvs,
-                                    std::vector<std::pair<std::string, bool>> bools = {}) {
-  auto f = gguf::file::open(gguf::test::data_file("vocab/ggml-vocab-" + name + ".gguf"));
+// The vocabulary file `path` (under the test data) with string keys replaced.
+gguf::result<gguf::vocab> load_file_with(const std::string& path, const std::vector<override_kv>& kvs,
+                                         std::vector<std::pair<std::string, bool>> bools = {}) {
+  auto f = gguf::file::open(gguf::test::data_file(path));
   EXPECT_TRUE(f.ok());
   auto w = gguf::writer::from_file(*f);
   for (const auto& kv : kvs) {
@@ -30,6 +30,12 @@ gguf::result<gguf::vocab> load_with(const std::string& name, const std::vector<o
   auto copy = gguf::file::from_buffer(w.to_bytes());
   EXPECT_TRUE(copy.ok());
   return gguf::vocab::load(*copy);
+}
+
+// `name` (vocab/ggml-vocab-NAME.gguf) with string keys replaced.
+gguf::result<gguf::vocab> load_with(const std::string& name, const std::vector<override_kv>& kvs,
+                                    std::vector<std::pair<std::string, bool>> bools = {}) {
+  return load_file_with("vocab/ggml-vocab-" + name + ".gguf", kvs, std::move(bools));
 }
 
 std::vector<int32_t> ids(const gguf::vocab& v, std::string_view text) {
@@ -84,6 +90,23 @@ TEST(pre_override, add_special_without_its_id_is_an_error) {
       << r.error().message();
   std::vector<int32_t> out{7};
   EXPECT_FALSE(v->tokenize_into("Hello", out, true, true));
+  EXPECT_EQ(out, (std::vector<int32_t>{7}));
+}
+
+// The same with a model that proves its own ids are tokens (UGM over its automaton:
+// tokenizer_model::ids_in_range), where tokenize_into checks only the ids it adds.
+TEST(pre_override, add_special_without_its_id_is_an_error_after_a_proven_model) {
+  GGUF_REQUIRE_DATA();
+  auto v = load_file_with("vocab/ugm-sp-test.gguf", {{"tokenizer.ggml.bos_token_id", ""}},
+                          {{"tokenizer.ggml.add_bos_token", true}});
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_EQ(v->bos(), gguf::token_null);
+  EXPECT_FALSE(ids(*v, "Hello world").empty());
+  auto r = v->tokenize("Hello world", true, false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, gguf::errc::invalid_vocab);
+  std::vector<int32_t> out{7};
+  EXPECT_FALSE(v->tokenize_into("Hello world", out, true, false));
   EXPECT_EQ(out, (std::vector<int32_t>{7}));
 }
 

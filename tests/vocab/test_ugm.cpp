@@ -413,6 +413,26 @@ TEST(ugm_automaton, built_for_small_vocabularies_only) {
   EXPECT_FALSE(ugm_automaton::build(candidate_trie(large->data), score));  // 250k tokens
 }
 
+TEST(ugm_model, ids_in_range_only_where_the_model_proves_it) {
+  // With the automaton the ids are its outputs' (checked at build) or the unknown
+  // token's; vocab::impl::tokenize_into then skips its pass over the ids. Without an
+  // unknown token, or without the automaton (a large vocabulary, or the trie walk),
+  // nothing is proven and every id is checked.
+  vocab_data v = tiny_vocab({{"<unk>", 0, token_type::unknown}, {"a", -1, token_type::normal}, {"\xE2\x96\x81", -2, token_type::normal}});
+  EXPECT_TRUE(make_ugm(v)->ids_in_range());
+  EXPECT_FALSE(make_ugm(v, true, false)->ids_in_range());
+  v.unk = -1;
+  EXPECT_FALSE(make_ugm(v)->ids_in_range());
+  v.unk = 3;  // (past the last token)
+  EXPECT_FALSE(make_ugm(v)->ids_in_range());
+  GGUF_REQUIRE_DATA();
+  auto small = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
+  auto large = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
+  ASSERT_TRUE(small && large);
+  EXPECT_TRUE(make_ugm(small->data)->ids_in_range());
+  EXPECT_FALSE(make_ugm(large->data)->ids_in_range());
+}
+
 TEST(ugm_model, dense_viterbi_equals_the_trie_walk) {
   // The pull-form Viterbi over the automaton against the trie walk, word by word and one
   // Viterbi per fragment: random vocabularies whose scores tie often (the first of equal
