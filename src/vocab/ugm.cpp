@@ -458,9 +458,9 @@ class ugm_model final : public tokenizer_model {
   // as it is (then normalize_into decides), and for words over max_plain_word bytes (the
   // Viterbi's table would be sized for a word that may fail at its first code point).
   // Not inlined: inside tokenize_raw its registers spill into the cached words' path.
-  // ugm-sp-test, bench.txt's first call: 93% of the new words (1.70 of 1.97 MB) take it,
-  // 49.9 -> 47.4 ms together with vocab::impl::tokenize_into's skipped id check (medians
-  // of 5 alternating runs of 7 each).
+  // ugm-sp-test, bench.txt's first call: 93% of the new words (1.70 of 1.97 MB) take it;
+  // 49.8 -> 47.6 ms with the id check tokenize_into skips for this model (ids_in_range),
+  // medians of 10 alternating runs of 7 each. (Inlined, the same code saved about 0.5 ms.)
   static constexpr size_t max_plain_word = size_t(1) << 16;
   [[gnu::noinline]] bool plain_word_viterbi(std::string_view w, double base, std::string& word, id_writer& out,
                                             double& end_score, size_t& k) const {
