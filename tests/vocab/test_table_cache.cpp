@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -324,6 +325,82 @@ TEST(TokenizerCache, AnUnchangedFileIsKnownByItsIdentity) {
   ASSERT_TRUE(mem);
   EXPECT_FALSE(mem->identity().has_value());
   EXPECT_FALSE(gguf::vocab_detail::table_cache::open(dir.string(), *mem)->keyed_by_identity());
+}
+
+TEST(TokenizerCache, AVerifiedFileIsNotHashedAgainUntilItChanges) {
+  // After a hit whose hash found the payload whole, the file's verified record lets the
+  // next opens skip the hash, until the file is written again: then it is hashed (and a
+  // flipped bit found) whatever its modification time says. A file written too recently
+  // gets no record; a damaged record is not used; pruning removes a file's record with it.
+  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  const fs::path model = data_dir() / "vocab" / "ggml-vocab-qwen2.gguf";
+  const fs::path dir = temp_dir() / "cache-verified";
+  const std::string text = corpus_head(4 << 10);
+  const auto want = ids_of(load(model, ""), text);
+  (void)load(model, dir);  // builds and writes the cache file
+  const fs::path bin = cache_files(dir).at(0);
+  const fs::path record = fs::path(bin).replace_extension(".ok");
+  {
+    auto c = open_cache(model, dir);  // the file is not 2 s old: hashed, no record
+    EXPECT_TRUE(c->hit());
+    EXPECT_FALSE(c->vouched());
+    EXPECT_FALSE(fs::exists(record));
+  }
+  // (a record needs the file's times older than any timestamp granularity: 50 ms here)
+  const min_age age(50'000'000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  {
+    auto c = open_cache(model, dir);  // hashed, then recorded
+    EXPECT_TRUE(c->hit());
+    EXPECT_FALSE(c->vouched());
+    ASSERT_TRUE(fs::exists(record));
+  }
+  const auto bin_time = fs::last_write_time(bin);
+  {
+    auto c = open_cache(model, dir);
+    EXPECT_TRUE(c->hit());
+    EXPECT_TRUE(c->vouched());
+    const auto v = load(model, dir);
+    EXPECT_TRUE(v.from_cache());
+    EXPECT_EQ(ids_of(v, text), want);
+  }
+  EXPECT_EQ(fs::last_write_time(bin), bin_time) << "a use touches the record, not the file";
+  // damaged records are not used: the payload is hashed again, and found whole
+  const std::string good_record = read_file(record);
+  for (std::string bad : {good_record.substr(0, 20), good_record + "x", "X" + good_record.substr(1), good_record}) {
+    if (bad == good_record) bad[bad.size() - 1] ^= 1;  // another checksum
+    write_file(record, bad);
+    auto c = open_cache(model, dir);
+    EXPECT_TRUE(c->hit());
+    EXPECT_FALSE(c->vouched());
+  }
+  write_file(record, good_record);
+  ASSERT_TRUE(open_cache(model, dir)->vouched());
+  // one flipped bit, the modification time put back: the change time still moved
+  const std::string good = read_file(bin);
+  std::string bad = good;
+  bad[good.size() / 2] ^= 0x40;
+  write_file(bin, bad);
+  fs::last_write_time(bin, bin_time);
+  {
+    auto c = open_cache(model, dir);
+    EXPECT_FALSE(c->vouched());
+    EXPECT_FALSE(c->hit());
+    EXPECT_EQ(c->why_miss(), "checksum mismatch");
+  }
+  const auto v = load(model, dir);  // rebuilt
+  EXPECT_FALSE(v.from_cache());
+  EXPECT_EQ(ids_of(v, text), want);
+  EXPECT_EQ(read_file(bin), good);
+  // pruning a file removes its record
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  ASSERT_TRUE(open_cache(model, dir)->hit());
+  ASSERT_TRUE(fs::exists(record));
+  setenv("GGUF_CACHE_MAX_MB", "0", 1);
+  (void)load(data_dir() / "vocab" / "ugm-sp-test.gguf", dir);  // a write prunes the others
+  unsetenv("GGUF_CACHE_MAX_MB");
+  EXPECT_FALSE(fs::exists(bin));
+  EXPECT_FALSE(fs::exists(record));
 }
 
 TEST(TokenizerCache, AFifoUnderACacheNameIsNotWaitedFor) {
