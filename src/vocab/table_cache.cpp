@@ -84,22 +84,26 @@ void code_keyed_hash(const void* data, size_t size, unsigned char out[16]) {
 constexpr char ident_magic[8] = {'G', 'G', 'U', 'F', 'V', 'T', 'I', '1'};
 constexpr size_t ident_size = 32;  // magic, key, 8 zero bytes
 
+// Reads up to `cap` bytes of the small regular file at `path` (an identity or verified
+// record) into `buf`: the count read, or -1. (O_NONBLOCK: a FIFO or a device put under
+// the name would otherwise block the open or the read; only a regular file is read.)
+ssize_t read_record(const std::string& path, unsigned char* buf, size_t cap) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat sb {};
+  ssize_t got = -1;
+  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    do got = ::read(fd, buf, cap);
+    while (got < 0 && errno == EINTR);
+  }
+  ::close(fd);
+  return got;
+}
+
 // The content key in an identity record; false when there is none or it is not one.
 bool read_ident(const std::string& path, unsigned char key[16]) {
-  // (O_NONBLOCK: a FIFO or a device put under the name would otherwise block the open or
-  // the read; only a regular file is read)
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat sb {};
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    ::close(fd);
-    return false;
-  }
-  unsigned char buf[ident_size + 1];
-  ssize_t got;
-  do got = ::read(fd, buf, sizeof buf);
-  while (got < 0 && errno == EINTR);
-  ::close(fd);
+  unsigned char buf[ident_size + 1];  // (one more: a longer file is not a record)
+  const ssize_t got = read_record(path, buf, sizeof buf);
   static constexpr unsigned char zeros[8] = {};
   if (got != ssize_t(ident_size) || std::memcmp(buf, ident_magic, 8) != 0 || std::memcmp(buf + 24, zeros, 8) != 0)
     return false;
@@ -155,20 +159,19 @@ file_identity identity_of(const struct stat& sb) {
 // Whether the record at `path` vouches for a cache file of identity `id` and payload
 // checksum `checksum`.
 bool verified(const std::string& path, const file_identity& id, uint64_t checksum) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat sb {};
   unsigned char buf[sizeof(verified_record) + 1];  // (one more: a longer file is not a record)
-  ssize_t got = -1;
-  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-    do got = ::read(fd, buf, sizeof buf);
-    while (got < 0 && errno == EINTR);
-  }
-  ::close(fd);
-  if (got != ssize_t(sizeof(verified_record))) return false;
+  if (read_record(path, buf, sizeof buf) != ssize_t(sizeof(verified_record))) return false;
   verified_record r;
   std::memcpy(&r, buf, sizeof r);
   return std::memcmp(r.magic, verified_magic, 8) == 0 && r.id == id && r.checksum == checksum;
+}
+
+void write_verified(const std::string& path, const file_identity& id, uint64_t checksum) {
+  verified_record r{};
+  std::memcpy(r.magic, verified_magic, 8);
+  r.id = id;
+  r.checksum = checksum;
+  write_atomic(path, reinterpret_cast<const char*>(&r), sizeof r);
 }
 
 // The file's times are identity_min_age_ns old or older.
@@ -253,11 +256,16 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   ssize_t got;
   do got = ::pread(fd, &h, header_size, 0);
   while (got < 0 && errno == EINTR);
+  if (got != ssize_t(header_size)) {
+    c->why_ = "cannot read it";
+    ::close(fd);
+    return c;
+  }
   const file_identity bin_id = identity_of(sb);
   const std::string ok_path = verified_path(c->path_);
   // Hashed and found whole before, unchanged since: only the pages used are read, as
   // they are used; else every page is read now, by the hash.
-  const bool vouched = got == ssize_t(header_size) && verified(ok_path, bin_id, h.checksum);
+  const bool vouched = verified(ok_path, bin_id, h.checksum);
   void* m = mmap(nullptr, size_t(sb.st_size), PROT_READ, MAP_PRIVATE | (vouched ? 0 : MAP_POPULATE), fd, 0);
   ::close(fd);
   if (m == MAP_FAILED) {
@@ -266,7 +274,6 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
   }
   c->map_ = static_cast<const std::byte*>(m);
   c->map_size_ = size_t(sb.st_size);
-  std::memcpy(&h, c->map_, header_size);
   if (std::memcmp(h.magic, magic, 8) != 0 || h.format != format_version) {
     c->why_ = "another format";
   } else if (std::memcmp(h.key, c->key_, 16) != 0) {
@@ -285,11 +292,7 @@ std::unique_ptr<table_cache> table_cache::open(const std::string& dir, const ggu
     if (vouched) {
       utimensat(AT_FDCWD, ok_path.c_str(), nullptr, 0);
     } else if (old_enough(bin_id)) {
-      verified_record r{};
-      std::memcpy(r.magic, verified_magic, 8);
-      r.id = bin_id;
-      r.checksum = h.checksum;
-      write_atomic(ok_path, reinterpret_cast<const char*>(&r), sizeof r);
+      write_verified(ok_path, bin_id, h.checksum);
     }
   }
   return c;
