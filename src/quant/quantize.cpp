@@ -19,8 +19,17 @@ constexpr std::array<quantize_kernel, ggml_type_count> make_table() {
   t[id(T::f32)] = quantize_f32;
   t[id(T::f16)] = quantize_f16;
   t[id(T::bf16)] = quantize_bf16;
+  t[id(T::q1_0)] = quantize_q1_0;
+  t[id(T::q2_0)] = quantize_q2_0;
   t[id(T::q4_0)] = quantize_q4_0;
+  t[id(T::q4_1)] = quantize_q4_1;
+  t[id(T::q5_0)] = quantize_q5_0;
+  t[id(T::q5_1)] = quantize_q5_1;
   t[id(T::q8_0)] = quantize_q8_0;
+  t[id(T::mxfp4)] = quantize_mxfp4;
+  t[id(T::nvfp4)] = quantize_nvfp4;
+  t[id(T::tq1_0)] = quantize_tq1_0;
+  t[id(T::tq2_0)] = quantize_tq2_0;
   return t;
 }
 
