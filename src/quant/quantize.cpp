@@ -28,6 +28,11 @@ constexpr std::array<quantize_kernel, ggml_type_count> make_table() {
   t[id(T::q8_0)] = quantize_q8_0;
   t[id(T::mxfp4)] = quantize_mxfp4;
   t[id(T::nvfp4)] = quantize_nvfp4;
+  t[id(T::q2_K)] = quantize_q2_K;
+  t[id(T::q3_K)] = quantize_q3_K;
+  t[id(T::q4_K)] = quantize_q4_K;
+  t[id(T::q5_K)] = quantize_q5_K;
+  t[id(T::q6_K)] = quantize_q6_K;
   t[id(T::tq1_0)] = quantize_tq1_0;
   t[id(T::tq2_0)] = quantize_tq2_0;
   return t;
