@@ -33,6 +33,8 @@ constexpr std::array<quantize_kernel, ggml_type_count> make_table() {
   t[id(T::q4_K)] = quantize_q4_K;
   t[id(T::q5_K)] = quantize_q5_K;
   t[id(T::q6_K)] = quantize_q6_K;
+  t[id(T::iq4_nl)] = quantize_iq4_nl;
+  t[id(T::iq4_xs)] = quantize_iq4_xs;
   t[id(T::tq1_0)] = quantize_tq1_0;
   t[id(T::tq2_0)] = quantize_tq2_0;
   return t;
