@@ -37,6 +37,8 @@ constexpr std::array<quantize_kernel, ggml_type_count> make_table() {
   t[id(T::iq2_xs)] = quantize_iq2_xs;
   t[id(T::iq3_xxs)] = quantize_iq3_xxs;
   t[id(T::iq3_s)] = quantize_iq3_s;
+  t[id(T::iq1_s)] = quantize_iq1_s;
+  t[id(T::iq1_m)] = quantize_iq1_m;
   t[id(T::iq4_nl)] = quantize_iq4_nl;
   t[id(T::iq4_xs)] = quantize_iq4_xs;
   t[id(T::tq1_0)] = quantize_tq1_0;
