@@ -35,6 +35,7 @@ constexpr std::array<quantize_kernel, ggml_type_count> make_table() {
   t[id(T::q6_K)] = quantize_q6_K;
   t[id(T::iq2_xxs)] = quantize_iq2_xxs;
   t[id(T::iq2_xs)] = quantize_iq2_xs;
+  t[id(T::iq2_s)] = quantize_iq2_s;
   t[id(T::iq3_xxs)] = quantize_iq3_xxs;
   t[id(T::iq3_s)] = quantize_iq3_s;
   t[id(T::iq1_s)] = quantize_iq1_s;
