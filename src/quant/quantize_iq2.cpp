@@ -133,7 +133,7 @@ void quantize_iq2_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
         for (int k = 0; k < 4; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
       }
       for (int k = 0; k < 4; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 8 * k, 8, 2)]);  // on the grid by construction
+        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));  // on the grid by construction
         q2[2 * ib] |= static_cast<uint32_t>(grid_index) << (8 * k);
         q2[2 * ib + 1] |= static_cast<uint32_t>(block_signs[k]) << (7 * k);
       }
@@ -187,7 +187,7 @@ void quantize_iq2_xs(const float* x, uint8_t* y, int64_t n, const float* quant_w
         for (int k = 0; k < 2; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
       }
       for (int k = 0; k < 2; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 8 * k, 8, 2)]);
+        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         q2[2 * ib + k] = static_cast<uint16_t>(grid_index | (block_signs[k] << 9));
       }
       scales[ib] = scale;
@@ -253,7 +253,7 @@ void quantize_iq2_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         for (int k = 0; k < 2; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k]);
       }
       for (int k = 0; k < 2; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 8 * k, 8, 2)]);
+        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         const int i8 = 2 * ib + k;
         b->qs[i8] = static_cast<uint8_t>(grid_index & 255);
         b->qh[i8 / 4] |= static_cast<uint8_t>((grid_index >> 8) << 2 * (i8 % 4));

@@ -108,7 +108,7 @@ void quantize_iq3_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
         scale = -scale;
         for (int k = 0; k < 4; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
       }
-      for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(std::max(0, g.map[packed(L + 4 * k, 4, 3)]));
+      for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(g.index_of(packed(L + 4 * k, 4, 3)));
       scales_and_signs[ib] = static_cast<uint32_t>(block_signs[0] | (block_signs[1] << 7) | (block_signs[2] << 14) |
                                                    (block_signs[3] << 21));
       scales[ib] = scale;
@@ -173,7 +173,7 @@ void quantize_iq3_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         for (int k = 0; k < bs8; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k]);
       }
       for (int k = 0; k < bs4; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 4 * k, 4, 3)]);
+        const int grid_index = g.index_of(packed(L + 4 * k, 4, 3));
         qs[k] = static_cast<uint8_t>(grid_index & 255);
         b->qh[(ib * bs4 + k) / 8] |= static_cast<uint8_t>((grid_index >> 8) << ((ib * bs4 + k) % 8));
       }
