@@ -7,6 +7,7 @@
 
 #include "quant/blocks.h"
 #include "quant/quantize.h"
+#include "quant/quantize_simd.h"
 #include "quant/tables.h"
 
 namespace gguf::detail {
@@ -88,6 +89,9 @@ void quantize_bf16(const float* x, uint8_t* y, int64_t n, const float*) {
 }
 
 void quantize_q8_0(const float* x, uint8_t* y, int64_t n, const float*) {
+#if GGUF_QUANT_X86
+  if (use_simd_quantizers()) return quantize_q8_0_avx2(x, y, n);
+#endif
   for (int64_t i = 0; i < n / qk32; ++i, x += qk32, y += sizeof(block_q8_0)) {
     float amax = 0.0f;
     for (int j = 0; j < qk32; ++j) amax = std::max(amax, std::fabs(x[j]));
