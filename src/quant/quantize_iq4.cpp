@@ -54,14 +54,8 @@ void iq4_impl(int sbs, const float* x, uint8_t* dh, uint8_t* q4, uint8_t* scales
     } else {
       for (int j = 0; j < bs; ++j) weight[j] = xb[j] * xb[j];
     }
-    float amax = 0, max = 0;
-    for (int j = 0; j < bs; ++j) {
-      const float ax = std::fabs(xb[j]);
-      if (ax > amax) {
-        amax = ax;
-        max = xb[j];
-      }
-    }
+    float max = 0;
+    const float amax = abs_max_signed(xb, bs, max);
     if (amax < group_max_eps) {
       scales[ib] = 0;
       continue;

@@ -10,14 +10,8 @@
 namespace gguf::detail {
 
 float make_qx_quants(int n, int nmax, const float* x, int8_t* L, int rmse_type, const float* qw) {
-  float max = 0, amax = 0;
-  for (int i = 0; i < n; ++i) {
-    const float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
+  float max = 0;
+  const float amax = abs_max_signed(x, n, max);
   if (amax < group_max_eps) {
     std::fill(L, L + n, int8_t{0});
     return 0.f;
@@ -111,14 +105,8 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L, int rmse_type, 
 }
 
 float make_q3_quants(int n, int nmax, const float* x, int8_t* L, bool do_rmse) {
-  float max = 0, amax = 0;
-  for (int i = 0; i < n; ++i) {
-    const float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
+  float max = 0;
+  const float amax = abs_max_signed(x, n, max);
   if (amax < group_max_eps) {
     std::fill(L, L + n, int8_t{0});
     return 0.f;
