@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "gguf/model.h"
+#include "gguf/quant.h"
 #include "model/quantize_plan.h"
 #include "model/quantize_types.h"
 
@@ -268,6 +269,9 @@ result<planned> make_plan(const model_files& in, const std::filesystem::path& ou
     if (tr->quantized && !o.allow_requantize) {
       return plan_error(errc::unsupported,
                         "requantizing from type " + std::string(tr->name) + " is disabled (--allow-requantize)", tp.name);
+    }
+    if (!can_quantize(tp.type_out)) {
+      return plan_error(errc::unsupported, "cannot quantize to " + std::string(ggml_type_name(tp.type_out)), tp.name);
     }
     if (!tr->quantized && tp.type_in != ggml_type::f32 && tp.type_in != ggml_type::f16 && tp.type_in != ggml_type::bf16) {
       return plan_error(errc::unsupported, "cannot dequantize/convert tensor type " + std::string(tr->name), tp.name);
