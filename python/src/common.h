@@ -56,5 +56,6 @@ void register_file(py::module_& m);
 void register_vocab(py::module_& m);
 void register_model(py::module_& m);
 void register_edit(py::module_& m);
+void register_quantize(py::module_& m);
 
 }  // namespace ggufkit

@@ -293,4 +293,5 @@ PYBIND11_MODULE(_core, m) {
   ggufkit::register_vocab(m);
   ggufkit::register_model(m);
   ggufkit::register_edit(m);
+  ggufkit::register_quantize(m);
 }

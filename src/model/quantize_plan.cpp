@@ -141,7 +141,7 @@ result<planned> make_plan(const model_files& in, const std::filesystem::path& ou
   const file& first = in.shards()[0];
   const auto default_type = ftype_default_type(o.ftype);
   if (!default_type) return plan_error(errc::invalid_argument, "invalid output file type " + std::to_string(o.ftype));
-  auto facts = read_facts(first);
+  auto facts = in.is_split() ? read_facts(in.merged()) : read_facts(first);
   if (!facts) return facts.error();
 
   planned p;

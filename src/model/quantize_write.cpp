@@ -81,29 +81,31 @@ kv_list output_kvs(const file& first, const planned& p, const quantize_options& 
   return l;
 }
 
+void put_raw(std::vector<std::byte>& b, const void* p, size_t n) {
+  const size_t at = b.size();
+  b.resize(at + n);
+  if (n) std::memcpy(b.data() + at, p, n);
+}
 template <class T>
 void put(std::vector<std::byte>& b, T v) {
-  const auto* p = reinterpret_cast<const std::byte*>(&v);
-  b.insert(b.end(), p, p + sizeof v);
+  put_raw(b, &v, sizeof v);
 }
 void put_str(std::vector<std::byte>& b, std::string_view s) {
   put<uint64_t>(b, s.size());
-  const auto* p = reinterpret_cast<const std::byte*>(s.data());
-  b.insert(b.end(), p, p + s.size());
+  put_raw(b, s.data(), s.size());
 }
 
 // gguf_get_meta_data of one output file: header, key/values, tensor infos, padding.
 std::vector<std::byte> header_bytes(const kv_list& kvs, std::span<const quantize_tensor_plan* const> tensors) {
   std::vector<std::byte> b;
-  for (char c : {'G', 'G', 'U', 'F'}) b.push_back(std::byte(c));
+  put_raw(b, "GGUF", 4);
   put<uint32_t>(b, 3);
   put<uint64_t>(b, tensors.size());
   put<uint64_t>(b, kvs.kvs.size());
   for (const auto& [key, v] : kvs.kvs) {
     put_str(b, key);
     put<uint32_t>(b, uint32_t(v.type()));
-    const auto* p = reinterpret_cast<const std::byte*>(v.payload().data());
-    b.insert(b.end(), p, p + v.payload().size());
+    put_raw(b, v.payload().data(), v.payload().size());
   }
   uint64_t offset = 0;
   for (const auto* t : tensors) {
@@ -242,8 +244,9 @@ result<void> finish_pending(writer_state& w) {
   return w.pending.get();
 }
 
-result<void> quantize_tensor(const quantize_tensor_plan& t, const detail::source_fd& src, uint64_t data_offset,
+result<void> quantize_tensor(const quantize_tensor_plan& t, const file& shard, const detail::source_fd& src,
                              safe_output& out, writer_state& w) {
+  const uint64_t data_offset = shard.data_offset();
   const uint64_t row_in = *ggml_row_size(t.type_in, t.ne[0]);
   const uint64_t row_out = *ggml_row_size(t.type_out, t.ne[0]);
   const int64_t nrows = int64_t(t.ne[1] * t.ne[2] * t.ne[3]);
@@ -258,6 +261,11 @@ result<void> quantize_tensor(const quantize_tensor_plan& t, const detail::source
     auto& buf = w.out_buf[cur];
     buf.resize(uint64_t(w1 - w0) * row_out);
     const int64_t share = (w1 - w0 + nthr - 1) / nthr;
+    // A remote input: this window's bytes are fetched here, and dropped once quantized.
+    const uint64_t in_off = data_offset + t.info->offset + uint64_t(w0) * row_in, in_len = uint64_t(w1 - w0) * row_in;
+    if (shard.is_remote()) {
+      if (auto r = shard.fetch(in_off, in_len); !r) return r.error();
+    }
     std::function<void(int)> job = [&](int id) {
       const int64_t a = w0 + share * id, b = std::min(w1, a + share);
       if (a >= b) return;
@@ -268,6 +276,7 @@ result<void> quantize_tensor(const quantize_tensor_plan& t, const detail::source
       }
     };
     w.workers.run(job);
+    if (shard.is_remote()) shard.release(shard.bytes().subspan(in_off, in_len));
     if (auto r = finish_pending(w); !r) return r;
     for (auto& s : w.scratch) {
       if (s.failed) {
@@ -281,8 +290,23 @@ result<void> quantize_tensor(const quantize_tensor_plan& t, const detail::source
     w.pending = std::async(std::launch::async, [&out, &buf] { return out.write(buf); });
     cur ^= 1;
   }
-  (void)row_in;
   return finish_pending(w);
+}
+
+// A tensor that keeps its type: copied by the kernel, or for a remote input fetched and
+// written 16 MiB at a time.
+result<void> copy_tensor(const file& f, const detail::source_fd& src, uint64_t off, uint64_t n, safe_output& out) {
+  if (!f.is_remote()) return src.copy_to(out, off, n);
+  constexpr uint64_t step = 16u << 20;
+  for (uint64_t done = 0; done < n; done += step) {
+    const uint64_t len = std::min(step, n - done);
+    if (auto r = f.fetch(off + done, len); !r) return r;
+    const auto view = f.bytes().subspan(off + done, len);
+    auto r = out.write(view);
+    f.release(view);
+    if (!r) return r;
+  }
+  return {};
 }
 
 bool same_file(const std::filesystem::path& a, const std::string& b) {
@@ -343,10 +367,10 @@ result<quantize_plan> quantize_model(const model_files& in, const std::filesyste
     for (const auto* t : l[i].tensors) {
       const auto shard = in.find_tensor(t->source_name)->shard;
       const auto& src = *sources[shard];
-      const uint64_t data_offset = in.shards()[shard].data_offset();
+      const file& f = in.shards()[shard];
       if (!t->quantized) {
-        if (auto r = src.copy_to(dst, data_offset + t->info->offset, t->size_out); !r) return r.error();
-      } else if (auto r = quantize_tensor(*t, src, data_offset, dst, w); !r) {
+        if (auto r = copy_tensor(f, src, f.data_offset() + t->info->offset, t->size_out, dst); !r) return r.error();
+      } else if (auto r = quantize_tensor(*t, f, src, dst, w); !r) {
         return r.error();
       }
       if (auto r = dst.write_zeros(pad(t->size_out) - t->size_out); !r) return r.error();
