@@ -48,7 +48,7 @@ int main() {
     const int64_t blck = ggml_blck_size(type);
     for (const auto& c : quant_cases::cases_for(std::string(name), blck, ggml_quantize_requires_imatrix(type))) {
       const auto rows = quant_cases::make_row_data(c.k, c.seed, c.nrows * c.n_per_row);
-      const auto im = c.imatrix ? quant_cases::make_imatrix(c.seed, c.n_per_row, c.imatrix == 2) : std::vector<float>{};
+      const auto im = c.imatrix ? quant_cases::make_imatrix(c.seed, c.n_per_row, c.imatrix) : std::vector<float>{};
       const size_t row_size = ggml_row_size(type, c.n_per_row);
       std::vector<uint8_t> q(row_size * c.nrows);
       const size_t n = ggml_quantize_chunk(type, rows.data(), q.data(), 0, c.nrows, c.n_per_row,

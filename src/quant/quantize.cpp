@@ -28,6 +28,20 @@ constexpr std::array<quantize_kernel, ggml_type_count> make_table() {
   t[id(T::q8_0)] = quantize_q8_0;
   t[id(T::mxfp4)] = quantize_mxfp4;
   t[id(T::nvfp4)] = quantize_nvfp4;
+  t[id(T::q2_K)] = quantize_q2_K;
+  t[id(T::q3_K)] = quantize_q3_K;
+  t[id(T::q4_K)] = quantize_q4_K;
+  t[id(T::q5_K)] = quantize_q5_K;
+  t[id(T::q6_K)] = quantize_q6_K;
+  t[id(T::iq2_xxs)] = quantize_iq2_xxs;
+  t[id(T::iq2_xs)] = quantize_iq2_xs;
+  t[id(T::iq2_s)] = quantize_iq2_s;
+  t[id(T::iq3_xxs)] = quantize_iq3_xxs;
+  t[id(T::iq3_s)] = quantize_iq3_s;
+  t[id(T::iq1_s)] = quantize_iq1_s;
+  t[id(T::iq1_m)] = quantize_iq1_m;
+  t[id(T::iq4_nl)] = quantize_iq4_nl;
+  t[id(T::iq4_xs)] = quantize_iq4_xs;
   t[id(T::tq1_0)] = quantize_tq1_0;
   t[id(T::tq2_0)] = quantize_tq2_0;
   return t;
@@ -55,9 +69,7 @@ bool quantize_requires_imatrix(ggml_type type) noexcept {
   return type == ggml_type::iq2_xxs || type == ggml_type::iq2_xs || type == ggml_type::iq1_s;
 }
 
-void quantize_init(ggml_type) {
-  // The iq grids' search tables are added with the iq quantizers; the other types need none.
-}
+void quantize_init(ggml_type type) { detail::iq_grids_init(type); }
 
 result<std::size_t> quantize_rows(ggml_type type, const float* src, void* dst, std::int64_t nrows,
                                   std::int64_t n_per_row, const float* imatrix) {

@@ -5,6 +5,7 @@
 // machine replays on any other. Header-only and free of gguf and ggml includes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -21,10 +22,12 @@ enum class kind : int {
   huge,      ///< normal * 4096 (scales near the top of binary16)
   tiny,      ///< normal * 2^-17 (scales in binary16's subnormals)
   skewed,    ///< mostly positive: 0.5 + |normal| with a few negatives
+  sparse,    ///< normal with runs of 16 zeros (a third of the aligned runs): all-zero sub-blocks
+  outlier,   ///< normal with one value in 64 multiplied by 100
 };
-inline constexpr int kind_count = 7;
-inline constexpr std::string_view kind_names[kind_count] = {"normal", "heavy",  "zero",  "constant",
-                                                            "huge",   "tiny",   "skewed"};
+inline constexpr int kind_count = 9;
+inline constexpr std::string_view kind_names[kind_count] = {"normal", "heavy",  "zero",   "constant", "huge",
+                                                            "tiny",   "skewed", "sparse", "outlier"};
 
 /// splitmix64: a small, well-mixed deterministic generator.
 struct rng {
@@ -57,6 +60,8 @@ inline std::vector<float> make_row_data(kind k, uint64_t seed, int64_t n) {
       case kind::constant: x = 0.75f; break;
       case kind::huge: x = r.normal() * 4096.0f; break;
       case kind::tiny: x = r.normal() * 0x1p-17f; break;
+      case kind::sparse:
+      case kind::outlier: x = r.normal(); break;
       case kind::skewed: {
         const float g = r.normal();
         x = r.uniform() < 0.1f ? -0.25f * (g < 0 ? -g : g) : 0.5f + (g < 0 ? -g : g);
@@ -64,23 +69,37 @@ inline std::vector<float> make_row_data(kind k, uint64_t seed, int64_t n) {
       }
     }
   }
+  if (k == kind::sparse) {
+    for (int64_t i = 0; i + 16 <= n; i += 16) {
+      if (r.uniform() < 0.33f) std::fill(v.begin() + i, v.begin() + i + 16, 0.0f);
+    }
+  }
+  if (k == kind::outlier) {
+    for (int64_t i = 0; i < n; i += 64) v[static_cast<size_t>(i + static_cast<int64_t>(r.next() % 64) % (n - i))] *= 100.0f;
+  }
   return v;
 }
 
 /// n importance weights (as llama-imatrix writes them: mean squared activations, > 0), or a
 /// mix with zeros when `with_zeros`.
-inline std::vector<float> make_imatrix(uint64_t seed, int64_t n, bool with_zeros) {
+/// mix with zeros (`mode` 2: one in 8; 3: whole runs of 8, a quarter of them).
+inline std::vector<float> make_imatrix(uint64_t seed, int64_t n, int mode) {
   rng r{seed ^ 0xA5A5A5A5DEADBEEFull};
   std::vector<float> w(static_cast<size_t>(n));
   for (auto& x : w) {
     const float g = r.normal();
     x = 0.05f + g * g;
-    if (with_zeros && r.uniform() < 0.125f) x = 0.0f;
+    if (mode == 2 && r.uniform() < 0.125f) x = 0.0f;
+  }
+  if (mode == 3) {
+    for (int64_t i = 0; i + 8 <= n; i += 8) {
+      if (r.uniform() < 0.25f) std::fill(w.begin() + i, w.begin() + i + 8, 0.0f);
+    }
   }
   return w;
 }
 
-/// One recorded case. imatrix: 0 none, 1 positive weights, 2 weights with zeros.
+/// One recorded case. imatrix: 0 none, 1 positive weights, 2 and 3 weights with zeros.
 struct row_case {
   std::string type;  ///< ggml type name
   kind k;
@@ -105,8 +124,8 @@ inline std::vector<row_case> cases_for(const std::string& type, int64_t blck, bo
     for (size_t li = 0; li < lengths.size(); ++li) {
       // all lengths for normal and heavy rows; the other kinds on two lengths
       if (k >= 2 && li != 0 && li != lengths.size() - 1) continue;
-      for (int im = needs_imatrix ? 1 : 0; im <= 2; ++im) {
-        if (im == 2 && k != static_cast<int>(kind::normal) && k != static_cast<int>(kind::heavy)) continue;
+      for (int im = needs_imatrix ? 1 : 0; im <= 3; ++im) {
+        if (im >= 2 && k != static_cast<int>(kind::normal) && k != static_cast<int>(kind::heavy)) continue;
         const int64_t nrows = 1 + static_cast<int64_t>((li + k) % 3);
         out.push_back({type, static_cast<kind>(k), nrows, lengths[li], im, seed++ * 0x100000001B3ull});
       }

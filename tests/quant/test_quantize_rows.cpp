@@ -74,7 +74,7 @@ TEST_P(QuantizeRows, ByteIdenticalToGgml) {
   for (const auto& r : it->second) {
     const auto& c = r.c;
     const auto rows = quant_cases::make_row_data(c.k, c.seed, c.nrows * c.n_per_row);
-    const auto im = c.imatrix ? quant_cases::make_imatrix(c.seed, c.n_per_row, c.imatrix == 2) : std::vector<float>{};
+    const auto im = c.imatrix ? quant_cases::make_imatrix(c.seed, c.n_per_row, c.imatrix) : std::vector<float>{};
     const uint64_t row_size = gguf::ggml_row_size(*type, c.n_per_row).value();
     std::vector<uint8_t> q(row_size * c.nrows);
     auto n = gguf::quantize_rows(*type, rows.data(), q.data(), c.nrows, c.n_per_row, c.imatrix ? im.data() : nullptr);
