@@ -130,7 +130,9 @@ std::vector<shard_layout> layouts(const model_files& in, const planned& p, const
   for (const auto& t : p.plan.tensors) s[t.shard].tensors.push_back(&t);
   const kv_list base = output_kvs(in.shards()[0], p, o);
   for (uint32_t i = 0; i < p.n_shards; ++i) {
-    kv_list kvs = base;
+    // Only the first output shard carries the metadata (llama-quantize's other shards start
+    // from gguf_init_empty and get the split keys alone).
+    kv_list kvs = i == 0 ? base : kv_list{};
     if (p.n_shards > 1) {
       kvs.set("split.no", value::u16(uint16_t(i)));
       kvs.set("split.count", value::u16(uint16_t(p.n_shards)));
@@ -329,9 +331,8 @@ result<quantize_plan> plan_quantize(const model_files& in, const std::filesystem
 }
 
 result<quantize_plan> quantize_model(const model_files& in, const std::filesystem::path& out, const quantize_options& o) {
-  auto p = make_plan(in, out, o, false);
-  if (!p) return p.error();
-  for (const auto& path : p->plan.paths) {
+  // OUT is checked first, as llama-quantize does before it reads the model.
+  auto check_out = [&](const std::filesystem::path& path) -> result<void> {
     for (const auto& shard : in.shards()) {
       if (same_file(path, shard.path())) {
         return make_error(errc::io_error, no_offset, "input and output files are the same: " + path.string());
@@ -341,6 +342,15 @@ result<quantize_plan> quantize_model(const model_files& in, const std::filesyste
     if (!o.force && std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
       return make_error(errc::io_error, no_offset, path.string() + " exists (use --force to replace it)");
     }
+    return {};
+  };
+  if (!o.keep_split) {
+    if (auto r = check_out(out); !r) return r.error();
+  }
+  auto p = make_plan(in, out, o, false);
+  if (!p) return p.error();
+  for (const auto& path : p->plan.paths) {
+    if (auto r = check_out(path); !r) return r.error();
   }
   const auto l = layouts(in, *p, o);
   for (const auto& s : l) {

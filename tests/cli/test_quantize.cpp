@@ -33,6 +33,8 @@ struct qcase {
   std::string result;  // "ok h:s,h:s" or "refused EXIT REASON"
 };
 
+void PrintTo(const qcase& c, std::ostream* os) { *os << c.name; }
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> v;
   std::string cur;
@@ -122,7 +124,7 @@ fs::path case_dir(const std::string& name) {
 const std::map<std::string, std::string> reason_words = {
     {"imatrix", "importance matrix"},    {"requantize", "requantizing"},
     {"imatrix-size", "imatrix size"},    {"architecture", "unknown model architecture"},
-    {"type", "TYPE"},                    {"unreadable", "truncated"},
+    {"type", "TYPE"},                    {"unreadable", "past the file end"},
     {"same-file", "same"},
 };
 
