@@ -7,6 +7,8 @@
     t = f.tensor("token_embd.weight")                # t.type 'q4_K', t.ne, t.shape
     t.data                                           # zero-copy uint8 view of the mapping
     t.dequantize()                                   # float32 array of t.shape
+    t.quantize("q4_K", imatrix=None)                 # its rows quantized: uint8 [..., row bytes]
+    ggufkit.quantize_rows(rows, "q8_0")              # float32 rows -> ggml blocks, as ggml writes them
     v = ggufkit.Vocab("model.gguf")                  # llama.cpp's tokenizer, exact ids
     v.encode("Hello"), v.encode_batch(texts, threads=0), v.decode(ids)
     ggufkit.Model("model.gguf").embed("Hello")       # token embeddings [n_tokens, n_embd]
@@ -25,9 +27,13 @@ from . import _core
 from ._core import File, Model, Tensor, Vocab
 from ._errors import GGUFError
 
-__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "quantize", "GGUFError", "default_tokenizer_cache_dir"]
+__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "quantize", "GGUFError", "default_tokenizer_cache_dir",
+           "quantize_rows", "can_quantize", "quantize_requires_imatrix"]
 
 default_tokenizer_cache_dir = _core.default_tokenizer_cache_dir
+quantize_rows = _core.quantize_rows
+can_quantize = _core.can_quantize
+quantize_requires_imatrix = _core.quantize_requires_imatrix
 __version__ = "0.1.0"
 
 PathLike = Union[str, "os.PathLike[str]"]

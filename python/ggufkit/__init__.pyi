@@ -5,6 +5,8 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, Optional, Union
 
 from ._core import File as File, Model as Model, Tensor as Tensor, Vocab as Vocab
+from ._core import can_quantize as can_quantize, quantize_requires_imatrix as quantize_requires_imatrix
+from ._core import quantize_rows as quantize_rows
 from ._errors import GGUFError as GGUFError
 
 __version__: str

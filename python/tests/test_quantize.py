@@ -1,47 +1,69 @@
-"""ggufkit.quantize: the same bytes as llama-quantize (the cases recorded by
-scripts/record-quantize.sh in tests/model/data/quantize_cases.tsv), the dry run's sizes,
-the refusals."""
-import hashlib
-from pathlib import Path
+"""ggufkit.quantize_rows and Tensor.quantize: ggml's row quantization.
 
+The fixture quant/quant-fixture.gguf holds src (512x24 float32) and q.<type>, src
+quantized by ggml's ggml_quantize_chunk without importance weights: quantizing src must
+give those bytes exactly (the types ggml quantizes without an imatrix)."""
+import numpy as np
 import pytest
 
 import ggufkit
+from conftest import DATA
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def recorded(name: str) -> tuple[str, int]:
-    for line in (ROOT / "tests/model/data/quantize_cases.tsv").read_text().splitlines():
-        cols = line.split("\t")
-        if cols[0] == name:
-            digest, size = cols[3].split(" ")[1].split(":")
-            return digest, int(size)
-    raise KeyError(name)
+FIXTURE = DATA / "quant/quant-fixture.gguf"
 
 
-@pytest.mark.parametrize("ftype", ["Q8_0", "Q4_0", "Q5_1", "F16", "TQ2_0"])
-def test_quantize_matches_llama_quantize(data, tmp_path, ftype):
-    digest, size = recorded(f"stories-{ftype}")
-    out = tmp_path / "out.gguf"
-    plan = ggufkit.quantize(data / "models/stories260K.gguf", out, ftype, nthread=1, dry_run=True)
-    assert plan["file_sizes"] == [size]
-    assert not out.exists()
-    plan = ggufkit.quantize(data / "models/stories260K.gguf", out, ftype, nthread=3)
-    assert hashlib.sha256(out.read_bytes()).hexdigest() == digest
-    assert plan["paths"] == [str(out)]
+def fixture_types():
+    if not FIXTURE.is_file():
+        return []
+    f = ggufkit.open(FIXTURE)
+    names = [t.name[2:] for t in f.tensors if t.name.startswith("q.")]
+    return [n for n in names if not ggufkit.quantize_requires_imatrix(n) and n != "iq1_m"]
 
 
-def test_quantize_refusals(data, tmp_path):
-    out = tmp_path / "out.gguf"
-    with pytest.raises(ggufkit.GGUFError, match="requantizing"):
-        ggufkit.quantize(data / "models/stories260K-Q8_0.gguf", out, "Q4_0")
-    with pytest.raises(ggufkit.GGUFError, match="unknown file type"):
-        ggufkit.quantize(data / "models/stories260K.gguf", out, "Q9_X")
-    assert not out.exists()
-    out.write_bytes(b"keep")
-    with pytest.raises(ggufkit.GGUFError, match="force"):
-        ggufkit.quantize(data / "models/stories260K.gguf", out, "Q8_0")
-    assert out.read_bytes() == b"keep"
-    ggufkit.quantize(data / "models/stories260K.gguf", out, "Q8_0", force=True)
-    assert hashlib.sha256(out.read_bytes()).hexdigest() == recorded("stories-Q8_0")[0]
+@pytest.mark.parametrize("qtype", fixture_types())
+def test_quantize_equals_ggml_on_the_fixture(data, qtype):
+    f = ggufkit.open(FIXTURE)
+    src = f.tensor("src")
+    want = f.tensor("q." + qtype).data
+    got = ggufkit.quantize_rows(src.dequantize(), qtype)
+    assert got.dtype == np.uint8
+    assert got.shape[:-1] == src.shape[:-1]
+    assert got.tobytes() == want.tobytes()
+    assert src.quantize(qtype).tobytes() == want.tobytes()
+
+
+def test_shapes_and_round_trip():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 2, 256)).astype(np.float32)
+    q = ggufkit.quantize_rows(x, "Q8_0")  # names are case-insensitive
+    assert q.shape == (3, 2, 8 * 34)
+    q1 = ggufkit.quantize_rows(x.reshape(-1)[:256], 8)  # an id works too; 1-D is one row
+    assert q1.shape == (272,) and q1.tobytes() == q[0, 0].tobytes()
+    # float64 input is converted to float32 first
+    assert ggufkit.quantize_rows(x.astype(np.float64), "q8_0").tobytes() == q.tobytes()
+    w = rng.random(256).astype(np.float32) + 0.1
+    a = ggufkit.quantize_rows(x, "q4_K", imatrix=w)
+    b = ggufkit.quantize_rows(x, "q4_K")
+    assert a.shape == b.shape == (3, 2, 144) and a.tobytes() != b.tobytes()  # the weights matter
+
+
+def test_requires_imatrix_and_errors():
+    x = np.ones((1, 256), np.float32)
+    for t in ("iq2_xxs", "iq2_xs", "iq1_s"):
+        assert ggufkit.quantize_requires_imatrix(t)
+        with pytest.raises(ggufkit.GGUFError) as e:
+            ggufkit.quantize_rows(x, t)
+        assert e.value.code == "invalid_argument"
+        assert ggufkit.quantize_rows(x, t, imatrix=np.ones(256, np.float32)).shape[-1] > 0
+    with pytest.raises(ggufkit.GGUFError) as e:
+        ggufkit.quantize_rows(np.ones((1, 48), np.float32), "q4_0")
+    assert e.value.code == "partial_block"
+    with pytest.raises(ggufkit.GGUFError) as e:
+        ggufkit.quantize_rows(x, "q8_K")
+    assert e.value.code == "unsupported"
+    assert not ggufkit.can_quantize("q8_1") and ggufkit.can_quantize("iq4_xs")
+    with pytest.raises(ggufkit.GGUFError) as e:
+        ggufkit.quantize_rows(x, "q9_9")
+    assert e.value.code == "invalid_ggml_type"
+    with pytest.raises(ValueError):
+        ggufkit.quantize_rows(x, "q4_K", imatrix=np.ones(255, np.float32))

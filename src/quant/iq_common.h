@@ -2,7 +2,9 @@
 // quantize_iq1.cpp), after ggml-quants.c v0.5.0.
 #pragma once
 
+#include <algorithm>
 #include <cfloat>
+#include <cstring>
 
 #include "quant/iq_grids.h"
 #include "quant/quantize.h"
@@ -100,6 +102,74 @@ inline void odd_level_sums(const float* weight, const float* xval, const int8_t*
     const float q = 2 * L[i] + 1;
     sumqx += w * xval[i] * q;
     sumq2 += w * q * q;
+  }
+}
+
+/// The scale search of the grid types on one sub-block (ggml's loop in the iq2_xs, iq2_s,
+/// iq3_xxs and iq3_s quantizers): `ngroups` groups of g.values_per_point magnitudes xval,
+/// trial inverse scales (2 kmax - 1 + is * step) / max for |is| <= is_steps, each group
+/// snapped to the grid (the weighted-nearest neighbour when off it), the best trial by
+/// weighted least squares. Then, if some group of the best trial was off the grid and the
+/// scale is positive, the groups (all of them with `redo_all`, else those off the grid)
+/// are requantized at that scale. `on_grid_init`: what "on the grid" starts as (iq3_s
+/// starts from false, so a sub-block no trial improves is requantized). Levels into L.
+inline float grid_search(const iq_grid& g, int ngroups, int kmax, int is_steps, float step, bool on_grid_init,
+                         bool redo_all, const float* xval, const float* weight, const float* waux, float max,
+                         int8_t* L) {
+  const int vp = g.values_per_point, n = ngroups * vp;
+  int8_t Laux[32];
+  bool is_on_grid[8], is_on_grid_aux[8];
+  float best = 0;
+  float scale = max / (2 * kmax - 1);
+  std::fill(is_on_grid, is_on_grid + ngroups, on_grid_init);
+  for (int is = -is_steps; is <= is_steps; ++is) {
+    const float id = (2 * kmax - 1 + is * step) / max;
+    const float this_scale = 1 / id;
+    for (int k = 0; k < ngroups; ++k) {
+      const uint32_t u = pack_levels(xval + vp * k, id, vp, kmax, g.bits, Laux + vp * k);
+      is_on_grid_aux[k] = g.map[u] >= 0;
+      if (!is_on_grid_aux[k]) find_best_neighbour(g, g.neighbours_of(u), xval + vp * k, waux + vp * k, this_scale, Laux + vp * k);
+    }
+    float sumqx, sumq2;
+    odd_level_sums(weight, xval, Laux, n, sumqx, sumq2);
+    if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+      scale = sumqx / sumq2;
+      best = scale * sumqx;
+      std::memcpy(L, Laux, n);
+      std::copy(is_on_grid_aux, is_on_grid_aux + ngroups, is_on_grid);
+    }
+  }
+  if (std::find(is_on_grid, is_on_grid + ngroups, false) != is_on_grid + ngroups && scale > 0) {
+    const float id = 1 / scale;
+    for (int k = 0; k < ngroups; ++k) {
+      if (!redo_all && is_on_grid[k]) continue;
+      const uint32_t u = pack_levels(xval + vp * k, id, vp, kmax, g.bits, L + vp * k);
+      if (g.map[u] < 0) find_best_neighbour(g, g.neighbours_of(u), xval + vp * k, waux + vp * k, scale, L + vp * k);
+    }
+    float sumqx, sumq2;
+    odd_level_sums(weight, xval, L, n, sumqx, sumq2);
+    if (sumq2 > 0) scale = sumqx / sumq2;
+  }
+  return scale;
+}
+
+/// The largest of n values.
+inline float max_of(const float* v, int n) {
+  float m = v[0];
+  for (int i = 1; i < n; ++i) m = std::max(m, v[i]);
+  return m;
+}
+
+/// 4-bit sub-block scales of the iq2/iq3 types: nearest_int((scale / d - 1) / 2) in 0..15,
+/// two per byte (even sub-block in the low nibble).
+inline void pack_scale_nibbles(const float* scales, int n, float id, uint8_t* out) {
+  for (int ib = 0; ib < n; ++ib) {
+    const int l = std::max(0, std::min(15, nearest_int(0.5f * (id * scales[ib] - 1))));
+    if (ib % 2 == 0) {
+      out[ib / 2] = static_cast<uint8_t>(l);
+    } else {
+      out[ib / 2] |= static_cast<uint8_t>(l << 4);
+    }
   }
 }
 

@@ -31,6 +31,9 @@ struct iq_grid {
   std::vector<uint16_t> neighbours;
 
   const int8_t* point(int index) const noexcept { return grid.data() + index * values_per_point; }
+  /// The grid index of a packed vector on the grid (0 for one that is not: ggml aborts
+  /// there, which the searches never reach).
+  int index_of(uint32_t u) const noexcept { return u < map.size() && map[u] >= 0 ? map[u] : 0; }
   /// The neighbour list of a packed vector that is not on the grid: count, then indices.
   const uint16_t* neighbours_of(uint32_t u) const noexcept { return neighbours.data() - map[u] - 1; }
 };

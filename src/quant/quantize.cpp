@@ -1,10 +1,12 @@
 // Public quantization API (gguf/quant.h): argument checks and the type -> quantizer table.
 // The kernels are in quantize_legacy.cpp, quantize_k.cpp and quantize_iq*.cpp.
 #include <array>
+#include <atomic>
 #include <string>
 
 #include "gguf/quant.h"
 #include "quant/quantize.h"
+#include "quant/quantize_simd.h"
 
 namespace gguf {
 namespace detail {
@@ -55,6 +57,13 @@ std::string type_label(ggml_type type) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> simd_on{true};
+}  // namespace
+
+bool use_simd_quantizers() noexcept { return GGUF_QUANT_X86 && simd_on.load(std::memory_order_relaxed) && cpu_has_avx2(); }
+void set_simd_quantizers(bool on) noexcept { simd_on.store(on, std::memory_order_relaxed); }
 
 quantize_kernel quantizer_for(ggml_type type) noexcept {
   const auto i = static_cast<size_t>(type);

@@ -75,6 +75,21 @@ inline int nearest_int(float f) noexcept {
 /// `(int8_t)(x)` compiles to on x86: cvttss2si, then the low byte).
 inline int8_t trunc_to_i8(float f) noexcept { return static_cast<int8_t>(static_cast<int32_t>(f)); }
 
+/// The largest |x[i]| of n values, and into `max` the value that has it (the first one on
+/// ties), as ggml's quantizers find them.
+inline float abs_max_signed(const float* x, int n, float& max) noexcept {
+  float amax = 0;
+  max = 0;
+  for (int i = 0; i < n; ++i) {
+    const float ax = std::fabs(x[i]);
+    if (ax > amax) {
+      amax = ax;
+      max = x[i];
+    }
+  }
+  return amax;
+}
+
 // --- scale searches shared by several types (quantize_search.cpp) -------------------
 
 inline constexpr float group_max_eps = 1e-15f;

@@ -26,49 +26,6 @@ float mean_sq(const float* x, int n) {
   return s / n;
 }
 
-// The scale search of a sub-block of 16 (2 groups of 8) of iq2_xs and iq2_s: 19 trial
-// inverse scales (5 + 0.1 is) / max, the best by weighted least squares; groups that were
-// off the grid then requantized at the chosen scale. Levels into L; returns the scale.
-float search_16(const iq_grid& g, const float* xval, const float* weight, const float* waux, float max, int8_t* L) {
-  int8_t Laux[16];
-  bool is_on_grid[2], is_on_grid_aux[2];
-  float best = 0;
-  float scale = max / (2 * kMaxQ - 1);
-  is_on_grid[0] = is_on_grid[1] = true;
-  for (int is = -9; is <= 9; ++is) {
-    const float id = (2 * kMaxQ - 1 + is * 0.1f) / max;
-    const float this_scale = 1 / id;
-    for (int k = 0; k < 2; ++k) {
-      const uint32_t u = pack_levels(xval + 8 * k, id, 8, kMaxQ, 2, Laux + 8 * k);
-      is_on_grid_aux[k] = g.map[u] >= 0;
-      if (!is_on_grid_aux[k]) {
-        find_best_neighbour(g, g.neighbours_of(u), xval + 8 * k, waux + 8 * k, this_scale, Laux + 8 * k);
-      }
-    }
-    float sumqx, sumq2;
-    odd_level_sums(weight, xval, Laux, 16, sumqx, sumq2);
-    if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-      scale = sumqx / sumq2;
-      best = scale * sumqx;
-      std::memcpy(L, Laux, 16);
-      is_on_grid[0] = is_on_grid_aux[0];
-      is_on_grid[1] = is_on_grid_aux[1];
-    }
-  }
-  if ((!is_on_grid[0] || !is_on_grid[1]) && scale > 0) {
-    const float id = 1 / scale;
-    for (int k = 0; k < 2; ++k) {
-      if (is_on_grid[k]) continue;
-      const uint32_t u = pack_levels(xval + 8 * k, id, 8, kMaxQ, 2, L + 8 * k);
-      if (g.map[u] < 0) find_best_neighbour(g, g.neighbours_of(u), xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
-    }
-    float sumqx, sumq2;
-    odd_level_sums(weight, xval, L, 16, sumqx, sumq2);
-    if (sumq2 > 0) scale = sumqx / sumq2;
-  }
-  return scale;
-}
-
 }  // namespace
 
 void quantize_iq2_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_weights) {
@@ -87,8 +44,7 @@ void quantize_iq2_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
       const float* xb = xbl + 32 * ib;
       iq_weights(xb, quant_weights + QK_K * ibl + 32 * ib, sigma2, 32, weight, waux);
       for (int k = 0; k < 4; ++k) block_signs[k] = even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k);
-      float max = xval[0];
-      for (int i = 1; i < 32; ++i) max = std::max(max, xval[i]);
+      const float max = max_of(xval, 32);
       if (max < group_max_eps) {
         scales[ib] = 0;
         continue;
@@ -133,7 +89,7 @@ void quantize_iq2_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
         for (int k = 0; k < 4; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
       }
       for (int k = 0; k < 4; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 8 * k, 8, 2)]);  // on the grid by construction
+        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));  // on the grid by construction
         q2[2 * ib] |= static_cast<uint32_t>(grid_index) << (8 * k);
         q2[2 * ib + 1] |= static_cast<uint32_t>(block_signs[k]) << (7 * k);
       }
@@ -174,20 +130,19 @@ void quantize_iq2_xs(const float* x, uint8_t* y, int64_t n, const float* quant_w
       const float* xb = xbl + 16 * ib;
       iq_weights(xb, quant_weights + QK_K * ibl + 16 * ib, sigma2, 16, weight, waux);
       for (int k = 0; k < 2; ++k) block_signs[k] = even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k);
-      float max = xval[0];
-      for (int i = 1; i < 16; ++i) max = std::max(max, xval[i]);
+      const float max = max_of(xval, 16);
       std::memset(L, 0, 16);
       if (max < group_max_eps) {
         scales[ib] = 0;
         continue;
       }
-      float scale = search_16(g, xval, weight, waux, max, L);
+      float scale = grid_search(g, 2, kMaxQ, 9, 0.1f, true, false, xval, weight, waux, max, L);
       if (scale < 0) {
         scale = -scale;
         for (int k = 0; k < 2; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
       }
       for (int k = 0; k < 2; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 8 * k, 8, 2)]);
+        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         q2[2 * ib + k] = static_cast<uint16_t>(grid_index | (block_signs[k] << 9));
       }
       scales[ib] = scale;
@@ -199,15 +154,7 @@ void quantize_iq2_xs(const float* x, uint8_t* y, int64_t n, const float* quant_w
     }
     const float d = max_scale / 31;
     put_fp16(b->d.b, d);
-    const float id = 1 / d;
-    for (int ib = 0; ib < QK_K / 16; ++ib) {
-      const int l = std::max(0, std::min(15, nearest_int(0.5f * (id * scales[ib] - 1))));
-      if (ib % 2 == 0) {
-        b->scales[ib / 2] = static_cast<uint8_t>(l);
-      } else {
-        b->scales[ib / 2] |= static_cast<uint8_t>(l << 4);
-      }
-    }
+    pack_scale_nibbles(scales, QK_K / 16, 1 / d, b->scales);
     for (int i = 0; i < 2 * (QK_K / 16); ++i) put_le16(b->qs + 2 * i, q2[i]);
   }
 }
@@ -240,20 +187,19 @@ void quantize_iq2_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         }
         block_signs[k] = s;
       }
-      float max = xval[0];
-      for (int i = 1; i < 16; ++i) max = std::max(max, xval[i]);
+      const float max = max_of(xval, 16);
       std::memset(L, 0, 16);
       if (max < group_max_eps_iq2_s) {
         scales[ib] = 0;
         continue;
       }
-      float scale = search_16(g, xval, weight, waux, max, L);
+      float scale = grid_search(g, 2, kMaxQ, 9, 0.1f, true, false, xval, weight, waux, max, L);
       if (scale < 0) {
         scale = -scale;
         for (int k = 0; k < 2; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k]);
       }
       for (int k = 0; k < 2; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 8 * k, 8, 2)]);
+        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         const int i8 = 2 * ib + k;
         b->qs[i8] = static_cast<uint8_t>(grid_index & 255);
         b->qh[i8 / 4] |= static_cast<uint8_t>((grid_index >> 8) << 2 * (i8 % 4));
@@ -265,15 +211,7 @@ void quantize_iq2_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
     if (!max_scale) continue;
     const float d = max_scale / 31;
     put_fp16(b->d.b, d * 0.9875f);
-    const float id = 1 / d;
-    for (int ib = 0; ib < QK_K / 16; ++ib) {
-      const int l = std::max(0, std::min(15, nearest_int(0.5f * (id * scales[ib] - 1))));
-      if (ib % 2 == 0) {
-        b->scales[ib / 2] = static_cast<uint8_t>(l);
-      } else {
-        b->scales[ib / 2] |= static_cast<uint8_t>(l << 4);
-      }
-    }
+    pack_scale_nibbles(scales, QK_K / 16, 1 / d, b->scales);
   }
 }
 

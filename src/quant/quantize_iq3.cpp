@@ -29,53 +29,6 @@ float twice_mean_sq(const float* x) {
   return 2 * s / QK_K;
 }
 
-// The scale search of a sub-block of 32 (8 groups of 4) shared by both types: levels into
-// L (on the grid on return when the scale is positive), the scale returned. `is_steps`
-// and `step`: the trial inverse scales (2 * kMaxQ - 1 + is * step) / max, |is| <= is_steps.
-// `redo_all`: iq3_s requantizes every group once some group was off the grid, iq3_xxs
-// only those.
-float search_32(const iq_grid& g, const float* xval, const float* weight, const float* waux, float max, int is_steps,
-                float step, bool on_grid_init, bool redo_all, int8_t* L) {
-  int8_t Laux[32];
-  bool is_on_grid[8], is_on_grid_aux[8];
-  float best = 0;
-  float scale = max / (2 * kMaxQ - 1);
-  std::fill(is_on_grid, is_on_grid + 8, on_grid_init);
-  for (int is = -is_steps; is <= is_steps; ++is) {
-    const float id = (2 * kMaxQ - 1 + is * step) / max;
-    const float this_scale = 1 / id;
-    for (int k = 0; k < 8; ++k) {
-      const uint32_t u = pack_levels(xval + 4 * k, id, 4, kMaxQ, 3, Laux + 4 * k);
-      is_on_grid_aux[k] = g.map[u] >= 0;
-      if (!is_on_grid_aux[k]) find_best_neighbour(g, g.neighbours_of(u), xval + 4 * k, waux + 4 * k, this_scale, Laux + 4 * k);
-    }
-    float sumqx, sumq2;
-    odd_level_sums(weight, xval, Laux, 32, sumqx, sumq2);
-    if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-      scale = sumqx / sumq2;
-      best = scale * sumqx;
-      std::memcpy(L, Laux, 32);
-      std::copy(is_on_grid_aux, is_on_grid_aux + 8, is_on_grid);
-    }
-  }
-  const bool any_off = std::find(is_on_grid, is_on_grid + 8, false) != is_on_grid + 8;
-  if (any_off && scale > 0) {
-    const float id = 1 / scale;
-    for (int k = 0; k < 8; ++k) {
-      if (!redo_all && is_on_grid[k]) continue;
-      const uint32_t u = pack_levels(xval + 4 * k, id, 4, kMaxQ, 3, L + 4 * k);
-      int grid_index = g.map[u];
-      if (grid_index < 0) grid_index = find_best_neighbour(g, g.neighbours_of(u), xval + 4 * k, waux + 4 * k, scale, L + 4 * k);
-      const int8_t* pg = g.point(grid_index);
-      for (int i = 0; i < 4; ++i) L[4 * k + i] = static_cast<int8_t>((pg[i] - 1) / 2);
-    }
-    float sumqx, sumq2;
-    odd_level_sums(weight, xval, L, 32, sumqx, sumq2);
-    if (sumq2 > 0) scale = sumqx / sumq2;
-  }
-  return scale;
-}
-
 }  // namespace
 
 void quantize_iq3_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_weights) {
@@ -96,19 +49,18 @@ void quantize_iq3_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
       const float* xb = xbl + 32 * ib;
       iq3_weights(xb, quant_weights ? quant_weights + QK_K * ibl + 32 * ib : nullptr, sigma2, 32, weight, waux);
       for (int k = 0; k < 4; ++k) block_signs[k] = even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k);
-      float max = xval[0];
-      for (int i = 1; i < 32; ++i) max = std::max(max, xval[i]);
+      const float max = max_of(xval, 32);
       std::memset(L, 0, 32);
       if (max < group_max_eps_iq3_xxs) {
         scales[ib] = 0;
         continue;
       }
-      float scale = search_32(g, xval, weight, waux, max, 15, 0.2f, true, false, L);
+      float scale = grid_search(g, 8, kMaxQ, 15, 0.2f, true, false, xval, weight, waux, max, L);
       if (scale < 0) {
         scale = -scale;
         for (int k = 0; k < 4; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
       }
-      for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(std::max(0, g.map[packed(L + 4 * k, 4, 3)]));
+      for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(g.index_of(packed(L + 4 * k, 4, 3)));
       scales_and_signs[ib] = static_cast<uint32_t>(block_signs[0] | (block_signs[1] << 7) | (block_signs[2] << 14) |
                                                    (block_signs[3] << 21));
       scales[ib] = scale;
@@ -160,20 +112,19 @@ void quantize_iq3_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         }
         block_signs[k] = s;
       }
-      float max = xval[0];
-      for (int i = 1; i < bs; ++i) max = std::max(max, xval[i]);
+      const float max = max_of(xval, bs);
       std::memset(L, 0, bs);
       if (!max) {
         scales[ib] = 0;
         continue;
       }
-      float scale = search_32(g, xval, weight, waux, max, 9, 0.2f, false, true, L);
+      float scale = grid_search(g, 8, kMaxQ, 9, 0.2f, false, true, xval, weight, waux, max, L);
       if (scale < 0) {
         scale = -scale;
         for (int k = 0; k < bs8; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k]);
       }
       for (int k = 0; k < bs4; ++k) {
-        const int grid_index = std::max(0, g.map[packed(L + 4 * k, 4, 3)]);
+        const int grid_index = g.index_of(packed(L + 4 * k, 4, 3));
         qs[k] = static_cast<uint8_t>(grid_index & 255);
         b->qh[(ib * bs4 + k) / 8] |= static_cast<uint8_t>((grid_index >> 8) << ((ib * bs4 + k) % 8));
       }

@@ -6,6 +6,7 @@
 
 #include "quant/blocks.h"
 #include "quant/quantize.h"
+#include "quant/quantize_simd.h"
 #include "quant/tables.h"
 
 namespace gguf::detail {
@@ -53,14 +54,8 @@ void iq4_impl(int sbs, const float* x, uint8_t* dh, uint8_t* q4, uint8_t* scales
     } else {
       for (int j = 0; j < bs; ++j) weight[j] = xb[j] * xb[j];
     }
-    float amax = 0, max = 0;
-    for (int j = 0; j < bs; ++j) {
-      const float ax = std::fabs(xb[j]);
-      if (ax > amax) {
-        amax = ax;
-        max = xb[j];
-      }
-    }
+    float max = 0;
+    const float amax = abs_max_signed(xb, bs, max);
     if (amax < group_max_eps) {
       scales[ib] = 0;
       continue;
@@ -78,6 +73,24 @@ void iq4_impl(int sbs, const float* x, uint8_t* dh, uint8_t* q4, uint8_t* scales
     }
     d = sumq2 > 0 ? sumqx / sumq2 : 0.f;
     float best = d * sumqx;
+#if GGUF_QUANT_X86
+    if (use_simd_quantizers()) {  // the 15 trials on 8 lanes each; the winner picked in order
+      float tx[2 * ntry + 1], tq[2 * ntry + 1];
+      iq4_trials_avx2(xb, weight, max, ntry, tx, tq);
+      for (int t = 0; t < 2 * ntry + 1; ++t) {
+        if (tq[t] > 0 && tx[t] * tx[t] > best * tq[t]) {
+          d = tx[t] / tq[t];
+          best = d * tx[t];
+        }
+      }
+      scales[ib] = d;
+      if (std::fabs(d) > amax_scale) {
+        amax_scale = std::fabs(d);
+        max_scale = d;
+      }
+      continue;
+    }
+#endif
     for (int itry = -ntry; itry <= ntry; ++itry) {
       id = (itry + values[0]) / max;
       sumqx = sumq2 = 0;

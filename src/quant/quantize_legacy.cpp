@@ -7,6 +7,7 @@
 
 #include "quant/blocks.h"
 #include "quant/quantize.h"
+#include "quant/quantize_simd.h"
 #include "quant/tables.h"
 
 namespace gguf::detail {
@@ -24,6 +25,14 @@ float row_sigma2(const float* x, int64_t n) {
 // weight[j] = qw[j] * sqrt(sigma2 + x[j]^2), the weights of the legacy types' searches.
 void legacy_weights(const float* xb, const float* qw, float sigma2, float* weight) {
   for (int j = 0; j < qk32; ++j) weight[j] = qw[j] * std::sqrt(sigma2 + xb[j] * xb[j]);
+}
+
+// The smallest and largest of 32 values (into min and max as given: FLT_MAX, -FLT_MAX).
+void min_max(const float* x, float& min, float& max) {
+  for (int j = 0; j < qk32; ++j) {
+    if (x[j] < min) min = x[j];
+    if (x[j] > max) max = x[j];
+  }
 }
 
 // The 5th bits of 32 levels (0..31), element j at bit j (q5_0, q5_1: qh).
@@ -88,6 +97,9 @@ void quantize_bf16(const float* x, uint8_t* y, int64_t n, const float*) {
 }
 
 void quantize_q8_0(const float* x, uint8_t* y, int64_t n, const float*) {
+#if GGUF_QUANT_X86
+  if (use_simd_quantizers()) return quantize_q8_0_avx2(x, y, n);
+#endif
   for (int64_t i = 0; i < n / qk32; ++i, x += qk32, y += sizeof(block_q8_0)) {
     float amax = 0.0f;
     for (int j = 0; j < qk32; ++j) amax = std::max(amax, std::fabs(x[j]));
@@ -102,13 +114,8 @@ void quantize_q4_0(const float* x, uint8_t* y, int64_t n, const float* qw) {
   const int64_t nb = n / qk32;
   if (!qw) {
     for (int64_t i = 0; i < nb; ++i, x += qk32, y += sizeof(block_q4_0)) {
-      float amax = 0.0f, max = 0.0f;
-      for (int j = 0; j < qk32; ++j) {
-        if (amax < std::fabs(x[j])) {
-          amax = std::fabs(x[j]);
-          max = x[j];
-        }
-      }
+      float max = 0.0f;
+      abs_max_signed(x, qk32, max);
       const float d = max / -8;
       const float id = d ? 1.0f / d : 0.0f;
       put_fp16(y, d);
@@ -136,10 +143,7 @@ void quantize_q4_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
   if (!qw) {
     for (int64_t i = 0; i < nb; ++i, x += qk32, y += sizeof(block_q4_1)) {
       float min = FLT_MAX, max = -FLT_MAX;
-      for (int j = 0; j < qk32; ++j) {
-        if (x[j] < min) min = x[j];
-        if (x[j] > max) max = x[j];
-      }
+      min_max(x, min, max);
       const float d = (max - min) / ((1 << 4) - 1);
       const float id = d ? 1.0f / d : 0.0f;
       put_fp16(y, d);
@@ -171,13 +175,8 @@ void quantize_q5_0(const float* x, uint8_t* y, int64_t n, const float* qw) {
   uint8_t L[qk32];
   if (!qw) {
     for (int64_t i = 0; i < nb; ++i, x += qk32, y += sizeof(block_q5_0)) {
-      float amax = 0.0f, max = 0.0f;
-      for (int j = 0; j < qk32; ++j) {
-        if (amax < std::fabs(x[j])) {
-          amax = std::fabs(x[j]);
-          max = x[j];
-        }
-      }
+      float max = 0.0f;
+      abs_max_signed(x, qk32, max);
       const float d = max / -16;
       const float id = d ? 1.0f / d : 0.0f;
       put_fp16(y, d);
@@ -204,10 +203,7 @@ void quantize_q5_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
   if (!qw) {
     for (int64_t i = 0; i < nb; ++i, x += qk32, y += sizeof(block_q5_1)) {
       float min = FLT_MAX, max = -FLT_MAX;
-      for (int j = 0; j < qk32; ++j) {
-        if (x[j] < min) min = x[j];
-        if (x[j] > max) max = x[j];
-      }
+      min_max(x, min, max);
       const float d = (max - min) / ((1 << 5) - 1);
       const float id = d ? 1.0f / d : 0.0f;
       put_fp16(y, d);

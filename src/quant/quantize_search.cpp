@@ -5,18 +5,13 @@
 #include <algorithm>
 
 #include "quant/quantize.h"
+#include "quant/quantize_simd.h"
 
 namespace gguf::detail {
 
 float make_qx_quants(int n, int nmax, const float* x, int8_t* L, int rmse_type, const float* qw) {
-  float max = 0, amax = 0;
-  for (int i = 0; i < n; ++i) {
-    const float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
+  float max = 0;
+  const float amax = abs_max_signed(x, n, max);
   if (amax < group_max_eps) {
     std::fill(L, L + n, int8_t{0});
     return 0.f;
@@ -55,6 +50,37 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L, int rmse_type, 
   float scale = suml2 ? sumlx / suml2 : 0.0f;
   if (return_early) return suml2 > 0 ? 0.5f * (scale + 1 / iscale) : 1 / iscale;
   float best = scale * sumlx;
+#if GGUF_QUANT_X86
+  if (n <= 32 && use_simd_quantizers()) {
+    // The 18 trials are independent (only `best` carries over, in the comparison): their
+    // sums on 8 lanes at once, then the scalar loop's choice in trial order.
+    float iscales[24] = {}, w[32], tx[24], t2[24];
+    int trial_is[24], nt = 0;
+    for (int is = -9; is <= 9; ++is) {
+      if (is == 0) continue;
+      trial_is[nt] = is;
+      iscales[nt++] = -(nmax + 0.1f * is) / max;
+    }
+    for (int i = 0; i < n; ++i) w[i] = weight(i);
+    qx_trials_avx2(n, nmax, x, w, iscales, nt, tx, t2);
+    int chosen = -1;
+    for (int k = 0; k < nt; ++k) {
+      if (t2[k] > 0 && tx[k] * tx[k] > best * t2[k]) {
+        scale = tx[k] / t2[k];
+        best = scale * tx[k];
+        chosen = k;
+      }
+    }
+    if (chosen >= 0) {
+      iscale = -(nmax + 0.1f * trial_is[chosen]) / max;
+      for (int i = 0; i < n; ++i) {
+        const int l = nearest_int(iscale * x[i]);
+        L[i] = static_cast<int8_t>(nmax + std::max(-nmax, std::min(nmax - 1, l)));
+      }
+    }
+    return scale;
+  }
+#endif
   for (int is = -9; is <= 9; ++is) {
     if (is == 0) continue;
     iscale = -(nmax + 0.1f * is) / max;
@@ -79,14 +105,8 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L, int rmse_type, 
 }
 
 float make_q3_quants(int n, int nmax, const float* x, int8_t* L, bool do_rmse) {
-  float max = 0, amax = 0;
-  for (int i = 0; i < n; ++i) {
-    const float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
+  float max = 0;
+  const float amax = abs_max_signed(x, n, max);
   if (amax < group_max_eps) {
     std::fill(L, L + n, int8_t{0});
     return 0.f;
@@ -174,6 +194,39 @@ float make_qkx_quants(int n, int nmax, const float* x, const float* weights, uin
     *the_min = -min;
     return scale;
   }
+#if GGUF_QUANT_X86
+  if (n <= 32 && nstep + 1 <= 40 && use_simd_quantizers()) {
+    // Trials on 8 lanes at once. A trial that wins changes `min`, which the later trials
+    // use (in x - min and max - min): they are evaluated again from there with the new min,
+    // so every trial sees what it sees in the scalar loop.
+    float iscales[48] = {}, w[32];
+    qkx_trial_result res[48];
+    for (int i = 0; i < n; ++i) w[i] = weight(i);
+    for (int from = 0; from <= nstep;) {
+      const int ntrials = std::min(8, nstep + 1 - from);  // one vector: a win restarts from the next
+      for (int k = 0; k < ntrials; ++k) iscales[k] = (rmin + rdelta * (from + k) + nmax) / (max - min);
+      qkx_trials_avx2({n, nmax, x, w, min, sum_w, sum_x, iscales, ntrials, use_mad}, res);
+      int chosen = -1;
+      for (int k = 0; k < ntrials; ++k) {
+        if (res[k].D > 0 && res[k].error < best_error) {
+          chosen = k;
+          break;
+        }
+      }
+      if (chosen < 0) {
+        from += ntrials;
+        continue;
+      }
+      std::copy(res[chosen].L, res[chosen].L + n, L);
+      best_error = res[chosen].error;
+      scale = res[chosen].scale;
+      min = res[chosen].min;
+      from += chosen + 1;
+    }
+    *the_min = -min;
+    return scale;
+  }
+#endif
   for (int is = 0; is <= nstep; ++is) {
     iscale = (rmin + rdelta * is + nmax) / (max - min);
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gguf/quant.h"
+#include "quant/quantize_simd.h"
 #include "quant_row_cases.h"
 #include "test_support.h"
 
@@ -58,10 +59,50 @@ const std::map<std::string, std::vector<recorded>>& recording() {
   return all;
 }
 
+// The replay, with the AVX2 parts of the quantizers (where the CPU has them) or without.
+void replay(const std::string& name, bool simd);
+
 class QuantizeRows : public ::testing::TestWithParam<std::string_view> {};
 
-TEST_P(QuantizeRows, ByteIdenticalToGgml) {
+TEST_P(QuantizeRows, ByteIdenticalToGgml) { replay(std::string(GetParam()), true); }
+
+// The scalar reference path alone: the same bytes (so SIMD and scalar agree on every case).
+TEST_P(QuantizeRows, ScalarPathByteIdenticalToGgml) { replay(std::string(GetParam()), false); }
+
+// Scalar and SIMD paths on many more rows than the recording (no ggml needed): the same
+// bytes for every type, with and without weights.
+TEST_P(QuantizeRows, SimdEqualsScalar) {
+  if (!gguf::detail::use_simd_quantizers()) GTEST_SKIP() << "no AVX2 on this CPU";
   const std::string name(GetParam());
+  const auto type = gguf::ggml_type_from_name(name);
+  ASSERT_TRUE(type && gguf::can_quantize(*type));
+  const int64_t n_per_row = 512;
+  const uint64_t row_size = gguf::ggml_row_size(*type, n_per_row).value();
+  size_t diff = 0, total = 0;
+  for (int k = 0; k < quant_cases::kind_count; ++k) {
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+      const auto x = quant_cases::make_row_data(static_cast<quant_cases::kind>(k), seed * 7919 + k, 8 * n_per_row);
+      for (int im = gguf::quantize_requires_imatrix(*type) ? 1 : 0; im <= 3; ++im) {
+        const auto w = quant_cases::make_imatrix(seed + 101 * k, n_per_row, im);
+        std::vector<uint8_t> a(8 * row_size), b(8 * row_size);
+        gguf::detail::set_simd_quantizers(false);
+        auto ra = gguf::quantize_rows(*type, x.data(), a.data(), 8, n_per_row, im ? w.data() : nullptr);
+        gguf::detail::set_simd_quantizers(true);
+        auto rb = gguf::quantize_rows(*type, x.data(), b.data(), 8, n_per_row, im ? w.data() : nullptr);
+        ASSERT_TRUE(ra && rb);
+        ++total;
+        if (a != b) ++diff;
+      }
+    }
+  }
+  EXPECT_EQ(diff, 0u) << diff << " of " << total << " inputs quantize differently with SIMD";
+}
+
+void replay(const std::string& name, bool simd) {
+  struct simd_mode {
+    explicit simd_mode(bool on) { gguf::detail::set_simd_quantizers(on); }
+    ~simd_mode() { gguf::detail::set_simd_quantizers(true); }
+  } mode(simd);
   const auto type = gguf::ggml_type_from_name(name);
   ASSERT_TRUE(type) << name;
   if (!gguf::can_quantize(*type)) GTEST_SKIP() << name << ": quantization not implemented";
@@ -96,8 +137,8 @@ TEST_P(QuantizeRows, ByteIdenticalToGgml) {
       ADD_FAILURE() << label << ": dequantized floats differ from ggml's to_float";
     }
   }
-  std::printf("[ quant ] %-8s %zu of %zu cases byte-identical, %zu dequantize identically\n", name.c_str(), same,
-              it->second.size(), deq_same);
+  std::printf("[ quant ] %-8s %-6s %zu of %zu cases byte-identical, %zu dequantize identically\n", name.c_str(),
+              simd ? "simd" : "scalar", same, it->second.size(), deq_same);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, QuantizeRows, ::testing::ValuesIn(quant_cases::quantized_types),

@@ -97,7 +97,7 @@ py::dict quantize(const std::string& in, const std::string& out, const std::stri
 
 }  // namespace
 
-void register_quantize(py::module_& m) {
+void register_quantize_model(py::module_& m) {
   m.def("quantize", &quantize, py::arg("inp"), py::arg("out"), py::arg("type"), py::arg("nthread"),
         py::arg("allow_requantize"), py::arg("leave_output_tensor"), py::arg("pure"), py::arg("imatrix"),
         py::arg("include_weights"), py::arg("exclude_weights"), py::arg("output_tensor_type"),
