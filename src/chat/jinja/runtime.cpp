@@ -169,19 +169,23 @@ interp::flow interp::exec_stmt(const stmt& s) {
       return flow::normal;
     }
     case sk::macro: {
-      auto closure = frame_;
+      // The macro holds its scope weakly (the scope holds the macro: no cycle); the
+      // render keeps the scope alive until it ends.
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
       const stmt* m = &s;
       value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
-        return in.call_macro(*m, closure, a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*m, closure.lock(), a, value::undefined("'caller' is undefined"));
       });
       frame_->set(s.sym, fn);
       return flow::normal;
     }
     case sk::call_block: {
-      auto closure = frame_;
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
       const stmt* cb = &s;
       value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
-        return in.call_macro(*cb, closure, a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*cb, closure.lock(), a, value::undefined("'caller' is undefined"));
       });
       const expr& call = *s.e;
       arguments a;
@@ -362,6 +366,7 @@ std::vector<value> interp::iterate(const value& v) {
 // ---- macros ----
 
 value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
+  if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
   push_depth();
   struct depth_pop {
     interp& i;

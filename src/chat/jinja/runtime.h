@@ -132,6 +132,10 @@ class interp {
   usage* track_ = nullptr;
   std::string* out_ = nullptr;
   std::shared_ptr<detail::frame> frame_;
+  std::vector<std::shared_ptr<detail::frame>> kept_;  // scopes that define macros, alive until the render ends
+  void keep_scope() {
+    if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
+  }
   std::vector<value> root_;  // symbol id -> context value or global
   int loop_sym_ = -1, varargs_sym_ = -1, kwargs_sym_ = -1, caller_sym_ = -1;
 
