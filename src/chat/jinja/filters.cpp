@@ -11,6 +11,8 @@
 #include "chat/jinja/text.h"
 
 namespace gguf::jinja {
+
+using namespace std::string_view_literals;
 namespace {
 
 value arg(const arguments& a, size_t i, std::string_view name, const value& def) {
@@ -264,16 +266,16 @@ value f_round(interp&, const value& v, arguments& a) {
   int64_t prec = arg(a, 0, "precision", value(int64_t{0})).as_int();
   std::string method = arg(a, 1, "method", value("common")).str();
   if (!v.is_number()) throw raised("type " + std::string(type_name(v)) + " doesn't define __round__ method");
-  if (method == "common" && (v.is_int() || v.is_bool()) && prec >= 0) return value(v.as_int());
+  if (method == "common"sv && (v.is_int() || v.is_bool()) && prec >= 0) return value(v.as_int());
   double x = v.as_double(), m = std::pow(10.0, static_cast<double>(prec));
-  if (method == "common") {
+  if (method == "common"sv) {
     // Python's round() is round-half-even on the exact decimal value; jinja2's "common" calls it
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(std::clamp<int64_t>(prec, 0, 30)), x);
     return value(prec >= 0 ? std::strtod(buf, nullptr) : std::nearbyint(x * m) / m);
   }
-  if (method == "ceil") return value(std::ceil(x * m) / m);
-  if (method == "floor") return value(std::floor(x * m) / m);
+  if (method == "ceil"sv) return value(std::ceil(x * m) / m);
+  if (method == "floor"sv) return value(std::floor(x * m) / m);
   throw raised("method must be common, ceil or floor");
 }
 
@@ -392,7 +394,7 @@ value f_dictsort(interp&, const value& v, arguments& a) {
   std::string by = arg(a, 1, "by", value("key")).str();
   bool rev = arg(a, 2, "reverse", kFalse).truthy();
   if (!v.is_dict()) throw raised("dictsort filter: value must be a dict");
-  size_t pos = by == "key" ? 0 : by == "value" ? 1 : 2;
+  size_t pos = by == "key"sv ? 0 : by == "value"sv ? 1 : 2;
   if (pos == 2) throw raised("You can only sort by either \"key\" or \"value\"");
   std::vector<value> items;
   for (const auto& [k, x] : v.entries()) items.push_back(value::make_tuple({k, x}));
@@ -534,7 +536,7 @@ value f_truncate(interp&, const value& v, arguments& a) {
 }
 
 struct filter_row {
-  const char* name;
+  std::string_view name;
   detail::filter_fn fn;
 };
 const filter_row filter_table[] = {

@@ -8,6 +8,8 @@
 #include "chat/jinja/runtime.h"
 
 namespace gguf::jinja {
+
+using namespace std::string_view_literals;
 namespace {
 
 // jinja2.sandbox.MAX_RANGE
@@ -75,12 +77,12 @@ struct cycler_obj : object {
   std::vector<value> items;
   size_t pos = 0;
   value attr(std::string_view n, interp&) override {
-    if (n == "current") return items[pos];
+    if (n == "current"sv) return items[pos];
     return value::undefined("'Cycler' object has no attribute '" + std::string(n) + "'");
   }
-  bool has_method(std::string_view n) const override { return n == "next" || n == "reset"; }
+  bool has_method(std::string_view n) const override { return n == "next"sv || n == "reset"sv; }
   value call_method(std::string_view n, arguments&, interp&) override {
-    if (n == "reset") {
+    if (n == "reset"sv) {
       pos = 0;
       return value::none();
     }

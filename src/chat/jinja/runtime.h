@@ -42,11 +42,6 @@ struct frame {
   }
 };
 
-using filter_fn = value (*)(interp& in, const value& v, arguments& a);
-using test_fn = bool (*)(interp& in, const value& v, arguments& a);
-/// The built-in filters and tests by name (builtins: filters.cpp, tests.cpp); nullptr when unknown.
-filter_fn find_filter(std::string_view name);
-test_fn find_test(std::string_view name);
 /// The default globals (globals.cpp): range, dict, namespace, cycler, joiner,
 /// raise_exception, strftime_now.
 const value* find_global(std::string_view name);
@@ -118,6 +113,9 @@ class interp {
                    const value& caller);
   void loop_body(const detail::stmt& s, const value& iterable, int depth);
   std::string capture(const detail::body& b);
+  /// A scope (from the pool when one is free) and its return to the pool.
+  std::shared_ptr<detail::frame> new_frame(std::shared_ptr<detail::frame> parent);
+  void recycle(std::shared_ptr<detail::frame> f);
 
  private:
   enum class flow { normal, brk, cont };
@@ -132,7 +130,8 @@ class interp {
   usage* track_ = nullptr;
   std::string* out_ = nullptr;
   std::shared_ptr<detail::frame> frame_;
-  std::vector<std::shared_ptr<detail::frame>> kept_;  // scopes that define macros, alive until the render ends
+  std::vector<std::shared_ptr<detail::frame>> kept_;
+  std::vector<std::shared_ptr<detail::frame>> pool_;  // finished scopes, reused  // scopes that define macros, alive until the render ends
   void keep_scope() {
     if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
   }
