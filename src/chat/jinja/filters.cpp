@@ -108,7 +108,7 @@ value f_upper(interp&, const value& v, arguments&) { return value(text::to_upper
 value f_lower(interp&, const value& v, arguments&) { return value(text::to_lower(v.str())); }
 value f_title(interp&, const value& v, arguments&) { return value(text::to_title(v.str())); }
 value f_capitalize(interp&, const value& v, arguments&) { return value(text::capitalize(v.str())); }
-value f_safe(interp&, const value& v, arguments&) { return v; }
+value f_safe(interp&, const value& v, arguments&) { return v.is_markup() ? v : value::make_markup(v.str()); }
 
 value f_trim(interp&, const value& v, arguments& a) {
   const value& chars = arg(a, 0, "chars", kNone);
@@ -263,7 +263,16 @@ value f_format(interp& in, const value& v, arguments& a) {
 }
 
 value f_escape(interp& in, const value& v, arguments&) {
-  std::string s = v.str(), out;
+  if (v.is_markup()) return v;
+  std::string out = html_escape(v.str());
+  in.charge(out.size());
+  return value::make_markup(std::move(out));
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view s) {
+  std::string out;
   for (char c : s) {
     switch (c) {
       case '&': out += "&amp;"; break;
@@ -274,9 +283,10 @@ value f_escape(interp& in, const value& v, arguments&) {
       default: out += c;
     }
   }
-  in.charge(out.size());
-  return value(std::move(out));
+  return out;
 }
+
+namespace {
 
 // select / reject / selectattr / rejectattr
 value select_impl(interp& in, const value& v, arguments& a, bool attr, bool keep) {
@@ -296,6 +306,7 @@ value select_impl(interp& in, const value& v, arguments& a, bool attr, bool keep
     targs.kw = a.kw;
   }
   std::vector<value> out;
+  if (!v.truthy()) return value::make_generator({});  // jinja2: `if value:` before iterating
   for (const auto& x : in.iterate(v)) {
     in.step();
     value t = attr ? get_path(in, x, attr_name) : x;
@@ -311,6 +322,7 @@ value f_rejectattr(interp& in, const value& v, arguments& a) { return select_imp
 
 value f_map(interp& in, const value& v, arguments& a) {
   std::vector<value> out;
+  if (!v.truthy()) return value::make_generator({});  // jinja2: `if value:` before iterating
   const value* attr = a.kwarg("attribute");
   if (attr) {
     const value* def = a.kwarg("default");
@@ -351,7 +363,7 @@ value f_sort(interp& in, const value& v, arguments& a) {
   return value::make_list(sorted(in, in.iterate(v), rev, cs, arg(a, 2, "attribute", kNone)));
 }
 
-value f_dictsort(interp& in, const value& v, arguments& a) {
+value f_dictsort(interp&, const value& v, arguments& a) {
   bool cs = arg(a, 0, "case_sensitive", kFalse).truthy();
   std::string by = arg(a, 1, "by", value("key")).str();
   bool rev = arg(a, 2, "reverse", kFalse).truthy();

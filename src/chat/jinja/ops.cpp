@@ -40,8 +40,21 @@ namespace {
                type_name(b) + "'");
 }
 
-int64_t checked(bool overflow, int64_t r) {
-  if (overflow) throw raised("integer overflow (Python would grow the integer; ours are 64-bit)");
+[[noreturn]] void overflow() { throw raised("integer overflow (Python would grow the integer; ours are 64-bit)"); }
+
+int64_t add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) overflow();
+  return r;
+}
+int64_t sub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) overflow();
+  return r;
+}
+int64_t mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) overflow();
   return r;
 }
 
@@ -88,11 +101,16 @@ value op_binary(interp& in, binop op, const value& a, const value& b) {
   if (b.is_undefined()) undefined_error(b);
   const bool ints = (a.is_int() || a.is_bool()) && (b.is_int() || b.is_bool());
   const bool nums = a.is_number() && b.is_number();
-  int64_t r = 0;
   switch (op) {
     case binop::add:
-      if (ints) return value(checked(__builtin_add_overflow(a.as_int(), b.as_int(), &r), r));
+      if (ints) return value(add(a.as_int(), b.as_int()));
       if (nums) return value(a.as_double() + b.as_double());
+      if (a.is_string() && b.is_string() && (a.is_markup() || b.is_markup())) {
+        std::string l = a.is_markup() ? a.as_string() : html_escape(a.as_string());
+        std::string r = b.is_markup() ? b.as_string() : html_escape(b.as_string());
+        in.charge(l.size() + r.size());
+        return value::make_markup(l + r);
+      }
       if (a.is_string() && b.is_string()) {
         in.charge(a.as_string().size() + b.as_string().size());
         return value(a.as_string() + b.as_string());
@@ -109,11 +127,11 @@ value op_binary(interp& in, binop op, const value& a, const value& b) {
                      type_name(a));
       unsupported("+", a, b);
     case binop::sub:
-      if (ints) return value(checked(__builtin_sub_overflow(a.as_int(), b.as_int(), &r), r));
+      if (ints) return value(sub(a.as_int(), b.as_int()));
       if (nums) return value(a.as_double() - b.as_double());
       unsupported("-", a, b);
     case binop::mul:
-      if (ints) return value(checked(__builtin_mul_overflow(a.as_int(), b.as_int(), &r), r));
+      if (ints) return value(mul(a.as_int(), b.as_int()));
       if (nums) return value(a.as_double() * b.as_double());
       if ((a.is_string() || a.is_sequence()) && (b.is_int() || b.is_bool())) return repeat(in, a, b.as_int());
       if ((b.is_string() || b.is_sequence()) && (a.is_int() || a.is_bool())) return repeat(in, b, a.as_int());
@@ -131,7 +149,7 @@ value op_binary(interp& in, binop op, const value& a, const value& b) {
       if (ints) {
         int64_t x = a.as_int(), y = b.as_int();
         if (y == 0) throw raised("integer division or modulo by zero");
-        if (x == INT64_MIN && y == -1) checked(true, 0);
+        if (x == INT64_MIN && y == -1) overflow();
         int64_t q = x / y;
         if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
         return value(q);
@@ -143,6 +161,18 @@ value op_binary(interp& in, binop op, const value& a, const value& b) {
       }
       unsupported("//", a, b);
     case binop::mod:
+      if (a.is_markup()) {  // Markup % args escapes the arguments
+        auto esc = [](const value& x) { return x.is_string() && !x.is_markup() ? value(html_escape(x.as_string())) : x; };
+        value args = b;
+        if (b.is_tuple()) {
+          std::vector<value> items;
+          for (const auto& x : b.items()) items.push_back(esc(x));
+          args = value::make_tuple(std::move(items));
+        } else {
+          args = esc(b);
+        }
+        return value::make_markup(percent_format(in, a.as_string(), args));
+      }
       if (a.is_string()) return value(percent_format(in, a.as_string(), b));
       if (ints) {
         int64_t x = a.as_int(), y = b.as_int();
@@ -167,9 +197,9 @@ value op_binary(interp& in, binop op, const value& a, const value& b) {
         int64_t acc = 1;
         while (e > 0) {
           in.step();
-          if (e & 1) acc = checked(__builtin_mul_overflow(acc, base, &acc), acc);
+          if (e & 1) acc = mul(acc, base);
           e >>= 1;
-          if (e) base = checked(__builtin_mul_overflow(base, base, &base), base);
+          if (e) base = mul(base, base);
         }
         return value(acc);
       }

@@ -137,6 +137,8 @@ bool op_contains(const value& container, const value& item);
 value op_slice(interp& in, const value& a, const value& start, const value& stop, const value& step);
 /// Python's str % args.
 std::string percent_format(interp& in, const std::string& fmt, const value& args);
+/// Markup's escape: & < > " ' as HTML entities.
+std::string html_escape(std::string_view s);
 /// Raises the error an undefined value gives when used.
 [[noreturn]] void undefined_error(const value& u);
 

@@ -65,6 +65,11 @@ value value::make_generator(std::vector<value> items) {
   v.gen_ = true;
   return v;
 }
+value value::make_markup(std::string s) {
+  value v(std::move(s));
+  v.gen_ = true;
+  return v;
+}
 value value::make_dict() {
   value v;
   v.k_ = kind::dict;
@@ -124,6 +129,9 @@ void value::set(value key, value v) {
       return;
     }
   e.emplace_back(std::move(key), std::move(v));
+}
+void value::set_new(value key, value v) {
+  static_cast<dict_obj*>(p_.get())->entries.emplace_back(std::move(key), std::move(v));
 }
 void value::push_back(value v) { static_cast<list_obj*>(p_.get())->items.push_back(std::move(v)); }
 
@@ -375,34 +383,36 @@ std::string value::repr() const {
   return s;
 }
 
-value value::from_json(const nlohmann::json& j) {
+template <class J>
+value value_from_json(const J& j) {
   switch (j.type()) {
-    case nlohmann::json::value_t::null: return none();
-    case nlohmann::json::value_t::boolean: return value(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return value(j.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: {
-      auto u = j.get<uint64_t>();
+    case J::value_t::null: return value::none();
+    case J::value_t::boolean: return value(j.template get<bool>());
+    case J::value_t::number_integer: return value(j.template get<int64_t>());
+    case J::value_t::number_unsigned: {
+      auto u = j.template get<uint64_t>();
       if (u <= static_cast<uint64_t>(INT64_MAX)) return value(static_cast<int64_t>(u));
       return value(static_cast<double>(u));
     }
-    case nlohmann::json::value_t::number_float: return value(j.get<double>());
-    case nlohmann::json::value_t::string: return value(j.get_ref<const std::string&>());
-    case nlohmann::json::value_t::array: {
+    case J::value_t::number_float: return value(j.template get<double>());
+    case J::value_t::string: return value(j.template get_ref<const std::string&>());
+    case J::value_t::array: {
       std::vector<value> items;
       items.reserve(j.size());
-      for (const auto& e : j) items.push_back(from_json(e));
-      return make_list(std::move(items));
+      for (const auto& e : j) items.push_back(value_from_json(e));
+      return value::make_list(std::move(items));
     }
-    case nlohmann::json::value_t::object: {
-      value d = make_dict();
-      auto& e = static_cast<dict_obj*>(d.p_.get())->entries;
-      e.reserve(j.size());
-      for (const auto& [k, v] : j.items()) e.emplace_back(value(k), from_json(v));
+    case J::value_t::object: {
+      value d = value::make_dict();
+      for (const auto& [k, v] : j.items()) d.set_new(value(k), value_from_json(v));
       return d;
     }
-    default: return none();
+    default: return value::none();
   }
 }
+
+value value::from_json(const nlohmann::json& j) { return value_from_json(j); }
+value value::from_json(const nlohmann::ordered_json& j) { return value_from_json(j); }
 
 namespace {
 std::string json_key(const value& k) {

@@ -84,8 +84,12 @@ class value {
   static value make_object(std::shared_ptr<object> o);
 
   /// From JSON: null, bool, integers (unsigned above INT64_MAX become float), floats,
-  /// strings, arrays (lists), objects (dicts, in the JSON's key order).
+  /// strings, arrays (lists), objects (dicts, in the JSON object's order: nlohmann::json
+  /// sorts keys, nlohmann::ordered_json keeps them as written).
   static value from_json(const nlohmann::json& j);
+  /// The same, keeping the document's key order (what transformers passes along):
+  /// parse with nlohmann::ordered_json::parse for byte-exact renders of dicts.
+  static value from_json(const nlohmann::ordered_json& j);
   /// To JSON (lists and tuples as arrays; dict keys as Python's json.dumps converts
   /// them; nlohmann::json sorts object keys). Throws jinja::raised on undefined, callables and non-finite floats as
   /// nlohmann can't keep NaN.
@@ -107,6 +111,10 @@ class value {
   bool is_callable() const noexcept { return k_ == kind::callable; }
   bool is_object() const noexcept { return k_ == kind::object; }
   bool is_generator() const noexcept { return k_ == kind::list && gen_; }
+  /// A string marked safe (jinja2's Markup, from |safe or |escape): `markup + str`
+  /// HTML-escapes the plain side, as Markup.__add__ does.
+  bool is_markup() const noexcept { return k_ == kind::string && gen_; }
+  static value make_markup(std::string s);
 
   bool as_bool() const noexcept { return u_.b; }
   int64_t as_int() const noexcept { return k_ == kind::boolean ? int64_t(u_.b) : u_.i; }
@@ -131,6 +139,8 @@ class value {
   const value* find(std::string_view key) const;
   /// Sets a key of a dict or namespace (replaces an existing one in place).
   void set(value key, value v);
+  /// Appends a key known to be absent (JSON objects have unique keys).
+  void set_new(value key, value v);
   /// Appends to a list the caller owns.
   void push_back(value v);
   /// Number of items (list, tuple, dict, namespace), code points (string), else 0.
@@ -152,7 +162,7 @@ class value {
 
  private:
   kind k_;
-  bool gen_ = false;
+  bool gen_ = false;  // list: a generator; string: Markup
   union {
     bool b;
     int64_t i;
