@@ -13,7 +13,7 @@
 namespace gguf::jinja {
 namespace {
 
-const value& arg(arguments& a, size_t i, std::string_view name, const value& def) {
+value arg(const arguments& a, size_t i, std::string_view name, const value& def) {
   const value* v = a.get(i, name);
   return v ? *v : def;
 }
@@ -106,7 +106,28 @@ value f_tojson(interp& in, const value& v, arguments& a) {
 value f_string(interp&, const value& v, arguments&) { return v.is_string() ? v : value(v.str()); }
 value f_upper(interp&, const value& v, arguments&) { return value(text::to_upper(v.str())); }
 value f_lower(interp&, const value& v, arguments&) { return value(text::to_lower(v.str())); }
-value f_title(interp&, const value& v, arguments&) { return value(text::to_title(v.str())); }
+// jinja2's do_title (not str.title): words start after `-`, whitespace, `(`, `{`, `[`, `<`;
+// each word's first character is uppercased, the rest lowercased.
+value f_title(interp&, const value& v, arguments&) {
+  auto c = text::cpts(v.str());
+  std::string out;
+  auto is_sep = [](uint32_t x) { return x == '-' || x == '(' || x == '{' || x == '[' || x == '<' || text::is_space(x); };
+  size_t i = 0;
+  while (i < c.size()) {
+    size_t j = i;
+    if (is_sep(c[i])) {
+      while (j < c.size() && is_sep(c[j])) ++j;
+      out += text::utf8(std::vector<uint32_t>(c.begin() + i, c.begin() + j));
+    } else {
+      while (j < c.size() && !is_sep(c[j])) ++j;
+      std::vector<uint32_t> word(c.begin() + i, c.begin() + j);
+      out += text::to_upper(text::utf8({word[0]}));
+      out += text::to_lower(text::utf8(std::vector<uint32_t>(word.begin() + 1, word.end())));
+    }
+    i = j;
+  }
+  return value(std::move(out));
+}
 value f_capitalize(interp&, const value& v, arguments&) { return value(text::capitalize(v.str())); }
 value f_safe(interp&, const value& v, arguments&) { return v.is_markup() ? v : value::make_markup(v.str()); }
 
@@ -193,6 +214,7 @@ value f_items(interp& in, const value& v, arguments&) {
 value f_int(interp&, const value& v, arguments& a) {
   const value& def = arg(a, 0, "default", value(int64_t{0}));
   int base = static_cast<int>(arg(a, 1, "base", value(int64_t{10})).as_int());
+  if (v.is_undefined()) undefined_error(v);  // int(Undefined) raises; do_int catches only ValueError/TypeError
   if (v.is_int()) return v;
   if (v.is_bool()) return value(v.as_int());
   if (v.is_float()) {
@@ -217,7 +239,8 @@ value f_int(interp&, const value& v, arguments& a) {
 }
 
 value f_float(interp&, const value& v, arguments& a) {
-  const value& def = arg(a, 0, "default", value(0.0));
+  const value def = arg(a, 0, "default", value(0.0));
+  if (v.is_undefined()) undefined_error(v);
   if (v.is_number()) return value(v.as_double());
   if (v.is_string()) {
     std::string s = text::strip(v.as_string(), std::nullopt, true, true);
@@ -241,6 +264,7 @@ value f_round(interp&, const value& v, arguments& a) {
   int64_t prec = arg(a, 0, "precision", value(int64_t{0})).as_int();
   std::string method = arg(a, 1, "method", value("common")).str();
   if (!v.is_number()) throw raised("type " + std::string(type_name(v)) + " doesn't define __round__ method");
+  if (method == "common" && (v.is_int() || v.is_bool()) && prec >= 0) return value(v.as_int());
   double x = v.as_double(), m = std::pow(10.0, static_cast<double>(prec));
   if (method == "common") {
     // Python's round() is round-half-even on the exact decimal value; jinja2's "common" calls it
@@ -445,7 +469,42 @@ value f_batch(interp& in, const value& v, arguments& a) {
   return value::make_generator(std::move(out));
 }
 
-value f_attr(interp& in, const value& v, arguments& a) { return in.getattr(v, arg(a, 0, "name", kEmpty).str()); }
+// jinja2's attr filter: the Python attribute only (a dict's methods, not its keys)
+value f_attr(interp& in, const value& v, arguments& a) {
+  std::string name = arg(a, 0, "name", kEmpty).str();
+  if (v.is_dict()) {
+    value r = in.getattr(v, name);
+    if (r.is_object() || (r.is_undefined() && !r.undefined_hint().starts_with("'dict object'"))) return r;
+    return value::undefined("'dict object' has no attribute '" + name + "'");
+  }
+  return in.getattr(v, name);
+}
+
+// groupby(attribute, default=None, case_sensitive=False): (grouper, list) pairs sorted by
+// the key; the pairs answer .grouper and .list as jinja2's _GroupTuple does.
+value f_groupby(interp& in, const value& v, arguments& a) {
+  const value attr = arg(a, 0, "attribute", kNone);
+  const value def = arg(a, 1, "default", kNone);
+  bool cs = arg(a, 2, "case_sensitive", kFalse).truthy();
+  std::vector<std::pair<value, value>> keyed;
+  for (const auto& x : in.iterate(v)) {
+    value k = get_path(in, x, attr);
+    if (k.is_undefined() && !def.is_none()) k = def;
+    keyed.emplace_back(ignore_case(k, cs), x);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& p, const auto& q) { return compare_values(p.first, q.first) < 0; });
+  std::vector<value> groups;
+  for (size_t i = 0; i < keyed.size();) {
+    size_t j = i;
+    std::vector<value> members;
+    while (j < keyed.size() && keyed[j].first == keyed[i].first) members.push_back(keyed[j++].second);
+    value g = value::make_group(keyed[i].first, value::make_list(std::move(members)));
+    groups.push_back(std::move(g));
+    i = j;
+  }
+  return value::make_list(std::move(groups));
+}
 
 value f_center(interp& in, const value& v, arguments& a) {
   arguments m;
@@ -482,7 +541,7 @@ const filter_row filter_table[] = {
     {"abs", f_abs},           {"attr", f_attr},         {"batch", f_batch},       {"capitalize", f_capitalize},
     {"center", f_center},     {"count", f_length},      {"d", f_default},         {"default", f_default},
     {"dictsort", f_dictsort}, {"e", f_escape},          {"escape", f_escape},     {"first", f_first},
-    {"float", f_float},       {"forceescape", f_escape},{"format", f_format},     {"indent", f_indent},
+    {"float", f_float},       {"groupby", f_groupby},       {"forceescape", f_escape},{"format", f_format},     {"indent", f_indent},
     {"int", f_int},           {"items", f_items},       {"join", f_join},         {"last", f_last},
     {"length", f_length},     {"list", f_list},         {"lower", f_lower},       {"map", f_map},
     {"max", f_max},           {"min", f_min},           {"reject", f_reject},     {"rejectattr", f_rejectattr},

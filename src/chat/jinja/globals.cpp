@@ -125,13 +125,13 @@ value g_joiner(arguments& a, interp&) {
 
 const std::unordered_map<std::string_view, value>& globals() {
   static const std::unordered_map<std::string_view, value> table = {
-      {"range", value::function("range", g_range)},
-      {"dict", value::function("dict", g_dict)},
-      {"namespace", value::function("namespace", g_namespace)},
-      {"cycler", value::function("cycler", g_cycler)},
-      {"joiner", value::function("joiner", g_joiner)},
-      {"raise_exception", value::function("raise_exception", g_raise_exception)},
-      {"strftime_now", value::function("strftime_now", g_strftime_now)},
+      {"range", value::function("function range", g_range)},
+      {"dict", value::function("function dict", g_dict)},
+      {"namespace", value::function("function namespace", g_namespace)},
+      {"cycler", value::function("function cycler", g_cycler)},
+      {"joiner", value::function("function joiner", g_joiner)},
+      {"raise_exception", value::function("function raise_exception", g_raise_exception)},
+      {"strftime_now", value::function("function strftime_now", g_strftime_now)},
   };
   return table;
 }

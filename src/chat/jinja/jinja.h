@@ -43,7 +43,7 @@ struct options {
 /// and end a runaway one in well under a second.
 struct limits {
   uint64_t max_output_bytes = 16u << 20;   ///< bytes the template may output
-  uint64_t max_steps = 20'000'000;         ///< evaluation steps (fuel)
+  uint64_t max_steps = 5'000'000;          ///< evaluation steps (fuel)
   uint32_t max_depth = 256;                ///< nested macro calls / recursive loop levels / expression depth
   uint64_t max_memory_bytes = 256u << 20;  ///< bytes allocated for strings and containers (cumulative)
 };

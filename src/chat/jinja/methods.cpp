@@ -22,9 +22,11 @@ const char* const str_methods[] = {
     "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
     "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill"};
 const char* const dict_safe[] = {"copy", "get", "items", "keys", "values"};
-const char* const dict_unsafe[] = {"clear", "pop", "popitem", "setdefault", "update", "fromkeys"};
-const char* const list_safe[] = {"copy", "count", "index"};
-const char* const list_unsafe[] = {"append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"};
+const char* const dict_unsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
+// jinja2 3.1's sandbox lists MutableSequence's append, extend, insert, remove, reverse,
+// sort as unsafe, not pop and clear: those two work (and change the list, shared as in Python).
+const char* const list_safe[] = {"copy", "count", "index", "pop", "clear"};
+const char* const list_unsafe[] = {"append", "extend", "insert", "remove", "reverse", "sort"};
 
 template <size_t N>
 bool in_set(const char* const (&set)[N], std::string_view n) {
@@ -36,6 +38,11 @@ bool in_set(const char* const (&set)[N], std::string_view n) {
 std::string obj_repr(const value& v) {
   if (v.is_none()) return "'None'";
   return std::string("'") + type_name(v) + " object'";
+}
+
+value no_element(const value& obj, const value& key) {
+  std::string t = obj.is_none() ? "None" : std::string(type_name(obj)) + " object";
+  return value::undefined(t + " has no element " + key.repr());
 }
 
 value no_attr(const value& obj, std::string_view name) {
@@ -128,11 +135,23 @@ value interp::getattr(const value& obj, std::string_view name) {
       return no_attr(obj, name);
     case kind::tuple:
       if (name == "count" || name == "index") return bind(obj, name);
+      if (obj.is_group() && name == "grouper") return obj.items()[0];
+      if (obj.is_group() && name == "list") return obj.items()[1];
       return no_attr(obj, name);
     case kind::object: {
       if (obj.obj().has_method(name)) return bind(obj, name);
       return obj.obj().attr(name, *this);
     }
+    case kind::integer:
+    case kind::boolean:
+      if (name == "real" || name == "numerator") return value(obj.as_int());
+      if (name == "imag") return value(int64_t{0});
+      if (name == "denominator") return value(int64_t{1});
+      return no_attr(obj, name);
+    case kind::floating:
+      if (name == "real") return obj;
+      if (name == "imag") return value(0.0);
+      return no_attr(obj, name);
     default: return no_attr(obj, name);
   }
 }
@@ -144,14 +163,14 @@ value interp::getitem(const value& obj, const value& key) {
     case kind::ns:
       if (const value* v = obj.find(key)) return *v;
       if (key.is_string()) return getattr(obj, key.as_string());
-      return value::undefined(obj_repr(obj) + " has no element " + key.repr());
+      return no_element(obj, key);
     case kind::list:
     case kind::tuple:
     case kind::string: {
       if (key.is_string()) return getattr(obj, key.as_string());
       if (!key.is_int() && !key.is_bool()) {
         if (key.is_undefined()) undefined_error(key);
-        return value::undefined(obj_repr(obj) + " has no element " + key.repr());
+        return no_element(obj, key);
       }
       int64_t i = key.as_int();
       if (obj.is_string()) {
@@ -159,22 +178,22 @@ value interp::getitem(const value& obj, const value& key) {
         auto cp = text::cpts(s);
         int64_t n = static_cast<int64_t>(cp.size());
         if (i < 0) i += n;
-        if (i < 0 || i >= n) return value::undefined(obj_repr(obj) + " has no element " + key.repr());
+        if (i < 0 || i >= n) return no_element(obj, key);
         return value(text::utf8({cp[i]}));
       }
       if (obj.is_generator()) throw raised("'generator' object is not subscriptable");
       const auto& it = obj.items();
       int64_t n = static_cast<int64_t>(it.size());
       if (i < 0) i += n;
-      if (i < 0 || i >= n) return value::undefined(obj_repr(obj) + " has no element " + key.repr());
+      if (i < 0 || i >= n) return no_element(obj, key);
       return it[i];
     }
     case kind::object:
       if (key.is_string()) return obj.obj().attr(key.as_string(), *this);
-      return value::undefined(obj_repr(obj) + " has no element " + key.repr());
+      return no_element(obj, key);
     default:
       if (key.is_string()) return no_attr(obj, key.as_string());
-      return value::undefined(obj_repr(obj) + " has no element " + key.repr());
+      return no_element(obj, key);
   }
 }
 
@@ -414,6 +433,21 @@ value interp::call_method(const value& obj, std::string_view name, arguments& a)
         return value(c);
       }
       if (obj.is_list() && name == "copy") return value::make_list(obj.items());
+      if (obj.is_list() && name == "clear") {
+        const_cast<value&>(obj).mutable_items().clear();
+        return value::none();
+      }
+      if (obj.is_list() && name == "pop") {
+        auto& it = const_cast<value&>(obj).mutable_items();
+        if (it.empty()) throw raised("pop from empty list");
+        int64_t n = static_cast<int64_t>(it.size());
+        int64_t i = int_arg(arg(a, 0), -1);
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) throw raised("pop index out of range");
+        value r = it[i];
+        it.erase(it.begin() + i);
+        return r;
+      }
       if (obj.is_list() && in_set(list_unsafe, name)) undefined_error(unsafe(obj, name));
       break;
     case kind::object:

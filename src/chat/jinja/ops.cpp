@@ -91,10 +91,11 @@ double py_fmod(double a, double b) {
 
 value op_binary(interp& in, binop op, const value& a, const value& b) {
   if (op == binop::concat) {
+    if (a.is_string() && b.is_string()) in.charge(a.as_string().size() + b.as_string().size());
     std::string s;
     a.append_str(s);
     b.append_str(s);
-    in.charge(s.size());
+    if (!(a.is_string() && b.is_string())) in.charge(s.size());
     return value(std::move(s));
   }
   if (a.is_undefined()) undefined_error(a);
@@ -116,9 +117,9 @@ value op_binary(interp& in, binop op, const value& a, const value& b) {
         return value(a.as_string() + b.as_string());
       }
       if ((a.is_list() && b.is_list() && !a.is_generator() && !b.is_generator()) || (a.is_tuple() && b.is_tuple())) {
+        in.charge((a.items().size() + b.items().size()) * sizeof(value));
         std::vector<value> items = a.items();
         items.insert(items.end(), b.items().begin(), b.items().end());
-        in.charge(items.size() * sizeof(value));
         return a.is_tuple() ? value::make_tuple(std::move(items)) : value::make_list(std::move(items));
       }
       if (a.is_string()) throw raised(std::string("can only concatenate str (not \"") + type_name(b) + "\") to str");

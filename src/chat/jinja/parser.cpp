@@ -30,7 +30,8 @@ class parser {
   size_t i_ = 0;
   program_impl& prog_;
   std::unordered_map<std::string, int> syms_;
-  int depth_ = 0;  // nesting of expressions and blocks: bounded, so hostile input can't overflow the stack
+  int depth_ = 0;
+  int loops_ = 0;  // enclosing for loops (of this macro body): break/continue need one  // nesting of expressions and blocks: bounded, so hostile input can't overflow the stack
 
   struct nest {
     parser& p;
@@ -167,6 +168,7 @@ class parser {
     if (n == "call") return parse_call_block(line);
     if (n == "filter") return parse_filter_block(line);
     if (n == "break" || n == "continue") {
+      if (loops_ == 0) fail_at(t_[i_ - 1], "'" + n + "' outside loop");
       auto s = make(n == "break" ? sk::break_ : sk::continue_, line);
       expect_block_end();
       return s;
@@ -230,7 +232,9 @@ class parser {
     if (skip_name("if")) s->cond = parse_expression(true);
     if (skip_name("recursive")) s->recursive = true;
     expect_block_end();
+    ++loops_;
     s->main = parse_body({"endfor", "else"});
+    --loops_;
     std::string tag = cur().value;
     next();
     if (tag == "else") {
@@ -284,7 +288,9 @@ class parser {
     s->sym = sym(s->text);
     parse_signature(*s);
     expect_block_end();
+    int saved_loops = std::exchange(loops_, 0);
     s->main = parse_body({"endmacro"});
+    loops_ = saved_loops;
     next();
     if (cur().type == tok::name && cur().value == s->text) next();
     expect_block_end();
@@ -297,7 +303,9 @@ class parser {
     s->e = parse_expression(true);
     if (s->e->kind != ek::call) fail("expected call");
     expect_block_end();
+    int saved_loops = std::exchange(loops_, 0);
     s->main = parse_body({"endcall"});
+    loops_ = saved_loops;
     next();
     expect_block_end();
     return s;

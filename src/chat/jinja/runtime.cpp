@@ -148,7 +148,7 @@ interp::flow interp::exec_stmt(const stmt& s) {
     case sk::macro: {
       auto closure = frame_;
       const stmt* m = &s;
-      value fn = value::function(s.text, [m, closure](arguments& a, interp& in) {
+      value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
         return in.call_macro(*m, closure, a, value::undefined("'caller' is undefined"));
       });
       frame_->set(s.sym, fn);
@@ -157,7 +157,7 @@ interp::flow interp::exec_stmt(const stmt& s) {
     case sk::call_block: {
       auto closure = frame_;
       const stmt* cb = &s;
-      value caller = value::function("caller", [cb, closure](arguments& a, interp& in) {
+      value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
         return in.call_macro(*cb, closure, a, value::undefined("'caller' is undefined"));
       });
       const expr& call = *s.e;

@@ -51,6 +51,7 @@ bool t_even(interp&, const value& v, arguments&) {
   return int_of(v, "even") % 2 == 0;
 }
 bool t_divisibleby(interp&, const value& v, arguments& a) {
+  if (v.is_undefined()) undefined_error(v);
   int64_t d = int_of(arg0(a), "divisibleby");
   if (d == 0) throw raised("integer division or modulo by zero");
   return int_of(v, "divisibleby") % d == 0;

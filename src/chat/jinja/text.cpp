@@ -52,7 +52,7 @@ const std::unordered_map<uint32_t, uint32_t>& upper_table() {
 
 uint32_t upper(uint32_t c) {
   if (c < 0x80) return c >= 'a' && c <= 'z' ? c - 32 : c;
-  if (c == 0xdf) return c;
+  if (uint32_t l = vd::to_lower(c); l != c) c = l;  // title case (U+01C5) -> its upper case
   const auto& t = upper_table();
   auto it = t.find(c);
   return it == t.end() ? c : it->second;
@@ -66,6 +66,25 @@ bool is_alpha(uint32_t c) {
 bool is_digit(uint32_t c) { return c < 0x80 ? (c >= '0' && c <= '9') : vd::flags_of(c).is_number(); }
 bool is_space(uint32_t c) { return detail::is_py_space(c); }
 
+namespace {
+// Python's full (one-to-many) uppercase mappings that templates may meet.
+const char* special_upper(uint32_t c) {
+  switch (c) {
+    case 0xdf: return "SS";
+    case 0xfb00: return "FF";
+    case 0xfb01: return "FI";
+    case 0xfb02: return "FL";
+    case 0xfb03: return "FFI";
+    case 0xfb04: return "FFL";
+    case 0xfb05:
+    case 0xfb06: return "ST";
+    case 0x149: return "\u02bcN";
+    default: return nullptr;
+  }
+}
+bool cased(uint32_t c) { return is_cased_upper(c) || is_cased_lower(c) || vd::flags_of(c).is_letter(); }
+}  // namespace
+
 std::string to_upper(std::string_view s) {
   std::string out(s);
   bool ascii = true;
@@ -74,9 +93,12 @@ std::string to_upper(std::string_view s) {
     else if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
   }
   if (ascii) return out;
-  auto v = cpts(s);
-  for (auto& c : v) c = upper(c);
-  return utf8(v);
+  std::string r;
+  for (uint32_t c : cpts(s)) {
+    if (const char* sp = special_upper(c)) r += c == 0x149 ? "\xca\xbcN" : sp;
+    else vd::append_utf8(r, upper(c));
+  }
+  return r;
 }
 
 std::string to_lower(std::string_view s) {
@@ -88,8 +110,13 @@ std::string to_lower(std::string_view s) {
   }
   if (ascii) return out;
   auto v = cpts(s);
-  for (auto& c : v) c = lower(c);
-  return utf8(v);
+  std::vector<uint32_t> r(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    // Python's final sigma: after a cased letter and not before one
+    if (v[i] == 0x3a3 && i > 0 && cased(v[i - 1]) && !(i + 1 < v.size() && cased(v[i + 1]))) r[i] = 0x3c2;
+    else r[i] = lower(v[i]);
+  }
+  return utf8(r);
 }
 
 std::string to_title(std::string_view s) {
@@ -105,8 +132,8 @@ std::string to_title(std::string_view s) {
 
 std::string capitalize(std::string_view s) {
   auto v = cpts(s);
-  for (size_t i = 0; i < v.size(); ++i) v[i] = i == 0 ? upper(v[i]) : lower(v[i]);
-  return utf8(v);
+  if (v.empty()) return {};
+  return to_upper(utf8({v[0]})) + to_lower(utf8(std::vector<uint32_t>(v.begin() + 1, v.end())));
 }
 
 std::string strip(std::string_view s, const std::optional<std::string>& chars, bool left, bool right) {

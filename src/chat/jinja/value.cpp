@@ -70,6 +70,11 @@ value value::make_markup(std::string s) {
   v.gen_ = true;
   return v;
 }
+value value::make_group(value grouper, value list) {
+  value v = make_tuple({std::move(grouper), std::move(list)});
+  v.gen_ = true;
+  return v;
+}
 value value::make_dict() {
   value v;
   v.k_ = kind::dict;
@@ -318,7 +323,7 @@ void value::append_str(std::string& out) const {
   switch (k_) {
     case kind::undefined: return;
     case kind::string: out += as_string(); return;
-    case kind::callable: out += "<function " + fn().name + ">"; return;
+    case kind::callable: out += "<" + fn().name + ">"; return;
     case kind::object: out += obj().str(); return;
     default: append_repr(out);
   }
@@ -341,7 +346,7 @@ void value::append_repr(std::string& out) const {
     case kind::string: append_string_repr(out, as_string()); return;
     case kind::list:
     case kind::tuple: {
-      if (gen_) {
+      if (gen_ && k_ == kind::list) {
         out += "<generator object>";
         return;
       }
@@ -372,7 +377,7 @@ void value::append_repr(std::string& out) const {
       if (k_ == kind::ns) out += '>';
       return;
     }
-    case kind::callable: out += "<function " + fn().name + ">"; return;
+    case kind::callable: out += "<" + fn().name + ">"; return;
     case kind::object: out += obj().str(); return;
   }
 }

@@ -115,6 +115,9 @@ class value {
   /// HTML-escapes the plain side, as Markup.__add__ does.
   bool is_markup() const noexcept { return k_ == kind::string && gen_; }
   static value make_markup(std::string s);
+  /// groupby's (grouper, list) pair: a tuple that also answers .grouper and .list.
+  static value make_group(value grouper, value list);
+  bool is_group() const noexcept { return k_ == kind::tuple && gen_; }
 
   bool as_bool() const noexcept { return u_.b; }
   int64_t as_int() const noexcept { return k_ == kind::boolean ? int64_t(u_.b) : u_.i; }
