@@ -53,9 +53,8 @@ int64_t template_time() {
   return static_cast<int64_t>(std::time(nullptr));
 }
 
-result<std::string> render_jinja(const chat_template_impl& impl, const ojson& context) {
-  jinja::value ctx = jinja::value::from_json(context);
-  return jinja::render(*impl.program, ctx);
+result<std::string> render_jinja(const jinja::program& prog, const ojson& context) {
+  return jinja::render(prog, jinja::value::from_json(context));
 }
 
 namespace {
@@ -89,7 +88,7 @@ result<std::string> apply_transformers(const chat_template_impl& impl, const cha
   if (tk.unk_token) ctx["unk_token"] = *tk.unk_token;
   if (tk.pad_token) ctx["pad_token"] = *tk.pad_token;
   for (const auto& [k, v] : kwargs->items()) ctx[k] = v;
-  return render_jinja(*t, ctx);
+  return render_jinja(*t->program, ctx);
 }
 
 std::optional<std::string> token_text(const vocab& v, int32_t id) {
@@ -111,6 +110,10 @@ result<chat_template> chat_template::from_source(std::string source, chat_tokens
   impl->source = std::move(source);
   impl->tokens = std::move(tokens);
   impl->program = std::move(*prog);
+  if (auto patched = server_patched_source(impl->source)) {
+    auto sp = jinja::parse(*patched);
+    if (sp) impl->server_program = std::move(*sp);
+  }
   chat_template t;
   t.impl_ = std::move(impl);
   return t;
@@ -184,6 +187,7 @@ result<chat_template> chat_template::load(const file& f, const vocab& v, std::st
     impl->builtin = t->impl_->builtin;
     impl->tokens = t->impl_->tokens;
     impl->program = t->impl_->program;
+    impl->server_program = t->impl_->server_program;
     impl->tool_use = std::move(tool_use);
     t->impl_ = std::move(impl);
   }
@@ -201,6 +205,8 @@ result<std::string> chat_template::apply(std::string_view messages_json, std::st
                    std::string(kwargs_json)};
   return apply(req, mode);
 }
+
+chat_caps chat_template::caps() const { return template_caps(*impl_); }
 
 const std::string& chat_template::source() const { return impl_->source; }
 std::string_view chat_template::builtin_name() const { return impl_->builtin; }

@@ -18,6 +18,9 @@ struct chat_template_impl {
   std::string builtin;                         ///< built-in name, or ""
   chat_tokens tokens;
   std::optional<jinja::program> program;       ///< parsed source (Jinja templates)
+  /// llama-server renders two known templates with a patched check (common_chat_templates_init);
+  /// the patched source parsed, when the patch applies.
+  std::optional<jinja::program> server_program;
   std::shared_ptr<const chat_template_impl> tool_use;  ///< the file's "tool_use" variant, if any
   mutable std::once_flag caps_once;
   mutable chat_caps caps;
@@ -34,8 +37,15 @@ result<ojson> parse_json(std::string_view text, std::string_view what, ojson emp
 /// content; text (and media-marker) parts joined by "\n"; null content as "".
 result<std::vector<flat_message>> flatten_messages(const ojson& messages);
 
-/// Renders `impl`'s program with `context` (a JSON object). Errors of the engine as they are.
-result<std::string> render_jinja(const chat_template_impl& impl, const ojson& context);
+/// Renders `prog` with `context` (a JSON object). Errors of the engine as they are.
+result<std::string> render_jinja(const jinja::program& prog, const ojson& context);
+
+/// The template's capabilities, computed once (caps.cpp of the engine).
+const chat_caps& template_caps(const chat_template_impl& impl);
+
+/// llama-server's patched source of `source` (common_chat_templates_init), or nullopt when no
+/// patch applies.
+std::optional<std::string> server_patched_source(std::string_view source);
 
 /// llama-server's rendering (server.cpp).
 result<std::string> apply_server(const chat_template_impl& impl, const chat_request& req);

@@ -114,8 +114,8 @@ inline void replay(const std::string& mode, const std::vector<ojson>& records,
     size_t i = 0;
     while (i < want.size() && i < have.size() && want[i] == have[i]) ++i;
     ADD_FAILURE() << mode << ": " << key << " differs at byte " << i << "\n  want: "
-                  << ojson(want.substr(i > 40 ? i - 40 : 0, 160)).dump() << "\n  have: "
-                  << ojson(have.substr(i > 40 ? i - 40 : 0, 160)).dump();
+                  << ojson(want.substr(i > 40 ? i - 40 : 0, 160)).dump(-1, ' ', false, ojson::error_handler_t::replace) << "\n  have: "
+                  << ojson(have.substr(i > 40 ? i - 40 : 0, 160)).dump(-1, ' ', false, ojson::error_handler_t::replace);
   }
   std::cout << mode << ": " << same << " of " << total << " match (" << known.size()
             << " known mismatches listed, " << skipped << " skipped)\n";
