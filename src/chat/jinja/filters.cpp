@@ -203,12 +203,12 @@ value f_last(interp& in, const value& v, arguments&) {
 }
 
 value f_items(interp& in, const value& v, arguments&) {
-  if (v.is_undefined()) return value::make_generator({});
+  if (v.is_undefined()) return in.generator({});
   if (!v.is_dict() && !v.is_namespace()) throw raised("Can only get item pairs from a mapping.");
   std::vector<value> out;
   for (const auto& [k, x] : v.entries()) out.push_back(value::make_tuple({k, x}));
   in.charge(out.size() * sizeof(value) * 3);
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 value f_int(interp&, const value& v, arguments& a) {
@@ -330,14 +330,14 @@ value select_impl(interp& in, const value& v, arguments& a, bool attr, bool keep
     targs.kw = a.kw;
   }
   std::vector<value> out;
-  if (!v.truthy()) return value::make_generator({});  // jinja2: `if value:` before iterating
+  if (!v.truthy()) return in.generator({});  // jinja2: `if value:` before iterating
   for (const auto& x : in.iterate(v)) {
     in.step();
     value t = attr ? get_path(in, x, attr_name) : x;
     bool r = has_test ? in.run_test(test, t, targs) : t.truthy();
     if (r == keep) out.push_back(x);
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 value f_select(interp& in, const value& v, arguments& a) { return select_impl(in, v, a, false, true); }
 value f_reject(interp& in, const value& v, arguments& a) { return select_impl(in, v, a, false, false); }
@@ -346,7 +346,7 @@ value f_rejectattr(interp& in, const value& v, arguments& a) { return select_imp
 
 value f_map(interp& in, const value& v, arguments& a) {
   std::vector<value> out;
-  if (!v.truthy()) return value::make_generator({});  // jinja2: `if value:` before iterating
+  if (!v.truthy()) return in.generator({});  // jinja2: `if value:` before iterating
   const value* attr = a.kwarg("attribute");
   if (attr) {
     const value* def = a.kwarg("default");
@@ -355,9 +355,9 @@ value f_map(interp& in, const value& v, arguments& a) {
       value r = get_path(in, x, *attr);
       out.push_back(r.is_undefined() && def ? *def : r);
     }
-    return value::make_generator(std::move(out));
+    return in.generator(std::move(out));
   }
-  if (a.pos.empty()) return value::make_generator(in.iterate(v));
+  if (a.pos.empty()) return in.generator(in.iterate(v));
   std::string name = a.pos[0].str();
   arguments fargs;
   fargs.pos.assign(a.pos.begin() + 1, a.pos.end());
@@ -367,7 +367,7 @@ value f_map(interp& in, const value& v, arguments& a) {
     arguments copy = fargs;
     out.push_back(in.run_filter(name, x, copy));
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 std::vector<value> sorted(interp& in, std::vector<value> items, bool reverse, bool cs, const value& attr) {
@@ -414,7 +414,7 @@ value f_unique(interp& in, const value& v, arguments& a) {
     seen.push_back(k);
     out.push_back(x);
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 value f_reverse(interp& in, const value& v, arguments&) {
@@ -425,7 +425,7 @@ value f_reverse(interp& in, const value& v, arguments&) {
   }
   auto it = in.iterate(v);
   std::reverse(it.begin(), it.end());
-  return value::make_generator(std::move(it));
+  return in.generator(std::move(it));
 }
 
 value minmax(interp& in, const value& v, arguments& a, bool want_max) {
@@ -466,7 +466,7 @@ value f_batch(interp& in, const value& v, arguments& a) {
       while (static_cast<int64_t>(cur.size()) < n) cur.push_back(*fill);
     out.push_back(value::make_list(std::move(cur)));
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 // jinja2's attr filter: the Python attribute only (a dict's methods, not its keys)

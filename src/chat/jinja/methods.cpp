@@ -117,7 +117,9 @@ std::string str_format(interp& in, const std::string& fmt, arguments& a);
 
 value interp::getattr(const value& obj, std::string_view name) {
   switch (obj.type()) {
-    case kind::undefined: undefined_error(obj);
+    case kind::undefined:
+      if (llama()) return value::undefined(obj.undefined_hint());
+      undefined_error(obj);
     case kind::dict:
       if (in_set(dict_safe, name)) return bind(obj, name);
       if (in_set(dict_unsafe, name)) return unsafe(obj, name);
@@ -158,7 +160,9 @@ value interp::getattr(const value& obj, std::string_view name) {
 
 value interp::getitem(const value& obj, const value& key) {
   switch (obj.type()) {
-    case kind::undefined: undefined_error(obj);
+    case kind::undefined:
+      if (llama()) return value::undefined(obj.undefined_hint());
+      undefined_error(obj);
     case kind::dict:
     case kind::ns:
       if (const value* v = obj.find(key)) return *v;
@@ -433,6 +437,12 @@ value interp::call_method(const value& obj, std::string_view name, arguments& a)
         return value(c);
       }
       if (obj.is_list() && name == "copy") return value::make_list(obj.items());
+      if (obj.is_list() && name == "append" && llama()) {
+        if (a.pos.size() != 1) throw raised("append: expects one argument");
+        charge(sizeof(value));
+        const_cast<value&>(obj).mutable_items().push_back(a.pos[0]);
+        return obj;
+      }
       if (obj.is_list() && name == "clear") {
         const_cast<value&>(obj).mutable_items().clear();
         return value::none();

@@ -17,8 +17,13 @@ result<program> parse(std::string_view source, const options& opts) {
 }
 
 result<std::string> render(const program& prog, const value& context, const limits& lim) {
+  return render(prog, context, lim, nullptr);
+}
+
+result<std::string> render(const program& prog, const value& context, const limits& lim, usage* track) {
   if (!prog.impl()) return make_error(errc::invalid_argument, no_offset, "render of an empty program");
   interp in(*prog.impl(), context, lim);
+  in.set_usage(track);
   try {
     return in.run();
   } catch (const raised& r) {
@@ -82,8 +87,22 @@ void interp::emit(const value& v) {
 
 value interp::lookup(int sym) {
   for (frame* f = frame_.get(); f; f = f->parent.get())
-    if (value* v = f->find(sym)) return *v;
+    if (value* v = f->find(sym)) {
+      mark(*v);
+      return *v;
+    }
+  mark(root_[sym]);
   return root_[sym];
+}
+
+void interp::mark_deep(const value& v) {
+  if (!track_) return;
+  mark(v);
+  for (const auto& x : v.items()) mark_deep(x);
+  for (const auto& [k, x] : v.entries()) {
+    mark_deep(k);
+    mark_deep(x);
+  }
 }
 
 std::string interp::capture(const body& b) {
@@ -135,6 +154,10 @@ interp::flow interp::exec_stmt(const stmt& s) {
       return exec(s.else_body);
     case sk::for_: {
       value it = eval(*s.e);
+      if (track_) {
+        mark(it, "array_access");
+        if (it.is_dict()) mark(it, "object_access");
+      }
       loop_body(s, it, 1);
       return flow::normal;
     }
@@ -146,19 +169,23 @@ interp::flow interp::exec_stmt(const stmt& s) {
       return flow::normal;
     }
     case sk::macro: {
-      auto closure = frame_;
+      // The macro holds its scope weakly (the scope holds the macro: no cycle); the
+      // render keeps the scope alive until it ends.
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
       const stmt* m = &s;
       value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
-        return in.call_macro(*m, closure, a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*m, closure.lock(), a, value::undefined("'caller' is undefined"));
       });
       frame_->set(s.sym, fn);
       return flow::normal;
     }
     case sk::call_block: {
-      auto closure = frame_;
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
       const stmt* cb = &s;
       value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
-        return in.call_macro(*cb, closure, a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*cb, closure.lock(), a, value::undefined("'caller' is undefined"));
       });
       const expr& call = *s.e;
       arguments a;
@@ -339,6 +366,7 @@ std::vector<value> interp::iterate(const value& v) {
 // ---- macros ----
 
 value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
+  if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
   push_depth();
   struct depth_pop {
     interp& i;
@@ -410,12 +438,17 @@ value interp::apply_filter(const expr& e, const value& operand) {
 }
 
 value interp::run_filter(std::string_view name, const value& v, arguments& a) {
+  if (track_) {
+    mark(v, std::string(name));
+    if (name == "tojson" || (name == "string" && (v.is_sequence() || v.is_dict()))) mark_deep(v);
+  }
   filter_fn f = find_filter(name);
   if (!f) throw raised("No filter named '" + std::string(name) + "'.");
   return f(*this, v, a);
 }
 
 bool interp::run_test(std::string_view name, const value& v, arguments& a) {
+  if (track_) mark(v, "test_is_" + std::string(name));
   test_fn t = find_test(name);
   if (!t) throw raised("No test named '" + std::string(name) + "'.");
   return t(*this, v, a);
@@ -440,21 +473,35 @@ value interp::eval(const expr& e) {
       charge(e.args.size() * sizeof(value));
       return d;
     }
-    case ek::getattr: return getattr(eval(*e.a), e.name);
+    case ek::getattr: {
+      value obj = eval(*e.a);
+      if (!track_) return getattr(obj, e.name);
+      mark(obj, e.name);
+      value r = getattr(obj, e.name);
+      mark(r);
+      return r;
+    }
     case ek::getitem: {
       value obj = eval(*e.a);
       if (e.b->kind == ek::slice) {
         const expr& s = *e.b;
+        mark(obj, "slice");
         return op_slice(*this, obj, s.a ? eval(*s.a) : value::none(), s.b ? eval(*s.b) : value::none(),
                         s.c ? eval(*s.c) : value::none());
       }
-      return getitem(obj, eval(*e.b));
+      value key = eval(*e.b);
+      if (!track_) return getitem(obj, key);
+      value r = getitem(obj, key);
+      mark(obj, key.is_int() ? "array_access" : key.is_string() ? "object_access" : "item");
+      mark(r);
+      return r;
     }
     case ek::slice: throw raised("a slice outside of a subscript");
     case ek::call: {
       arguments a;
       if (e.a->kind == ek::getattr) {
         value obj = eval(*e.a->a);
+        mark(obj, e.a->name);
         eval_args(e, a);
         return call_method(obj, e.a->name, a);
       }

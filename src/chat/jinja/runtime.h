@@ -94,6 +94,24 @@ class interp {
   /// The items iteration yields: list/tuple items, dict keys, string characters; undefined: none.
   std::vector<value> iterate(const value& v);
   const limits& lims() const { return lim_; }
+  bool llama() const { return lim_.dialect == dialect::llama_cpp; }
+  /// What select/map/... return: a generator (jinja2) or a list (llama.cpp).
+  value generator(std::vector<value> items) const {
+    return llama() ? value::make_list(std::move(items)) : value::make_generator(std::move(items));
+  }
+  void set_usage(usage* u) { track_ = u; }
+  /// Usage tracking (caps probes): marks a value used, with an optional op name.
+  void mark(const value& v) {
+    if (track_ && v.identity()) track_->used.insert(v.identity());
+  }
+  void mark(const value& v, const std::string& op) {
+    if (track_ && v.identity()) {
+      track_->used.insert(v.identity());
+      track_->ops[v.identity()].insert(op);
+    }
+  }
+  void mark_deep(const value& v);
+  bool tracking() const { return track_ != nullptr; }
 
   // -- macros and loops (runtime.cpp) --
   value call_macro(const detail::stmt& m, const std::shared_ptr<detail::frame>& closure, arguments& args,
@@ -111,8 +129,13 @@ class interp {
   uint64_t steps_ = 0, mem_ = 0;
   uint32_t depth_ = 0;
   uint32_t line_ = 0;
+  usage* track_ = nullptr;
   std::string* out_ = nullptr;
   std::shared_ptr<detail::frame> frame_;
+  std::vector<std::shared_ptr<detail::frame>> kept_;  // scopes that define macros, alive until the render ends
+  void keep_scope() {
+    if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
+  }
   std::vector<value> root_;  // symbol id -> context value or global
   int loop_sym_ = -1, varargs_sym_ = -1, kwargs_sym_ = -1, caller_sym_ = -1;
 
