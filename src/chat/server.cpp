@@ -375,7 +375,7 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
     if (tools.is_array()) ctx["tools"] = tools;
     for (const auto& [k, v] : extra.items()) ctx[k] = v;
     if (gen) ctx["add_generation_prompt"] = true;
-    auto out = render_jinja(prog, ctx);
+    auto out = render_jinja(prog, ctx, jinja::dialect::llama_cpp);  // llama.cpp's own engine semantics
     if (!out) return out;
     std::string s = std::move(*out);
     const std::string bos = t.tokens.bos_token.value_or(""), eos = t.tokens.eos_token.value_or("");

@@ -53,8 +53,10 @@ int64_t template_time() {
   return static_cast<int64_t>(std::time(nullptr));
 }
 
-result<std::string> render_jinja(const jinja::program& prog, const ojson& context) {
-  return jinja::render(prog, jinja::value::from_json(context));
+result<std::string> render_jinja(const jinja::program& prog, const ojson& context, jinja::dialect dialect) {
+  jinja::limits lim;
+  lim.dialect = dialect;
+  return jinja::render(prog, jinja::value::from_json(context), lim);
 }
 
 namespace {

@@ -38,7 +38,8 @@ result<ojson> parse_json(std::string_view text, std::string_view what, ojson emp
 result<std::vector<flat_message>> flatten_messages(const ojson& messages);
 
 /// Renders `prog` with `context` (a JSON object). Errors of the engine as they are.
-result<std::string> render_jinja(const jinja::program& prog, const ojson& context);
+result<std::string> render_jinja(const jinja::program& prog, const ojson& context,
+                                 jinja::dialect dialect = jinja::dialect::jinja2);
 
 /// The template's capabilities, computed once (caps.cpp of the engine).
 const chat_caps& template_caps(const chat_template_impl& impl);
