@@ -127,3 +127,24 @@ std::optional<std::string_view> chat_detect_template(std::string_view source);
 
 }  // namespace gguf
 #pragma GCC visibility pop
+
+#pragma GCC visibility push(default)
+namespace gguf {
+
+/// One finding of check_chat_templates.
+struct chat_template_issue {
+  bool is_error = false;  ///< error: does not parse; warning: raises on the probe conversation
+  std::string rule;       ///< "chat_template.parse" or "chat_template.render" (docs/validation-rules.md)
+  std::string key;        ///< tokenizer.chat_template or tokenizer.chat_template.NAME
+  uint64_t offset = no_offset;  ///< byte offset of the key's value
+  std::string message;
+};
+
+/// Checks every string tokenizer.chat_template[.NAME] of `f`: it must parse (else an error),
+/// and should render a plain exchange (user, assistant, user; add_generation_prompt) in
+/// transformers mode with the file's BOS / EOS text (else a warning with the template's
+/// message). Keys of another type are schema's business and skipped here.
+std::vector<chat_template_issue> check_chat_templates(const file& f);
+
+}  // namespace gguf
+#pragma GCC visibility pop

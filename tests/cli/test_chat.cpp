@@ -138,3 +138,57 @@ TEST(cli_chat, usage_and_input_errors) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(cli_chat, caps_equal_llama_cpps) {
+  GGUF_REQUIRE_DATA();
+  for (const std::string name : {"gemma-4", "qwen2", "phi-3", "rwkv-world"}) {
+    const std::string t = "vocab/ggml-vocab-" + name + ".gguf";
+    auto r = run_cli({"chat", "-m", data_file(t).string(), "--caps"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto got = tc::ojson::parse(r.out);
+    size_t n = 0;
+    for (const auto& rec : tc::read_jsonl_gz("server.jsonl.gz")) {
+      if (!rec.contains("caps") || rec["caps"] != t) continue;
+      for (const auto& [k, v] : rec.items()) {
+        if (k.rfind("supports_", 0) != 0) continue;
+        EXPECT_EQ(got.at(k), v) << t << " " << k;
+        ++n;
+      }
+    }
+    EXPECT_EQ(n, 9u) << t;  // llama.cpp's nine
+  }
+}
+
+TEST(cli_chat, validate_edit_and_info_check_the_template) {
+  GGUF_REQUIRE_DATA();
+  const std::string src = data_file("vocab/ggml-vocab-qwen2.gguf").string();
+  const auto dir = gguf::test::temp_dir();
+  const std::string broken = (dir / "broken_tmpl.gguf").string(), raising = (dir / "raising_tmpl.gguf").string();
+  // edit refuses a template that does not parse, unless --force
+  auto r = run_cli({"edit", src, "-o", broken, "--chat-template", "{% for %}"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not parse"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(broken));
+  ASSERT_EQ(run_cli({"edit", src, "-o", broken, "--chat-template", "{% for %}", "--force"}).exit_code, 0);
+  // validate: not parsing is an error, raising on a plain exchange a warning
+  r = run_cli({"validate", broken});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("error chat_template.parse"), std::string::npos) << r.out;
+  ASSERT_EQ(run_cli({"edit", src, "-o", raising, "--chat-template", "{{ raise_exception('nope') }}"}).exit_code, 0);
+  r = run_cli({"validate", raising});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning chat_template.render"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nope"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli({"validate", "--strict", raising}).exit_code, 1);
+  EXPECT_EQ(run_cli({"validate", src}).out.find("chat_template."), std::string::npos);  // the real one is fine
+  // info --json: detection and caps, or the parse error
+  auto j = tc::ojson::parse(run_cli({"info", "--json", src}).out);
+  EXPECT_EQ(j["chat_template"]["detected_builtin"], "chatml");
+  EXPECT_EQ(j["chat_template"]["caps"]["supports_system_role"], true);
+  j = tc::ojson::parse(run_cli({"info", "--json", broken}).out);
+  EXPECT_TRUE(j["chat_template"].contains("error"));
+}
+
+}  // namespace

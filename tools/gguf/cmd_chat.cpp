@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "gguf/chat.h"
 #include "gguf/vocab.h"
+#include "chat_json.h"
 #include "jsonl.h"
 
 namespace gguf::cli {
@@ -28,20 +29,6 @@ result<std::string> read_text_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-[[maybe_unused]] ojson caps_json(const chat_caps& c) {
-  ojson j;
-  j["supports_system_role"] = c.supports_system_role;
-  j["supports_tools"] = c.supports_tools;
-  j["supports_tool_calls"] = c.supports_tool_calls;
-  j["supports_parallel_tool_calls"] = c.supports_parallel_tool_calls;
-  j["supports_string_content"] = c.supports_string_content;
-  j["supports_typed_content"] = c.supports_typed_content;
-  j["supports_object_arguments"] = c.supports_object_arguments;
-  j["supports_preserve_reasoning"] = c.supports_preserve_reasoning;
-  j["supports_reasoning_effort"] = c.supports_reasoning_effort;
-  j["supports_enable_thinking"] = c.supports_enable_thinking;
-  return j;
-}
 
 // A request from a JSON value: an array of messages, or an object with "messages" and the
 // optional "tools", "add_generation_prompt", "chat_template_kwargs" (absent: the defaults).
@@ -72,7 +59,7 @@ int run(int argc, char** argv) {
   CLI::App app{"The prompt a conversation becomes under a GGUF file's chat template (transformers' or llama-server's rendering).",
                "chat"};
   std::string model, messages_file, tools_file, kwargs, template_name, template_file;
-  bool jsonl = false, add_gen = false, server = false, tokenize = false, count = false;
+  bool jsonl = false, add_gen = false, server = false, tokenize = false, count = false, caps = false;
   unsigned threads = 1;
   app.add_option("-m,--model", model, "GGUF file (tokenizer.chat_template and the vocabulary)")->required();
   auto* msg_opt = app.add_option("--messages", messages_file,
@@ -92,12 +79,13 @@ int run(int argc, char** argv) {
   app.add_flag("--server", server, "render as llama-server v0.5.0 builds the prompt of a chat request");
   app.add_flag("--tokenize", tokenize, "also give the prompt's token ids (as llama-server tokenizes a prompt)");
   app.add_flag("--count", count, "also give the number of tokens of the prompt");
+  app.add_flag("--caps", caps, "print the template's capabilities as JSON (llama.cpp's caps + supports_enable_thinking) and exit");
   app.add_option("--threads", threads, "with --jsonl: render on N threads, output order kept (0 = every core; default 1)");
   add_remote_options(app);
   add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
-  if (!jsonl && messages_file.empty()) {
-    std::cerr << "gguf chat: one of --messages or --jsonl is required\n";
+  if (!caps && !jsonl && messages_file.empty()) {
+    std::cerr << "gguf chat: one of --messages, --jsonl or --caps is required\n";
     return exit_usage;
   }
 
@@ -130,6 +118,11 @@ int run(int argc, char** argv) {
   }();
   if (!tmpl) return report(tmpl_subject, tmpl.error());
 
+
+  if (caps) {
+    print_json(chat_caps_json(tmpl->caps()));
+    return exit_ok;
+  }
 
   chat_request defaults;
   defaults.add_generation_prompt = add_gen;
