@@ -38,21 +38,15 @@ value g_range(arguments& a, interp& in) {
   return value::make_list(std::move(items));
 }
 
-value g_dict(arguments& a, interp&) {
-  value d = value::make_dict();
+// dict(...) and namespace(...): entries of mappings given positionally, then keywords
+value fill(value d, const arguments& a) {
   for (const auto& p : a.pos)
     for (const auto& [k, v] : p.entries()) d.set(k, v);
-  for (auto& [k, v] : a.kw) d.set(value(k), v);
+  for (const auto& [k, v] : a.kw) d.set(value(k), v);
   return d;
 }
-
-value g_namespace(arguments& a, interp&) {
-  value d = value::make_namespace();
-  for (const auto& p : a.pos)
-    for (const auto& [k, v] : p.entries()) d.set(k, v);
-  for (auto& [k, v] : a.kw) d.set(value(k), v);
-  return d;
-}
+value g_dict(arguments& a, interp&) { return fill(value::make_dict(), a); }
+value g_namespace(arguments& a, interp&) { return fill(value::make_namespace(), a); }
 
 value g_raise_exception(arguments& a, interp&) {
   throw raised(a.pos.empty() ? std::string() : a.pos[0].str());

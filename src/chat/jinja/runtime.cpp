@@ -295,11 +295,7 @@ struct loop_obj : object {
 };
 
 void interp::loop_body(const stmt& s, const value& iterable, int depth) {
-  push_depth();
-  struct depth_pop {
-    interp& i;
-    ~depth_pop() { i.pop_depth(); }
-  } dp{*this};
+  depth_guard dg(*this);
   auto lp = std::make_shared<loop_obj>();
   lp->in = this;
   lp->s = &s;
@@ -367,11 +363,7 @@ std::vector<value> interp::iterate(const value& v) {
 
 value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
   if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
-  push_depth();
-  struct depth_pop {
-    interp& i;
-    ~depth_pop() { i.pop_depth(); }
-  } dp{*this};
+  depth_guard dg(*this);
   auto nf = std::make_shared<frame>();
   nf->parent = closure;
   std::vector<value> varargs;

@@ -150,6 +150,12 @@ class interp {
   void eval_args(const detail::expr& e, arguments& a);
   void push_depth();
   void pop_depth() { --depth_; }
+  /// One level of macro call / recursive loop for the scope of the guard.
+  struct depth_guard {
+    interp& i;
+    explicit depth_guard(interp& in) : i(in) { i.push_depth(); }
+    ~depth_guard() { i.pop_depth(); }
+  };
 };
 
 // Operators (ops.cpp): Python semantics; throw raised on type errors.
