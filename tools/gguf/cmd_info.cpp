@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "chat_json.h"
 #include "commands.h"
 #include "hparams_json.h"
 #include "gguf/keys.h"
@@ -106,6 +107,22 @@ int run(int argc, char** argv) {
     j["hparams"] = nullptr;
     j["hparams_error"] = m.error().message();
   }
+  // the chat template: what llama.cpp detects it as and its capabilities (gguf/chat.h)
+  if (auto src = f->get_string("tokenizer.chat_template")) {
+    nlohmann::ordered_json ct;
+    ct["bytes"] = src->size();
+    auto t = chat_template::from_source(std::string(*src));
+    if (t) {
+      auto d = t->detected_builtin();
+      ct["detected_builtin"] = d.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string(d));
+      ct["caps"] = chat_caps_json(t->caps());
+    } else {
+      ct["error"] = t.error().detail;
+    }
+    j["chat_template"] = std::move(ct);
+  } else {
+    j["chat_template"] = nullptr;
+  }
   auto types = nlohmann::ordered_json::object();
   for (const auto& [name, cb] : by_type) types[name] = {{"tensors", cb.first}, {"bytes", cb.second}};
   j["tensor_types"] = types;
@@ -141,6 +158,19 @@ int run(int argc, char** argv) {
   if (!j["tokenizer_model"].is_null()) {
     std::printf("tokenizer:     %s, %llu tokens\n", text(j["tokenizer_model"]).c_str(),
                 static_cast<unsigned long long>(n_vocab));
+  }
+  if (const auto& ct = j["chat_template"]; !ct.is_null()) {
+    std::string line = std::to_string(ct["bytes"].get<uint64_t>()) + " bytes";
+    if (ct.contains("error")) {
+      line += ", does not parse: " + ct["error"].get<std::string>();
+    } else {
+      if (!ct["detected_builtin"].is_null()) line += ", llama.cpp detects " + ct["detected_builtin"].get<std::string>();
+      std::string on;
+      for (const auto& [k, v] : ct["caps"].items())
+        if (v.get<bool>()) on += (on.empty() ? "" : " ") + k.substr(9);  // drop "supports_"
+      line += "; supports: " + (on.empty() ? std::string("-") : on);
+    }
+    std::printf("chat template: %s\n", line.c_str());
   }
   if (!by_type.empty()) {
     std::printf("tensor types: ");
