@@ -57,6 +57,7 @@ void register_vocab(py::module_& m);
 void register_model(py::module_& m);
 void register_edit(py::module_& m);
 void register_quant(py::module_& m);
+void register_quantize_model(py::module_& m);
 
 /// Rows of `array` (float32-convertible, last axis = one row) quantized to `type` (ggml
 /// name or id), with optional importance weights: uint8 array of the same leading shape,

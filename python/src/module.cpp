@@ -299,4 +299,5 @@ PYBIND11_MODULE(_core, m) {
   ggufkit::register_model(m);
   ggufkit::register_edit(m);
   ggufkit::register_quant(m);
+  ggufkit::register_quantize_model(m);
 }
