@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "serve_api.h"
+#include "serve_guard.h"
 #include "web_assets.h"
 
 namespace gguf::cli {
@@ -35,8 +36,10 @@ diff) is documented in docs/serve.md.
 Safe by default: listens on 127.0.0.1 only (another --host is warned about: the files
 are then readable by anyone who can reach the address); serves only the files given (no
 path from a request is used to open anything); GET and HEAD only (405 otherwise);
-request line and headers at most 8 KiB, no request bodies, a tokenizer text at most
-16 KiB, slow clients cut off after 5 s; stops cleanly on SIGINT or SIGTERM.
+request line at most 8 KiB, each header line at most 8 KiB and 64 of them, no request
+bodies (413), a tokenizer text at most 16 KiB, a client that sends nothing for 5 s or takes
+more than 10 s over one request cut off; a Host header other than the address listened
+on refused (421: DNS rebinding); stops cleanly on SIGINT or SIGTERM.
 The line "gguf serve: listening on http://HOST:PORT/" goes to stdout once the port is
 open (with --port 0, the port the system chose). See docs/serve.md.)";
 
@@ -115,33 +118,38 @@ int run(int argc, char** argv) {
   server.set_keep_alive_max_count(100);
 
   int bound = 0;  // the port, once bound
-  // A page on another origin must not read the files through the browser (DNS rebinding):
-  // on loopback, only Host headers naming a loopback address are answered.
+  std::unique_ptr<slow_client_guard> guard;  // made once the port is known
+  auto answer = [](httplib::Response& res, int status, const std::string& what) {
+    res.status = status;
+    res.set_content("{\"error\":" + nlohmann::json(what).dump() + "}", "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  };
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     secure_headers(res);
+    if (guard) guard->begin(req.remote_addr, req.remote_port);
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.set_header("Allow", "GET, HEAD");
+      return answer(res, 405, "only GET and HEAD");
+    }
+    // no request carries a body (its bytes are never read)
+    if (req.get_header_value("Transfer-Encoding") != "" ||
+        (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0"))
+      return answer(res, 413, "requests carry no body");
+    if (req.headers.size() > 64) return answer(res, 431, "more than 64 header fields");
+    // A page on another origin must not read the files through the browser (DNS
+    // rebinding): on loopback, only Host headers naming a loopback address are answered.
     if (loopback) {
       const std::string h = req.get_header_value("Host");
       const std::string p = ":" + std::to_string(bound);
-      const bool ok = h == "127.0.0.1" + p || h == "localhost" + p || h == "[::1]" + p || h == host + p;
-      if (!ok) {
-        res.status = 421;
-        res.set_content("{\"error\":\"this server answers only requests for " + host + p + "\"}",
-                        "application/json");
-        return httplib::Server::HandlerResponse::Handled;
-      }
+      if (h != "127.0.0.1" + p && h != "localhost" + p && h != "[::1]" + p && h != host + p)
+        return answer(res, 421, "this server answers only requests for " + host + p);
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  auto refuse = [](const httplib::Request&, httplib::Response& res) {
-    res.status = 405;
-    res.set_header("Allow", "GET, HEAD");
-    res.set_content("{\"error\":\"only GET and HEAD\"}", "application/json");
-  };
-  server.Post(".*", refuse);
-  server.Put(".*", refuse);
-  server.Patch(".*", refuse);
-  server.Delete(".*", refuse);
-  server.Options(".*", refuse);
+  // called once the answer is written: the connection's next request starts
+  server.set_logger([&](const httplib::Request& req, const httplib::Response&) {
+    if (guard) guard->end(req.remote_addr, req.remote_port);
+  });
   server.Get(".*", [&](const httplib::Request& req, httplib::Response& res) {
     const std::string& path = req.path;
     if (path.rfind("/api/", 0) == 0) {
@@ -171,17 +179,21 @@ int run(int argc, char** argv) {
     std::cerr << "gguf serve: cannot listen on " << host << ":" << port << "\n";
     return exit_usage;
   }
-  std::atomic<bool> signalled{false};
+  guard = std::make_unique<slow_client_guard>(bound, std::chrono::seconds(10));
+  std::atomic<bool> signalled{false}, listen_returned{false};
   std::thread stopper([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     signalled = true;
+    // a signal that comes before the accept loop runs must still stop it
+    while (!server.is_running() && !listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     server.stop();
   });
   const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   std::printf("gguf serve: listening on http://%s:%d/\n", shown.c_str(), bound);
   std::fflush(stdout);
   const bool ok = server.listen_after_bind();
+  listen_returned = true;
   if (!signalled) pthread_kill(stopper.native_handle(), SIGTERM);  // listen failed: wake the stopper
   stopper.join();
   std::fprintf(stderr, "gguf serve: stopped\n");

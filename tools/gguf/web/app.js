@@ -150,7 +150,7 @@ function renderKv(rows) {
 }
 $('kv-filter').addEventListener('input', (ev) => {
   const q = ev.target.value.toLowerCase();
-  for (const tr of $('kv-body').children) tr.hidden = q && !tr.dataset.key.toLowerCase().includes(q);
+  for (const tr of $('kv-body').children) tr.hidden = q !== '' && !tr.dataset.key.toLowerCase().includes(q);
 });
 
 // ---- tensors -----------------------------------------------------------------------
@@ -166,7 +166,7 @@ function renderTensors() {
   const q = $('tensor-filter').value.toLowerCase();
   $('tensor-body').replaceChildren(...rows.map((t) => el('tr', {
     'data-testid': 'tensor-row', 'data-name': t.name, 'data-type': t.type, 'data-ne': t.ne.join(','),
-    hidden: q && !(t.name.toLowerCase().includes(q) || t.type.toLowerCase() === q),
+    hidden: q !== '' && !(t.name.toLowerCase().includes(q) || t.type.toLowerCase() === q),
   }, el('td', { class: 'num muted', text: String(t.index) }), el('td', { class: 'mono', text: t.name }), el('td', {}, pill(t.type)),
   el('td', { class: 'mono', text: '[' + t.ne.join(', ') + ']' }), el('td', { class: 'num', text: t.elements.toLocaleString('en') }),
   el('td', { class: 'num', text: bytes(t.nbytes) }), el('td', { class: 'num', text: t.bpw.toFixed(2) }))));
@@ -198,12 +198,18 @@ function renderLayers() {
   }
   const ids = [...layers.keys()].sort((a, b) => a - b);
   const size = (ts) => ts.reduce((s, t) => s + t.nbytes, 0);
-  const max = Math.max(1, ...ids.map((i) => size(layers.get(i))), size(other));
-  const column = (label, ts) => el('div', { class: 'layer', title: `${label}: ${bytes(size(ts))}` },
-    ...ts.map((t) => el('span', { title: `${t.name}: ${t.type}, ${bytes(t.nbytes)}`,
-      style: { height: (100 * t.nbytes / max) + '%', background: typeColor(t.type) } })), el('b', { text: label }));
-  const cols = ids.map((i) => column(String(i), layers.get(i)));
-  if (other.length) cols.unshift(column('other', other));
+  // heights are bytes relative to the largest block; the tensors outside the blocks
+  // (embeddings, output) get a column of their own, scaled down when larger
+  const max = Math.max(1, ...ids.map((i) => size(layers.get(i))));
+  const column = (label, ts, scale) => el('div', { class: 'layer' + (label === 'in/out' ? ' io' : ''), title: `${label}: ${bytes(size(ts))}` },
+    ...ts.slice().sort((a, b) => b.nbytes - a.nbytes).map((t) => el('span', { title: `${t.name}: ${t.type}, ${bytes(t.nbytes)}`,
+      style: { height: (100 * t.nbytes / scale) + '%', background: typeColor(t.type) } })), el('b', { text: label }));
+  const cols = ids.map((i) => column(String(i), layers.get(i), max));
+  if (other.length) {
+    const big = size(other) > max;
+    cols.unshift(column('in/out', other, big ? size(other) : max));
+    if (big) cols[0].title += ` (drawn at ${(100 * max / size(other)).toFixed(0)}% scale)`;
+  }
   $('layer-strip').replaceChildren(...cols);
   const types = [...new Set(state.tensors.map((t) => t.type))].sort();
   $('layer-legend').replaceChildren(...types.map((t) => el('span', {}, el('i', { class: 'swatch', style: { background: typeColor(t) } }), t)));
