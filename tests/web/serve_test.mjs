@@ -155,12 +155,16 @@ try {
     }
     console.log(`ok ${name}: ${keys.length} keys, ${rows.length} tensors, memory box checked`);
 
-    if (name === 'stories260K-Q4_K_M.gguf' || name === 'synth-llama-256-Q4_K_M.gguf' || i === 0) {
+    if (name === 'synth-llama-256-Q4_K_M.gguf' || i === 0) {
       const stem = name.replace(/\.gguf$/, '');
+      const sample = 'Hello world! GGUF files are tokenized here as llama.cpp does: 1234 🦙 ünïcödé';
+      await page.$eval('[data-testid="tokenize-input"]', (e, t) => { e.value = t; e.dispatchEvent(new Event('input')); }, sample);
+      await page.waitForFunction((t) => document.getElementById('tok-ids').dataset.text === t, { timeout: 10000 }, sample);
       for (const [sel, box] of [['#overview', 'overview'], ['#memory', 'memory'], ['#tokenizer', 'tokenizer'], ['#layers', 'layers'],
         ['#validation', 'validation'], ['#metadata', 'metadata'], ['#tensors', 'tensors']]) {
         await shot(page, sel, `${stem}-${box}.png`);
       }
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: path.join(artifacts, `${stem}-page.png`) });
     }
   }

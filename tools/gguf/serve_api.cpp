@@ -44,6 +44,37 @@ number_param number(const params_t& p, const std::string& name, uint64_t max) {
   return {v, {}};
 }
 
+// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 2) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    static constexpr uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string hex_bytes(std::string_view s) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (!out.empty()) out += ' ';
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
 json tensor_row(const tensor_info& t) {
   json ne = json::array();
   for (uint32_t i = 0; i < t.n_dims; ++i) ne.push_back(t.ne[i]);
@@ -242,9 +273,22 @@ api_answer serve_api::get(const std::string& path, const params_t& params) {
     const auto& v = **sf.vocab;
     auto ids = v.tokenize(*text, param(params, "add_special") != "0", param(params, "parse_special") != "0");
     if (!ids) return fail(422, ids.error().message());
-    json pieces = json::array();
-    for (int32_t t : *ids) pieces.push_back(v.token_to_piece(t));
-    return {200, dump(json{{"ids", *ids}, {"pieces", std::move(pieces)}})};
+    // pieces: token_to_piece, or null where it is not whole UTF-8 (a byte token) and then
+    // its bytes in "bytes" (e.g. "E2 96"); texts: the vocabulary's token texts
+    json pieces = json::array(), bytes_of = json::array(), texts = json::array();
+    for (int32_t t : *ids) {
+      std::string p = v.token_to_piece(t);
+      if (valid_utf8(p)) {
+        pieces.push_back(std::move(p));
+        bytes_of.push_back(nullptr);
+      } else {
+        pieces.push_back(nullptr);
+        bytes_of.push_back(hex_bytes(p));
+      }
+      texts.push_back(std::string(v.token_text(t)));
+    }
+    return {200, dump(json{{"ids", *ids}, {"pieces", std::move(pieces)}, {"bytes", std::move(bytes_of)},
+                           {"texts", std::move(texts)}})};
   }
   if (path == "/api/estimate") {
     auto m = gguf::model::load(sf.f);

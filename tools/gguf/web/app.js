@@ -137,10 +137,21 @@ function valueCell(row) {
     } else {
       td.append(JSON.stringify(row.value));
     }
+  } else if (row.type === 'float32') {
+    td.append(float32Text(row.value));
   } else {
     td.append(JSON.stringify(row.value));
   }
   return td;
+}
+// The shortest decimal that reads back as the same float32 (the JSON holds its double).
+function float32Text(v) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return JSON.stringify(v);
+  for (let p = 1; p <= 9; ++p) {
+    const t = Number(v.toPrecision(p));
+    if (Math.fround(t) === Math.fround(v)) return String(t);
+  }
+  return String(v);
 }
 function renderKv(rows) {
   $('kv-count').textContent = `${rows.length} keys`;
@@ -235,9 +246,12 @@ async function tokenize() {
     const r = await api('tokenize', { file: state.file, text, add_special: $('tok-add').checked ? 1 : 0, parse_special: $('tok-parse').checked ? 1 : 0 });
     if (seq !== tokSeq) return;
     $('tok-error').hidden = true;
+    // a piece that is part of a UTF-8 sequence (byte tokens) is shown as its bytes
     $('tok-pieces').replaceChildren(...r.pieces.map((p, i) => el('span', {
-      title: `id ${r.ids[i]}`, class: /^<.*>$|^\[.*\]$/.test(p) ? 'special' : null,
-      style: { background: `hsl(${(i * 67) % 360} 70% 88%)` }, text: p.replace(/\n/g, '↵').replace(/\t/g, '⇥'),
+      title: `id ${r.ids[i]}: ${JSON.stringify(r.texts[i])}`,
+      class: p === null ? 'bytes' : (/^<.*>$|^\[.*\]$/.test(p) ? 'special' : null),
+      style: { background: `hsl(${(i * 67) % 360} 70% 88%)` },
+      text: p === null ? r.bytes[i] : p.replace(/\n/g, '↵').replace(/\t/g, '⇥'),
     })));
     ids.textContent = JSON.stringify(r.ids);
     $('tok-count').textContent = `${r.ids.length} tokens, ${new TextEncoder().encode(text).length} bytes`;
