@@ -71,8 +71,7 @@ int run(int argc, char** argv) {
   int port = 8090;
   bool diff = false;
   app.add_option("FILE_OR_URL", inputs, "GGUF files, http(s):// URLs or shards of split models (at most 16)")
-      ->required()
-      ->check([](const std::string&) { return std::string(); });
+      ->required();
   app.add_option("--port", port, "TCP port (default 8090; 0: any free port)")->check(CLI::Range(0, 65535));
   app.add_option("--host", host, "address to listen on (default 127.0.0.1, loopback only)");
   app.add_flag("--diff", diff, "also show the differences between the first two files (as gguf diff)");
