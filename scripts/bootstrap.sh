@@ -8,7 +8,8 @@ packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev n
           libcli11-dev libpcre2-dev zlib1g-dev libxxhash-dev libssl-dev clang-14 libclang-rt-14-dev
           libcurl4-openssl-dev nginx
           python3-dev python3-venv python3-pybind11 pybind11-dev python3-numpy python3-pytest
-          python3-distributed python3-setuptools python3-wheel)
+          python3-distributed python3-setuptools python3-wheel
+          python3-jinja2)  # python3-jinja2: scripts/record_jinja_cases.py (the Jinja engine's reference)
 # node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
 # its own npm (Debian's npm package would conflict with it).
 command -v npm >/dev/null || packages+=(nodejs npm)

@@ -278,6 +278,11 @@ void register_file(py::module_& m) {
         take(std::move(r));
         return out;
       })
+      .def("quantize", [](const py_tensor& s, py::handle type, py::handle imatrix) {
+        // dequantized (bit-exact) to float32 rows of ne[0], then quantized
+        py::object floats = py::cast(s).attr("dequantize")();
+        return quantize_array(floats, type, imatrix);
+      }, py::arg("type"), py::arg("imatrix") = py::none())
       .def("__repr__", [](const py_tensor& s) {
         std::string ne;
         for (uint32_t i = 0; i < s.t->n_dims; ++i) ne += (i ? ", " : "") + std::to_string(s.t->ne[i]);
@@ -294,4 +299,6 @@ PYBIND11_MODULE(_core, m) {
   ggufkit::register_vocab(m);
   ggufkit::register_model(m);
   ggufkit::register_edit(m);
+  ggufkit::register_quant(m);
+  ggufkit::register_quantize_model(m);
 }
