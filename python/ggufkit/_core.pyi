@@ -160,7 +160,8 @@ class Model:
         get_rows bit for bit. GGUFError "tensor_not_found" without token_embd.weight,
         "out_of_range" for an id outside [0, n_vocab)."""
 
-def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Iterable[str]] = None,
-         out: Optional[_Path] = None, in_place: bool = True) -> dict[str, Any]: ...
+def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
+         out: Optional[_Path] = None, in_place: bool = True, force: bool = False,
+         break_links: bool = False) -> dict[str, Any]: ...
 def ggml_types() -> list[tuple[int, str, int, int]]:
     """(id, name, blck_size, type_size) of every ggml type."""
