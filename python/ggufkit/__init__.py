@@ -122,13 +122,20 @@ def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | 
 
 
 def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = None,  # noqa: A002
-         out: PathLike | None = None, in_place: bool = True) -> dict:
+         out: PathLike | None = None, in_place: bool = True, force: bool = False,
+         break_links: bool = False) -> dict:
     """Edits metadata with the library's gguf::edit: keys of `remove` dropped, then keys of
     `set` replaced (keeping their position and their GGUF type) or appended; tensor data
     unchanged. Over `path`: in place when the new metadata fits in the old metadata region
     (journaled, tensor bytes untouched; in_place=False forbids it, e.g. for a file other
-    processes have mapped), else a streamed atomic rewrite (temporary file + rename). With
-    `out`, the result is written there and `path` is only read. Returns what was done:
+    processes have mapped; a File of `path` open in this process gets a streamed rewrite too,
+    so that it keeps reading the old file), else a streamed atomic rewrite (temporary file +
+    rename). `remove` is a key (str) or an iterable of keys. With `out`, the result is
+    written there and `path` is only read; an existing `out` other than `path` is replaced
+    only with force=True. An edit that makes the file invalid (new `gguf validate` errors,
+    e.g. removing general.architecture) is refused unless force=True, as the command line
+    refuses it without --force. break_links=True lets a rewrite replace a file with other
+    hard links (they keep the old content). Returns what was done:
     {"target", "in_place", "old_size", "new_size"}.
 
     New keys take their type from the value: numpy scalars their dtype (np.uint32(5)),
@@ -139,7 +146,7 @@ def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = Non
     invalid_argument (a value that does not fit the key's type), invalid_key, io_error
     (unwritable, or another process is editing the file). On error the file is unchanged.
     """
-    return _core.edit(path, set, remove, out, in_place)
+    return _core.edit(path, set, remove, out, in_place, force, break_links)
 
 
 def quantize(inp: PathLike, out: PathLike, type: str, *, nthread: int = 0,  # noqa: A002

@@ -181,8 +181,9 @@ class Model:
         get_rows bit for bit. GGUFError "tensor_not_found" without token_embd.weight,
         "out_of_range" for an id outside [0, n_vocab)."""
 
-def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Iterable[str]] = None,
-         out: Optional[_Path] = None, in_place: bool = True) -> dict[str, Any]: ...
+def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
+         out: Optional[_Path] = None, in_place: bool = True, force: bool = False,
+         break_links: bool = False) -> dict[str, Any]: ...
 def quantize_rows(array: npt.ArrayLike, type: Union[str, int],
                   imatrix: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.uint8]:
     """Quantizes rows of float32 (the last axis is a row of n_per_row values; other dtypes

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "gguf/chat.h"
 #include "gguf/model.h"
+#include "gguf/model_files.h"
 #include "gguf/vocab.h"
 #include "gguf/writer.h"
 
@@ -124,6 +125,17 @@ py_vocab load_vocab(py::handle src, py::object cache_dir) {
 py_model load_model(py::handle src) {
   gguf::file f = file_from(src);
   py::gil_scoped_release unlocked;
+  // A shard of a split model (any shard) is read as the whole model, as the command line
+  // does (issue 29, item 18): the first shard's metadata, every shard's tensors.
+  if (f.find(gguf::kv_split_count)) {
+    auto set = gguf::model_files::from_file(f, [](const std::string& p) { return gguf::file::open_any(p); });
+    if (!set) {
+      gguf::error e = std::move(set).error();
+      e.detail = f.path() + ": " + e.detail;
+      throw gguf::exception(std::move(e));
+    }
+    f = set->merged();
+  }
   auto m = take(gguf::model::load(f));
   return py_model{f, std::move(m), std::nullopt};
 }
@@ -199,7 +211,15 @@ void register_vocab(py::module_& m) {
              return text_replace(text);
            },
            py::arg("ids"), py::arg("remove_special") = false, py::arg("unparse_special") = false)
-      .def("token_to_piece", [](const py_vocab& s, int32_t id) { return text_replace(s.v.token_to_piece(id, true)); },
+      .def("token_to_piece",
+           [](const py_vocab& s, int64_t id) {
+             // an id outside the vocabulary raises, as decode does (issue 29, item 18)
+             if (id < 0 || uint64_t(id) >= s.v.n_tokens())
+               throw gguf::exception(gguf::make_error(gguf::errc::out_of_range, gguf::no_offset,
+                                                      "token id " + std::to_string(id) + " is outside the vocabulary (" +
+                                                          std::to_string(s.v.n_tokens()) + " tokens)"));
+             return text_replace(s.v.token_to_piece(int32_t(id), true));
+           },
            py::arg("id"))
       .def("apply_chat_template",
            [](py_vocab& s, py::handle messages, py::handle tools, bool add_generation_prompt, bool tokenize, bool server,

@@ -381,6 +381,10 @@ std::optional<file_identity> file::identity() const noexcept {
   return impl_->source ? impl_->source->identity() : std::nullopt;
 }
 
+pending_edit file::interrupted_edit() const noexcept {
+  return impl_->source ? impl_->source->interrupted_edit() : pending_edit::none;
+}
+
 const std::string& file::path() const noexcept { return impl_->path; }
 uint32_t file::version() const noexcept { return impl_->version; }
 gguf::byte_order file::byte_order() const noexcept { return impl_->order; }

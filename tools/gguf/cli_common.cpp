@@ -4,9 +4,13 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <set>
 
 #include "commands.h"
+#include "gguf/edit.h"
 #include "gguf/model_files.h"
+#include "gguf/output.h"
+#include "gguf/remote.h"
 #include "gguf/vocab.h"
 #include "edit_support.h"
 
@@ -60,6 +64,28 @@ std::string input_name(const std::string& path, bool use_stdin) {
   return (use_stdin || path == "-") ? std::string("<stdin>") : path;
 }
 
+void note_interrupted_edit(const std::string& path, pending_edit state) {
+  static std::set<std::string> said;  // once per file and process
+  if (state == pending_edit::none || !said.insert(path).second) return;
+  const auto journal = journal_path(path).string();
+  switch (state) {
+    case pending_edit::applied:
+      std::cerr << "gguf: " << path << ": an interrupted in-place edit awaits a writer (read as the edit left it, "
+                << "from its journal " << journal << "; the next gguf edit of the file finishes it)\n";
+      break;
+    case pending_edit::incomplete:
+      std::cerr << "gguf: " << path << ": an interrupted in-place edit awaits a writer (its journal " << journal
+                << " is incomplete and never reached the file, read as it is; the next gguf edit removes it)\n";
+      break;
+    case pending_edit::foreign:
+      std::cerr << "gguf: " << path << ": the journal " << journal
+                << " beside it belongs to another file (not this inode or size): ignored; remove it if the file is "
+                << "right\n";
+      break;
+    case pending_edit::none: break;
+  }
+}
+
 result<gguf::file> open_input(const std::string& path, bool use_stdin) {
   if (use_stdin || path == "-") {
     std::vector<std::byte> bytes;
@@ -74,8 +100,11 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
   }
   if (!is_remote(path)) {
-    if (auto r = finish_interrupted_edit(path); !r) return r.error();
-    return gguf::file::open(path);
+    // Readers never write (issue 29, item 3): the library reads an interrupted edit's
+    // consistent state; the next edit finishes it.
+    auto f = gguf::file::open(path);
+    if (f) note_interrupted_edit(path, f->interrupted_edit());
+    return f;
   }
   remote_options o;
   o.headers = remote.headers;
@@ -88,6 +117,25 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     o.log = [](std::string_view line) { std::cerr << "gguf: " << line << "\n"; };  // never a header
   }
   return gguf::file::open_url(path, o);
+}
+
+std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths) {
+  for (auto p : paths) {
+    if (is_remote(p)) {
+      std::cerr << "gguf " << cmd << ": " << p << ": writing needs a local file (download it first)\n";
+      return exit_usage;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int> check_output_path(const std::string& out, std::span<const std::filesystem::path> inputs,
+                                     bool force, bool may_replace_input) {
+  if (auto r = check_overwrite(out, inputs, force, may_replace_input); !r) {
+    std::cerr << "gguf: " << r.error().message() << "\n";  // the message names OUT
+    return exit_usage;  // a usage error: the command was asked to do what it must not
+  }
+  return std::nullopt;
 }
 
 void add_remote_options(CLI::App& app) {

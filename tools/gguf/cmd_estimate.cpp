@@ -34,20 +34,24 @@ int run(int argc, char** argv) {
   estimate_params p;
   p.swa_full = false;  // as llama.cpp's command-line tools
   bool json = false;
-  app.add_option("FILE", path, "GGUF file")->required();
+  app.add_option("FILE", path, "GGUF file, URL or any shard of a split model")->required();
   app.add_option("-c,--ctx-size", ctx_sizes, "context size(s), comma-separated (default: n_ctx_train)")
       ->delimiter(',');
-  app.add_option("-b,--batch-size", p.n_batch, "logical batch size (default 2048)");
-  app.add_option("--ubatch-size", p.n_ubatch, "physical batch size (default 512)");
+  // Issue 29, item 15: llama.cpp asserts a batch of at least 1 and reads -1 as "all layers".
+  app.add_option("-b,--batch-size", p.n_batch, "logical batch size (default 2048)")
+      ->check(CLI::Range(1u, 0x7fffffffu));
+  app.add_option("--ubatch-size", p.n_ubatch, "physical batch size (default 512)")->check(CLI::Range(1u, 0x7fffffffu));
   app.add_option("--parallel", p.n_seq_max, "number of sequences (default 1)");
   app.add_flag("--kv-unified", p.kv_unified, "one KV buffer shared by all sequences");
   app.add_option("--cache-type-k", ctk, "K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1");
   app.add_option("--cache-type-v", ctv, "V cache type (quantized needs flash attention)");
   app.add_option("--flash-attn", fa, "on, off or auto (default auto)");
-  app.add_option("--gpu-layers", p.n_gpu_layers, "layers offloaded to the GPU (-1: all; default 0)");
+  app.add_option("--gpu-layers", p.n_gpu_layers, "layers offloaded to the GPU (-1: all; default 0)")
+      ->check(CLI::Range(-1, 0x7fffffff));
   app.add_flag("--swa-full", p.swa_full, "full-size sliding-window cache");
   app.add_flag("--embeddings", p.embeddings, "the context also outputs embeddings");
   app.add_flag("--json", json, "one JSON document");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
 
   auto tk = cache_type(ctk), tv = cache_type(ctv);
