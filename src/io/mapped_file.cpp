@@ -1,4 +1,4 @@
-#include "format/mapped_file.h"
+#include "io/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,7 +9,12 @@
 #include <cstring>
 #include <utility>
 
-namespace gguf::detail {
+namespace gguf::io {
+
+file_identity identity_of(const struct stat& st) noexcept {
+  const auto ns = [](const struct timespec& t) { return int64_t(t.tv_sec) * 1000000000 + int64_t(t.tv_nsec); };
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
 
 mapped_file::mapped_file(mapped_file&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
@@ -50,8 +55,7 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
   }
   mapped_file m;
   m.size_ = static_cast<size_t>(st.st_size);
-  const auto ns = [](const struct timespec& t) { return int64_t(t.tv_sec) * 1000000000 + int64_t(t.tv_nsec); };
-  m.identity_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+  m.identity_ = identity_of(st);
   if (m.size_ > 0) {
     void* p = mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
@@ -66,4 +70,4 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
   return m;
 }
 
-}  // namespace gguf::detail
+}  // namespace gguf::io

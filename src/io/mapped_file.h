@@ -1,14 +1,20 @@
-// A read-only memory mapping of a whole file (POSIX mmap). Not installed.
+// A read-only memory mapping of a whole file (POSIX mmap), and a caller's buffer, as
+// byte sources. Not installed.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <span>
 
-#include "format/byte_source.h"
+#include "io/byte_source.h"
 #include "gguf/error.h"
 
-namespace gguf::detail {
+struct stat;
+
+namespace gguf::io {
+
+/// The identity (gguf/io.h) of the file `st` describes.
+file_identity identity_of(const struct stat& st) noexcept;
 
 class mapped_file : public whole_source {
  public:
@@ -43,4 +49,4 @@ class buffer_source : public whole_source {
   std::span<const std::byte> view_;
 };
 
-}  // namespace gguf::detail
+}  // namespace gguf::io
