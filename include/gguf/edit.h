@@ -97,7 +97,7 @@ struct edit_report {
   uint64_t metadata_needed = 0;  ///< bytes the new header + metadata + tensor infos take
   uint32_t upgraded_from = 0;    ///< 1 when a GGUF v1 input was written as v3, else 0
   bool recovered = false;        ///< a journal of an interrupted edit was applied first
-  std::vector<std::filesystem::path> stale_temp_files;  ///< left by killed runs (see output.h)
+  std::vector<std::filesystem::path> stale_temp_files;  ///< left by killed runs, removed (found only with dry_run; see output.h)
 };
 
 /// Applies `ops` to the GGUF file at `path` (see the header comment).

@@ -31,6 +31,7 @@
 
 #include "gguf/error.h"
 #include "gguf/format.h"
+#include "gguf/io.h"
 #include "gguf/remote.h"
 
 #pragma GCC visibility push(default)  // public API: exported from the shared library
@@ -160,18 +161,7 @@ struct tensor_info {
   uint64_t nelements() const noexcept { return ne[0] * ne[1] * ne[2] * ne[3]; }
 };
 
-/// Who a local file was when it was opened (fstat of the descriptor it was mapped from):
-/// equal identities mean the same file, unchanged, for caches keyed by a file without
-/// reading it. A write changes the modification and change times; the change time cannot
-/// be set back by a user. Times in nanoseconds since the epoch.
-struct file_identity {
-  uint64_t device = 0;
-  uint64_t inode = 0;
-  uint64_t size = 0;
-  int64_t mtime_ns = 0;  ///< last modification
-  int64_t ctime_ns = 0;  ///< last status change
-  bool operator==(const file_identity&) const = default;
-};
+// gguf::file_identity (who a local file was when it was opened): gguf/io.h.
 
 /// What file::open found of an interrupted in-place edit (gguf/edit.h): a journal
 /// `.NAME.gguf-journal` beside the file that a killed edit left. Readers never write:

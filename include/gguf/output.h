@@ -33,8 +33,10 @@
 //     handler is installed on first use where the signal's disposition is the default;
 //     a program with its own handler calls remove_temp_files() from it). SIGKILL or a
 //     power loss can leave a temp file: each temp file is flock()ed while it is written,
-//     so the next safe_output for the same target finds unlocked ones and names them in
-//     stale_temp_files() (it does not delete them: they may be the only copy of an edit).
+//     so the next safe_output in the same folder removes the unlocked ones of its target,
+//     of its target's edit journal, and of other GGUF files there, and names them in
+//     stale_temp_files() (a temp file is never the only copy of anything: the target
+//     is replaced only by a rename of a complete one).
 //   - The target must not change while the output is written: if another process
 //     replaced, truncated or modified it (its inode, size or mtime differ from what
 //     create() saw), commit() refuses and removes the temp file.
@@ -72,6 +74,10 @@ struct output_options {
   progress_fn progress;
   /// Install the SIGINT/SIGTERM cleanup handler where the disposition is the default.
   bool handle_signals = true;
+  /// fsync the file before the rename and the folder after it. Only a cache whose files
+  /// carry their own checksum (a file cut short by a crash is detected and rebuilt) turns
+  /// this off.
+  bool durable = true;
 };
 
 /// A file being written through a temporary file and renamed over its target on commit.
@@ -112,8 +118,8 @@ class safe_output {
   const std::filesystem::path& target() const noexcept;
   /// The temp file being written.
   const std::filesystem::path& temp_path() const noexcept;
-  /// Temp files of earlier writes of the same target that no process holds (left by a
-  /// killed process), found by create().
+  /// Temp files of earlier writes that no process held (left by a killed process),
+  /// removed by create() (see remove_stale_temp_files).
   const std::vector<std::filesystem::path>& stale_temp_files() const noexcept;
 
  private:
@@ -131,8 +137,14 @@ std::filesystem::path resolve_write_target(const std::filesystem::path& path);
 /// unless `break_links`). Errors: io_error naming the reason.
 result<void> check_writable(const std::filesystem::path& path, bool rewrite, bool break_links);
 
-/// Temp files `.NAME.tmp-*` beside `target` that no live writer holds (async-unsafe).
+/// Temp files beside `target` that no live writer holds (async-unsafe): `.NAME.tmp-*` of
+/// the target and `..NAME.gguf-journal.tmp-*` of its in-place edit journal, and those of
+/// other GGUF files in the folder (`.X.gguf.tmp-*`, `.X.gguf-journal.tmp-*`, holding
+/// GGUF bytes or none). An empty one less than 10 s old is not counted (its writer may
+/// not have locked it yet).
 std::vector<std::filesystem::path> find_stale_temp_files(const std::filesystem::path& target);
+/// Removes what find_stale_temp_files finds; returns the files removed.
+std::vector<std::filesystem::path> remove_stale_temp_files(const std::filesystem::path& target);
 
 /// The overwrite policy of every writer of an output file OUT (DESIGN.md, "Command-line
 /// contract"; `gguf edit -o`, `convert-endian -o`, `dequantize -o`, `split`, `merge`,

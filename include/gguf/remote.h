@@ -53,8 +53,8 @@ struct remote_options {
   uint64_t max_unranged = 64ull << 20;
   /// Most bytes the metadata may take (a hostile server cannot make the reader fetch more).
   uint64_t max_metadata = 1ull << 30;
-  /// Directory of cached metadata keyed by URL + ETag ("" = no cache). A cached file
-  /// costs one conditional request (304 Not Modified) instead of the metadata.
+  /// Disk cache folder (io/disk_cache.h, the tokenizer tables' too) for the metadata, keyed by URL,
+  /// revalidated by ETag ("" = none): a cached file costs one conditional request (304).
   std::string cache_dir;
   /// Token of the Hugging Face hub, sent as "Authorization: Bearer TOKEN" to the hub's
   /// hosts (request_headers) when no Authorization header is given. Empty: $HF_TOKEN.

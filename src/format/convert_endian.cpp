@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gguf/byte_swap.h"
-#include "format/source_fd.h"
+#include "io/fd_source.h"
 
 namespace gguf {
 namespace {
@@ -87,7 +87,7 @@ result<void> write_byte_swapped(const file& f, safe_output& out) {
   if (auto r = out.write(m); !r) return r;
 
   // The data section: tensors in file order, the bytes between them copied as they are.
-  detail::source_fd src(f);
+  io::fd_source src(f.path(), f.bytes());
   std::vector<const tensor_info*> order;
   for (const auto& t : f.tensors()) order.push_back(&t);
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->offset < b->offset; });

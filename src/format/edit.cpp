@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "format/journal.h"
+#include "gguf/io.h"
 
 namespace gguf {
 namespace fs = std::filesystem;
@@ -20,34 +21,6 @@ namespace {
 
 gguf::error io_error(const std::string& what) { return make_error(errc::io_error, no_offset, what); }
 gguf::error sys_error(const std::string& what) { return io_error(what + ": " + std::strerror(errno)); }
-
-bool pwrite_all(int fd, const std::byte* p, size_t n, uint64_t off) {
-  while (n > 0) {
-    ssize_t k = ::pwrite(fd, p, n, static_cast<off_t>(off));
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += k;
-    n -= static_cast<size_t>(k);
-    off += static_cast<uint64_t>(k);
-  }
-  return true;
-}
-
-bool pread_all(int fd, std::byte* p, size_t n, uint64_t off) {
-  while (n > 0) {
-    ssize_t k = ::pread(fd, p, n, static_cast<off_t>(off));
-    if (k <= 0) {
-      if (k < 0 && errno == EINTR) continue;
-      return false;
-    }
-    p += k;
-    n -= static_cast<size_t>(k);
-    off += static_cast<uint64_t>(k);
-  }
-  return true;
-}
 
 void fsync_folder(const fs::path& p) {
   int dfd = ::open((p.has_parent_path() ? p.parent_path() : fs::path(".")).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -83,7 +56,7 @@ struct fd_guard {
 result<file> probe_file(std::span<const std::byte> meta, uint64_t size) {
   fd_guard g{::memfd_create("gguf-edit-probe", MFD_CLOEXEC)};
   if (g.fd < 0) return sys_error("cannot check the edited file (memfd_create)");
-  if (!pwrite_all(g.fd, meta.data(), meta.size(), 0) || ::ftruncate(g.fd, static_cast<off_t>(size)) != 0) {
+  if (!io::pwrite_all(g.fd, meta.data(), meta.size(), 0) || ::ftruncate(g.fd, static_cast<off_t>(size)) != 0) {
     return sys_error("cannot check the edited file");
   }
   return file::open("/proc/self/fd/" + std::to_string(g.fd));
@@ -157,7 +130,7 @@ result<void> journaled_write(const fs::path& target, int fd, const struct stat& 
     if (auto r = out->commit(); !r) return r;
   }
   // fdatasync: the region's bytes are what must be durable (the size does not change).
-  if (!pwrite_all(fd, j.payload.data(), j.payload.size(), offset) || ::fdatasync(fd) != 0) {
+  if (!io::pwrite_all(fd, j.payload.data(), j.payload.size(), offset) || ::fdatasync(fd) != 0) {
     // The journal stays: the next recover_edit finishes the edit.
     return sys_error("cannot write " + target.string() + " in place (the journal " + jpath.string() +
                      " finishes the edit on the next edit or recovery)");
@@ -200,7 +173,7 @@ result<recovery> recover_edit(const fs::path& path) {
                     " as it is now (another file, or its size changed): left alone; remove it if the file is right");
   }
   signal_block blocked;
-  if (!pwrite_all(g.fd, j.payload.data(), j.payload.size(), j.offset) || ::fsync(g.fd) != 0) {
+  if (!io::pwrite_all(g.fd, j.payload.data(), j.payload.size(), j.offset) || ::fsync(g.fd) != 0) {
     return sys_error("cannot finish the interrupted edit of " + target.string());
   }
   ::unlink(jpath.c_str());
@@ -271,15 +244,19 @@ result<edit_report> edit(const fs::path& path, std::span<const edit_op> ops, con
 
   if (rep.in_place) {
     if (auto r = check_writable(input, false, true); !r) return r.error();
-    rep.stale_temp_files = find_stale_temp_files(input);
-    if (opts.dry_run) return rep;
+    if (opts.dry_run) {
+      rep.stale_temp_files = find_stale_temp_files(input);
+      return rep;
+    }
+    rep.stale_temp_files = remove_stale_temp_files(input);
     fd_guard rw{::open(input.c_str(), O_RDWR | O_CLOEXEC)};
     if (rw.fd < 0) return sys_error("cannot write " + input.string());
     struct stat st {};
     if (::fstat(rw.fd, &st) != 0) return sys_error("cannot write " + input.string());
     // Still the file that was read: same size, same bytes where the region goes.
     std::vector<std::byte> now(room);
-    if (static_cast<uint64_t>(st.st_size) != f->size() || !pread_all(rw.fd, now.data(), now.size(), 0) ||
+    if (static_cast<uint64_t>(st.st_size) != f->size() ||
+        io::pread_all(rw.fd, now.data(), now.size(), 0) != static_cast<ssize_t>(now.size()) ||
         std::memcmp(now.data(), f->bytes().data(), room) != 0) {
       return io_error("cannot write " + input.string() + ": the file was changed by another process during the edit");
     }

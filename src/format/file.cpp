@@ -2,8 +2,9 @@
 #include "gguf/file.h"
 
 #include "format/file_impl.h"
-#include "format/http_source.h"
-#include "format/mapped_file.h"
+#include "format/journal.h"
+#include "io/http_source.h"
+#include "io/mapped_file.h"
 
 #include <algorithm>
 #include <optional>
@@ -255,15 +256,18 @@ template result<std::vector<bool>> array_ref::to_vector<bool>() const;
 // ---- file ----
 
 namespace {
-result<file> parse_source(std::unique_ptr<detail::byte_source> src, std::string name, const reader_limits& limits,
-                          result<file> (*make)(std::shared_ptr<const detail::file_impl>)) {
+result<file> parse_source(std::unique_ptr<io::byte_source> src, std::string name, const reader_limits& limits,
+                          result<file> (*make)(std::shared_ptr<const detail::file_impl>),
+                          pending_edit pending = pending_edit::none) {
   auto impl = std::make_shared<detail::file_impl>();
   impl->path = std::move(name);
+  impl->pending = pending;
   impl->bytes = src->bytes();
   impl->source = std::move(src);
   auto r = detail::parse(std::move(impl), limits);
   if (!r) return r.error();
-  (*r)->source->parsed((*r)->metadata_end);
+  // a remote file's parsed metadata goes to its cache
+  if (auto* remote = dynamic_cast<io::http_source*>((*r)->source.get())) remote->save_metadata((*r)->metadata_end);
   return make(std::move(*r));
 }
 }  // namespace
@@ -271,9 +275,16 @@ result<file> parse_source(std::unique_ptr<detail::byte_source> src, std::string 
 result<file> file::make(std::shared_ptr<const detail::file_impl> impl) { return file(std::move(impl)); }
 
 result<file> file::open(const std::filesystem::path& path, const reader_limits& limits) {
-  auto m = detail::mapped_file::open(path);
+  auto m = io::mapped_file::open(path);
   if (!m) return m.error();
-  return parse_source(std::make_unique<detail::mapped_file>(std::move(*m)), path.string(), limits, &file::make);
+  // An interrupted in-place edit: read the state its journal makes consistent (issue 29,
+  // item 3: readers never write; the next edit finishes the journal).
+  auto probe = detail::probe_journal(path, m->stat_info());
+  if (!probe) return probe.error();
+  if (probe->state == pending_edit::applied && !probe->journal.payload.empty())
+    if (auto r = m->overlay(probe->journal.offset, probe->journal.payload); !r) return r.error();
+  return parse_source(std::make_unique<io::mapped_file>(std::move(*m)), path.string(), limits, &file::make,
+                      probe->state);
 }
 
 result<file> file::open_url(const std::string& url, const remote_options& options, const reader_limits& limits) {
@@ -282,7 +293,7 @@ result<file> file::open_url(const std::string& url, const remote_options& option
     if (!resolved) return resolved.error();
     return open_url(*resolved, options, limits);
   }
-  auto s = detail::http_source::open(url, options);
+  auto s = io::http_source::open(url, options);
   if (!s) return s.error();
   return parse_source(std::move(*s), url, limits, &file::make);
 }
@@ -308,29 +319,33 @@ std::vector<result<file>> file::open_all(std::span<const std::string> paths_or_u
 }
 
 result<file> file::from_bytes(std::span<const std::byte> bytes, const reader_limits& limits, std::string name) {
-  return parse_source(std::make_unique<detail::buffer_source>(bytes), std::move(name), limits, &file::make);
+  return parse_source(std::make_unique<io::buffer_source>(bytes), std::move(name), limits, &file::make);
 }
 
 result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits& limits, std::string name) {
-  return parse_source(std::make_unique<detail::buffer_source>(std::move(bytes)), std::move(name), limits, &file::make);
+  return parse_source(std::make_unique<io::buffer_source>(std::move(bytes)), std::move(name), limits, &file::make);
 }
 
-bool file::is_remote() const noexcept { return dynamic_cast<const detail::http_source*>(impl_->source.get()) != nullptr; }
+bool file::is_remote() const noexcept { return dynamic_cast<const io::http_source*>(impl_->source.get()) != nullptr; }
 
 
 namespace {
 // The source holding a view: this file's own, or, for a view built over other files (a
-// split model's tensors), the remote file whose reservation holds it; null for local bytes.
-detail::byte_source* holder(const detail::file_impl& f, std::span<const std::byte> v) {
-  const auto* b = f.bytes.data();
-  if (f.source && v.data() >= b && v.size() <= f.bytes.size() && v.data() - b <= static_cast<ptrdiff_t>(f.bytes.size() - v.size()))
-    return f.source.get();
-  return detail::remote_source_of(v.data(), v.size());
+// split model's tensors), the source of the shard whose bytes hold it; null for local bytes.
+io::byte_source* holder(const detail::file_impl& f, std::span<const std::byte> v) {
+  const auto inside = [&](const io::byte_source* s) {
+    const auto b = s->bytes();
+    return v.data() >= b.data() && v.size() <= b.size() && v.data() - b.data() <= static_cast<ptrdiff_t>(b.size() - v.size());
+  };
+  if (f.source && inside(f.source.get())) return f.source.get();
+  for (auto* s : f.part_sources)
+    if (s && inside(s)) return s;
+  return nullptr;
 }
 }  // namespace
 
 result<void> file::fetch(uint64_t offset, uint64_t size) const {
-  detail::byte_range r{offset, offset + size};
+  io::byte_range r{offset, offset + size};
   if (offset > impl_->bytes.size() || size > impl_->bytes.size() - offset) {
     return make_error(errc::out_of_range, offset, "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
                                                       ") outside a file of " + std::to_string(impl_->bytes.size()));
@@ -346,7 +361,7 @@ result<void> file::fetch(std::span<const std::byte> view) const {
 
 result<void> file::fetch(std::span<const std::span<const std::byte>> views) const {
   // Grouped by the file that holds them, as ranges of that file.
-  std::vector<std::pair<detail::byte_source*, std::vector<detail::byte_range>>> by_source;
+  std::vector<std::pair<io::byte_source*, std::vector<io::byte_range>>> by_source;
   for (auto v : views) {
     if (v.empty()) continue;
     auto* src = holder(*impl_, v);
@@ -378,11 +393,13 @@ void file::release(std::span<const std::byte> view) const noexcept {
 
 transfer_stats file::transfer() const noexcept { return impl_->source ? impl_->source->stats() : transfer_stats{}; }
 std::optional<file_identity> file::identity() const noexcept {
-  return impl_->source ? impl_->source->identity() : std::nullopt;
+  // (the bytes of an applied journal are not the file's: no identity to key a cache on)
+  if (!impl_->source || impl_->pending == pending_edit::applied) return std::nullopt;
+  return impl_->source->identity();
 }
 
 pending_edit file::interrupted_edit() const noexcept {
-  return impl_->source ? impl_->source->interrupted_edit() : pending_edit::none;
+  return impl_->pending;
 }
 
 const std::string& file::path() const noexcept { return impl_->path; }

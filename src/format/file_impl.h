@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gguf/file.h"
-#include "format/byte_source.h"
+#include "io/byte_source.h"
 
 namespace gguf::detail {
 
@@ -33,9 +33,11 @@ inline T load_raw(const std::byte* p, bool swap) noexcept {
 
 struct file_impl {
   std::string path;
-  std::unique_ptr<byte_source> source;  // a mapped file, a buffer, or a remote file
+  std::unique_ptr<io::byte_source> source;  // a mapped file, a buffer, or a remote file
   std::span<const std::byte> bytes;     // source->bytes(): the whole file at a fixed address
   std::vector<gguf::file> parts;      // the shards a merged view's tensors point into
+  std::vector<io::byte_source*> part_sources;  // their sources (kept alive by `parts`)
+  pending_edit pending = pending_edit::none;  // an interrupted in-place edit found at open (journal.h)
 
   uint32_t version = 0;
   bool swap = false;  // file byte order differs from the host's

@@ -15,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "format/http_source.h"
+#include "gguf/remote.h"
+#include "io/disk_cache.h"
+#include "io/http_get.h"
 #include "gguf/remote.h"
 
 namespace gguf {
@@ -151,12 +153,6 @@ std::string endpoint_of_env() {
   return "https://huggingface.co";
 }
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 // The listing of one repository at one revision: the commit and the file paths.
 struct listing {
   std::string sha;
@@ -198,10 +194,9 @@ result<listing> fetch_listing(const hub_name& n, const std::string& endpoint, co
   namespace fs = std::filesystem;
   fs::path cache_file;
   std::string cached_etag, cached_body;
-  if (!o.cache_dir.empty()) {
-    char name[40];
-    std::snprintf(name, sizeof name, "hub-%016llx.json", static_cast<unsigned long long>(fnv1a(key)));
-    cache_file = fs::path(o.cache_dir) / name;
+  const io::disk_cache cache(o.cache_dir);
+  if (cache.enabled()) {
+    cache_file = cache.path("hub", io::disk_cache::key({std::as_bytes(std::span(key.data(), key.size()))}), ".json");
     std::ifstream in(cache_file, std::ios::binary);
     std::string first;
     if (in && std::getline(in, first) && first == key.substr(0, key.find('\n')) + " " + n.repo + " " + n.revision &&
@@ -213,7 +208,7 @@ result<listing> fetch_listing(const hub_name& n, const std::string& endpoint, co
   }
   std::vector<std::string> extra = {"Accept: application/json"};
   if (!cached_etag.empty() && !cached_body.empty()) extra.push_back("If-None-Match: " + cached_etag);
-  auto r = detail::http_get_small(url, o, extra);
+  auto r = io::http_get_small(url, o, extra);
   if (!r) {
     auto e = r.error();
     e.detail = "the model API: " + e.detail;
@@ -235,15 +230,10 @@ result<listing> fetch_listing(const hub_name& n, const std::string& endpoint, co
   auto l = parse_listing(body, std::string(shown));
   if (!l) return l.error();
   if (!cache_file.empty() && r->status == 200 && !r->etag.empty()) {
-    std::error_code ec;
-    fs::create_directories(cache_file.parent_path(), ec);
-    const fs::path tmp = cache_file.string() + ".tmp" + std::to_string(fnv1a(url) ^ uint64_t(std::rand()));
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << endpoint << " " << n.repo << " " << n.revision << "\n" << r->etag << "\n" << body;
-    }
-    fs::rename(tmp, cache_file, ec);
-    if (ec) fs::remove(tmp, ec);
+    const std::string head = endpoint + " " + n.repo + " " + n.revision + "\n" + r->etag + "\n";
+    if (cache.write(cache_file, {std::as_bytes(std::span(head.data(), head.size())),
+                                 std::as_bytes(std::span(body.data(), body.size()))}))
+      cache.prune(cache_file);
   }
   std::lock_guard lock(memo_mu);
   memo()[key] = *l;

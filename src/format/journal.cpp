@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "gguf/edit.h"
+#include "gguf/io.h"
 
 namespace gguf::detail {
 namespace {
@@ -62,12 +63,7 @@ result<std::vector<std::byte>> read_small_file(const std::filesystem::path& p) {
   bool ok = ::fstat(fd, &st) == 0 && st.st_size <= (int64_t{1} << 30);
   if (ok) {
     b.resize(static_cast<size_t>(st.st_size));
-    for (size_t done = 0; ok && done < b.size();) {
-      ssize_t k = ::pread(fd, b.data() + done, b.size() - done, static_cast<off_t>(done));
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) ok = false;
-      else done += static_cast<size_t>(k);
-    }
+    ok = io::pread_all(fd, b.data(), b.size(), 0) == static_cast<ssize_t>(b.size());
   }
   auto e = ok ? result<std::vector<std::byte>>(std::move(b)) : fail();
   ::close(fd);

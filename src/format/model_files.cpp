@@ -175,6 +175,7 @@ result<model_files> model_files::from_file(const file& given, const opener& open
   impl->path = first.path;
   impl->bytes = first.bytes;
   impl->parts = shards;
+  for (const auto& s : shards) impl->part_sources.push_back(s.impl_->source.get());
   impl->version = first.version;
   impl->swap = first.swap;
   impl->order = first.order;

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "format/source_fd.h"
+#include "io/fd_source.h"
 #include "gguf/writer.h"
 
 namespace gguf {
@@ -109,7 +109,7 @@ result<void> write_shard(const file& f, const split_plan& plan, size_t i, safe_o
   if (!w) return w.error();
   if (auto r = out.write(w->metadata_bytes()); !r) return r;
   const uint64_t align = w->alignment();
-  detail::source_fd src(f);
+  io::fd_source src(f.path(), f.bytes());
   const auto tensors = f.tensors();
   for (uint32_t k : plan.shards[i].tensors) {
     const auto& t = tensors[k];
@@ -149,12 +149,12 @@ result<void> write_merged(const model_files& m, safe_output& out) {
   if (auto r = out.write(w.metadata_bytes()); !r) return r;
   const uint64_t align = w.alignment();
   const auto shards = m.shards();
-  std::unique_ptr<detail::source_fd> src;
+  std::unique_ptr<io::fd_source> src;
   uint32_t open_shard = UINT32_MAX;
   for (const auto& ref : m.tensors()) {
     if (ref.shard != open_shard) {
       src.reset();
-      src = std::make_unique<detail::source_fd>(shards[ref.shard]);
+      src = std::make_unique<io::fd_source>(shards[ref.shard].path(), shards[ref.shard].bytes());
       open_shard = ref.shard;
     }
     const auto& t = *ref.info;

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "format/source_fd.h"
+#include "io/fd_source.h"
 #include "gguf/quant.h"
 #include "gguf/writer.h"
 #include "model/quantize_plan.h"
@@ -205,7 +205,7 @@ struct thread_scratch {
 };
 
 // Quantizes rows [r0, r1) of `t` from `src` into `out` (row-major, packed).
-result<void> quantize_range(const quantize_tensor_plan& t, const detail::source_fd& src, uint64_t data_offset,
+result<void> quantize_range(const quantize_tensor_plan& t, const io::fd_source& src, uint64_t data_offset,
                             int64_t r0, int64_t r1, std::byte* out, thread_scratch& s) {
   const int64_t n_per_row = int64_t(t.ne[0]);
   const uint64_t row_in = *ggml_row_size(t.type_in, t.ne[0]);
@@ -246,7 +246,7 @@ result<void> finish_pending(writer_state& w) {
   return w.pending.get();
 }
 
-result<void> quantize_tensor(const quantize_tensor_plan& t, const file& shard, const detail::source_fd& src,
+result<void> quantize_tensor(const quantize_tensor_plan& t, const file& shard, const io::fd_source& src,
                              safe_output& out, writer_state& w) {
   const uint64_t data_offset = shard.data_offset();
   const uint64_t row_in = *ggml_row_size(t.type_in, t.ne[0]);
@@ -297,7 +297,7 @@ result<void> quantize_tensor(const quantize_tensor_plan& t, const file& shard, c
 
 // A tensor that keeps its type: copied by the kernel, or for a remote input fetched and
 // written 16 MiB at a time.
-result<void> copy_tensor(const file& f, const detail::source_fd& src, uint64_t off, uint64_t n, safe_output& out) {
+result<void> copy_tensor(const file& f, const io::fd_source& src, uint64_t off, uint64_t n, safe_output& out) {
   if (!f.is_remote()) return src.copy_to(out, off, n);
   constexpr uint64_t step = 16u << 20;
   for (uint64_t done = 0; done < n; done += step) {
@@ -361,8 +361,8 @@ result<quantize_plan> quantize_model(const model_files& in, const std::filesyste
   const int nthr = o.nthread > 0 ? o.nthread : int(std::max(1u, std::thread::hardware_concurrency()));
   pool workers(nthr);
   writer_state w{o, workers, std::vector<thread_scratch>(size_t(nthr)), {}, {}};
-  std::vector<std::unique_ptr<detail::source_fd>> sources;
-  for (const auto& shard : in.shards()) sources.push_back(std::make_unique<detail::source_fd>(shard));
+  std::vector<std::unique_ptr<io::fd_source>> sources;
+  for (const auto& shard : in.shards()) sources.push_back(std::make_unique<io::fd_source>(shard.path(), shard.bytes()));
 
   // Every output is written and fsynced before any is renamed into place.
   std::vector<safe_output> outputs;

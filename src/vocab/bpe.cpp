@@ -162,14 +162,12 @@ class bpe_model final : public tokenizer_model {
     // the merge table (and the pair filter) from the compiled cache, or built and saved
     const std::string_view name = split_words ? "bpe.merges+filter" : "bpe.merges";
     const auto read = [&](table_reader& r) { return merges_.load(r, v.file_bytes) && (!split_words || filter_.load(r)); };
-    if (!v.cache || !v.cache->load(name, read)) {
-      merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr);
-      if (v.cache)
-        v.cache->save(name, [&](table_writer& w) {
+    load_or_build(
+        v.cache, name, read, [&] { merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr); },
+        [&](table_writer& w) {
           merges_.save(w);
           if (split_words) filter_.save(w);
         });
-    }
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().newline_runs_whole;
     static constexpr char hex[] = "0123456789ABCDEF";

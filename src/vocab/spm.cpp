@@ -35,17 +35,21 @@ class spm_model final : public tokenizer_model {
       }
       byte_token_[b] = id < 0 ? v.unk : id;  // llama.cpp would throw here; unk keeps the input visible
     }
-    if (split_words_ && (!v.cache || !v.cache->load("spm.filter", [&](table_reader& r) { return filter_.load(r); }))) {
-      // pairs of adjacent chunks inside a token (see word_split.h)
-      for (const token_data& t : v.tokens) {
-        const std::string_view s = t.text;
-        size_t prev = 0, prev_len = 0;
-        for (size_t off = 0; off < s.size(); off += chunk_len(s, off)) {
-          if (off > 0) filter_.add(chunk_bits(s.data() + prev, prev_len), chunk_bits(s.data() + off, chunk_len(s, off)));
-          prev = off, prev_len = chunk_len(s, off);
-        }
-      }
-      if (v.cache) v.cache->save("spm.filter", [&](table_writer& w) { filter_.save(w); });
+    if (split_words_) {
+      load_or_build(
+          v.cache, "spm.filter", [&](table_reader& r) { return filter_.load(r); },
+          [&] {
+            // pairs of adjacent chunks inside a token (see word_split.h)
+            for (const token_data& t : v.tokens) {
+              const std::string_view s = t.text;
+              size_t prev = 0, prev_len = 0;
+              for (size_t off = 0; off < s.size(); off += chunk_len(s, off)) {
+                if (off > 0) filter_.add(chunk_bits(s.data() + prev, prev_len), chunk_bits(s.data() + off, chunk_len(s, off)));
+                prev = off, prev_len = chunk_len(s, off);
+              }
+            }
+          },
+          [&](table_writer& w) { filter_.save(w); });
     }
   }
 

@@ -10,8 +10,9 @@
 // payload) and the payload, checked in full before use; any mismatch is a miss, and a
 // miss rebuilds the tables and rewrites the file (temporary file + rename, so a reader
 // never sees half of one). The cache is an accelerator: failing to read or write it
-// never fails a load. The folder is kept under GGUF_CACHE_MAX_MB (default 1024) by
-// removing the least recently used files after each write.
+// never fails a load. The folder is the disk cache's (io/disk_cache.h: one folder, key
+// scheme, size cap and pruning for every cache), kept under GGUF_CACHE_MAX_MB (default
+// 1024) by removing the least recently used files after each write.
 //
 // Once a cache file's payload has been hashed and found whole, and the file's times are
 // identity_min_age_ns old, `DIR/vocab-<key>.ok` records the file's identity (device,
@@ -46,6 +47,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "io/disk_cache.h"
 #include "vocab/huge_pages.h"
 
 namespace gguf {
@@ -156,8 +158,8 @@ class table_reader {
 /// How old (by the clock) a file's modification and change times must be for its
 /// identity to be recorded (2 s: coarser filesystems' granularity). Tests set 0.
 inline int64_t identity_min_age_ns = 2'000'000'000;
-/// Identity records kept in a cache folder.
-inline constexpr size_t max_ident_files = 4096;
+/// Identity records kept in a cache folder (the disk cache's record count).
+inline constexpr size_t max_ident_files = io::max_cache_records;
 
 class table_cache {
  public:
@@ -205,13 +207,14 @@ class table_cache {
   bool vouched() const noexcept { return vouched_; }
 
  private:
-  table_cache() = default;
+  explicit table_cache(const std::string& dir) : cache_(dir) {}
   bool next_table(std::string_view name, table_reader& r);
   struct saved {
     std::string name;
     std::unique_ptr<table_writer> w;
   };
-  std::string path_;
+  io::disk_cache cache_;
+  std::string path_, ok_path_;
   std::string why_;
   unsigned char key_[16] = {};
   const std::byte* map_ = nullptr;
@@ -224,9 +227,20 @@ class table_cache {
   std::vector<saved> tables_;
 };
 
-/// The default cache folder: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else
-/// $HOME/.cache/gguf; empty (no cache) when GGUF_CACHE_DIR is set to "" or "0" or no
-/// home is known.
+/// The one rule of every cached table: read it from `cache` when the cache has it (a
+/// hit), else build it and, with a cache, save it for commit(). `read(table_reader&)`
+/// returns false for a table that does not fit (the load then starts over without the
+/// cache); `build()` makes the table; `write(table_writer&)` puts it.
+template <class Read, class Build, class Write>
+void load_or_build(table_cache* cache, std::string_view name, Read&& read, Build&& build, Write&& write) {
+  if (cache && cache->load(name, read)) return;
+  build();
+  if (cache) cache->save(name, write);
+}
+
+/// The default cache folder (io::default_cache_dir): $GGUF_CACHE_DIR, else
+/// $XDG_CACHE_HOME/gguf, else $HOME/.cache/gguf; empty (no cache) when GGUF_CACHE_DIR is
+/// set to "" or "0" or no home is known.
 std::string default_cache_dir();
 
 }  // namespace gguf::vocab_detail

@@ -289,9 +289,11 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
     }
   }
   const std::span<const vocab_detail::token_data> all(d.tokens);
-  if (d.cache && d.cache->load("tokens.map", [&](vocab_detail::table_reader& r) { return d.token_to_id.load(r, all); })) return {};
-  const size_t dup = d.token_to_id.build(all, d.file_bytes);
-  if (d.cache) d.cache->save("tokens.map", [&](vocab_detail::table_writer& w) { d.token_to_id.save(w); });
+  size_t dup = n;  // the first duplicate text's id (a cached map was built from a vocabulary without)
+  vocab_detail::load_or_build(
+      d.cache, "tokens.map", [&](vocab_detail::table_reader& r) { return d.token_to_id.load(r, all); },
+      [&] { dup = d.token_to_id.build(all, d.file_bytes); },
+      [&](vocab_detail::table_writer& w) { d.token_to_id.save(w); });
   if (dup < n) {
     const std::string_view t = d.tokens[dup].text;
     return vocab_error(errc::invalid_vocab,

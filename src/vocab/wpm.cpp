@@ -126,12 +126,14 @@ class wpm_model final : public tokenizer_model {
   void build_tables(const table_vector<token_data>& tokens, table_cache* cache) {
     // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
     // duplicate texts).
-    if (!cache || !cache->load("wpm.trie", [&](table_reader& r) { return trie_.load(r); })) {
-      trie_ = byte_trie(tokens.size(), [&](size_t id) {
-        return byte_trie::entry{tokens[id].text, static_cast<int32_t>(id)};
-      });
-      if (cache) cache->save("wpm.trie", [&](table_writer& w) { trie_.save(w); });
-    }
+    load_or_build(
+        cache, "wpm.trie", [&](table_reader& r) { return trie_.load(r); },
+        [&] {
+          trie_ = byte_trie(tokens.size(), [&](size_t id) {
+            return byte_trie::entry{tokens[id].text, static_cast<int32_t>(id)};
+          });
+        },
+        [&](table_writer& w) { trie_.save(w); });
     // The walk of the U+2581 prefix every word starts with, done once.
     for (size_t k = 0; k < word_prefix.size() && prefix_node_ != byte_trie::npos; ++k) {
       prefix_node_ = trie_.child(prefix_node_, static_cast<uint8_t>(word_prefix[k]));

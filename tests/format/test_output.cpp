@@ -254,18 +254,29 @@ TEST(SafeOutput, AbortAndDestructorRemoveTheTempFile) {
   EXPECT_EQ(text_of(dir / "a.bin"), "old");
 }
 
-TEST(SafeOutput, FindsAndNamesStaleTempFilesButNotLiveOnes) {
+TEST(SafeOutput, RemovesStaleTempFilesButNotLiveOnesNorOtherPrograms) {
   auto dir = fresh_dir("stale");
   put_file(dir / "a.bin", "old");
   put_file(dir / ".a.bin.tmp-Ab12Cd", "left by a killed run");
+  put_file(dir / "..a.bin.gguf-journal.tmp-Ab12Cd", "GGUFJRN1 cut short");  // its journal's
+  put_file(dir / ".b.gguf.tmp-Ab12Cd", "GGUF of a killed split");              // another GGUF's
+  put_file(dir / ".c.gguf.tmp-Ab12Cd", "not GGUF bytes");                      // not ours
   put_file(dir / ".other.bin.tmp-Ab12Cd", "another file's");
   auto live = gguf::safe_output::create(dir / "a.bin");  // holds its lock
   ASSERT_TRUE(live.ok());
+  const std::vector<fs::path> removed = {dir / "..a.bin.gguf-journal.tmp-Ab12Cd", dir / ".a.bin.tmp-Ab12Cd",
+                                         dir / ".b.gguf.tmp-Ab12Cd"};
+  EXPECT_EQ(live->stale_temp_files(), removed);
+  for (const auto& p : removed) EXPECT_FALSE(fs::exists(p)) << p;
+  EXPECT_TRUE(fs::exists(dir / ".c.gguf.tmp-Ab12Cd"));
+  EXPECT_TRUE(fs::exists(dir / ".other.bin.tmp-Ab12Cd"));
   auto second = gguf::safe_output::create(dir / "a.bin");
   ASSERT_TRUE(second.ok());
-  ASSERT_EQ(second->stale_temp_files().size(), 1u);
-  EXPECT_EQ(second->stale_temp_files()[0].filename(), ".a.bin.tmp-Ab12Cd");
-  EXPECT_TRUE(fs::exists(dir / ".a.bin.tmp-Ab12Cd"));  // named, not deleted
+  EXPECT_TRUE(second->stale_temp_files().empty());  // the first one's is live
+  EXPECT_TRUE(fs::exists(live->temp_path()));
+  // An empty one just created may be a writer that has not locked it yet: left alone.
+  put_file(dir / ".a.bin.tmp-Zz00Yy", "");
+  EXPECT_TRUE(gguf::find_stale_temp_files(dir / "a.bin").empty());
 }
 
 TEST(SafeOutput, SigintAndSigtermRemoveTheTempFile) {

@@ -365,6 +365,39 @@ TEST(RemoteCli, CacheRevalidatesWithOneRequest) {
   }
 }
 
+// One disk cache: --cache-dir names the folder of both the tokenizer tables and the remote
+// metadata (entries KIND-<32 hex>.EXT); the second run revalidates with one request and
+// maps the tables; --no-cache reads and writes nothing there.
+TEST(RemoteCli, CacheDirHoldsTablesAndMetadata) {
+  REQUIRE_SERVER();
+  auto cache = gguf::test::temp_dir() / "one-cache";
+  fs::remove_all(cache);
+  std::string u = url("data", "vocab/ggml-vocab-llama-bpe.gguf");
+  auto a = run_gguf({"tokenize", "-m", u, "Hello world", "--cache-dir", cache.string()});
+  server()->take_log();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(cache)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names.size(), 2u) << ::testing::PrintToString(names);
+  EXPECT_TRUE(names[0].starts_with("meta-") && names[0].ends_with(".gguf-meta") && names[0].size() == 5 + 32 + 10)
+      << names[0];
+  EXPECT_TRUE(names[1].starts_with("vocab-") && names[1].ends_with(".bin")) << names[1];
+  auto b = run_gguf({"tokenize", "-m", u, "Hello world", "--cache-dir", cache.string(), "--verbose"});
+  auto second = server()->take_log();
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].status, 304);
+  EXPECT_NE(b.err.find("tokenizer tables mapped from " + cache.string()), std::string::npos) << b.err;
+  auto c = run_gguf({"tokenize", "-m", u, "Hello world", "--cache-dir", cache.string(), "--no-cache"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.out, a.out);
+  auto third = server()->take_log();
+  ASSERT_GE(third.size(), 1u);
+  for (const auto& e : third) EXPECT_EQ(e.status, 206) << "--no-cache sends no conditional request";
+}
+
 // --verbose: one line per request with its range, status, bytes and milliseconds.
 TEST(RemoteCli, VerbosePrintsEachRequest) {
   REQUIRE_SERVER();

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gguf/file.h"
+#include "gguf/model_files.h"
 #include "gguf/writer.h"
 #include "nginx_server.h"
 #include "test_support.h"
@@ -140,8 +141,9 @@ TEST(RemoteShards, OpenAllFetchesShardsInParallel) {
   EXPECT_EQ(log.size(), 3u);  // one request per shard (each fits the first request)
 }
 
-// A view into another remote file (what a split model's merged view holds: tensors of
-// every shard) is fetched from the file whose bytes it is, through any file object.
+// A split model's merged view holds tensors of every shard: its fetch reaches the shard
+// whose bytes a view is (the merged file knows its shards; there is no process-wide
+// registry of remote files).
 TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
   GGUF_REQUIRE_DATA();
   gguf::test::nginx_server server(data_dir());
@@ -152,14 +154,21 @@ TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
   gguf::remote_options o;
   o.first_request = 16384;  // the tensor data stays remote
   auto first = gguf::file::open_url(server.base() + "/mutable/" + names[0], o);
-  auto third = gguf::file::open_url(server.base() + "/mutable/" + names[2], o);
-  ASSERT_TRUE(first && third);
-  const auto& t = third->tensors().back();
-  const uint64_t off = static_cast<uint64_t>(t.data.data() - third->bytes().data());
-  ASSERT_FALSE(third->resident(off, t.nbytes));
+  ASSERT_TRUE(first);
+  auto m = gguf::model_files::from_file(*first, [&](const std::string& u) { return gguf::file::open_url(u, o); });
+  ASSERT_TRUE(m) << m.error().message();
+  ASSERT_EQ(m->shard_count(), 3u);
+  const gguf::file& merged = m->merged();
+  const gguf::file& third = m->shards()[2];
+  const auto& t = third.tensors().back();
+  const auto* mt = merged.find_tensor(t.name);
+  ASSERT_NE(mt, nullptr);
+  ASSERT_EQ(mt->data.data(), t.data.data());  // the merged view's tensor is the shard's bytes
+  const uint64_t off = static_cast<uint64_t>(t.data.data() - third.bytes().data());
+  ASSERT_FALSE(third.resident(off, t.nbytes));
   server.take_log();
-  ASSERT_TRUE(first->fetch(t.data));  // through the first shard's object
-  EXPECT_TRUE(third->resident(off, t.nbytes));
+  ASSERT_TRUE(merged.fetch(mt->data));  // through the merged view
+  EXPECT_TRUE(third.resident(off, t.nbytes));
   auto log = server.take_log();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].uri, "/mutable/" + names[2]);
@@ -168,8 +177,8 @@ TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
   ASSERT_NE(want, nullptr);
   EXPECT_EQ(std::memcmp(t.data.data(), want->data.data(), t.nbytes), 0);
   // Released (streaming), then fetched again: one more request, the same bytes.
-  first->release(t.data);
-  ASSERT_TRUE(first->fetch(t.data));
+  merged.release(mt->data);  // (whole pages only: a small tensor may stay)
+  ASSERT_TRUE(merged.fetch(mt->data));
   EXPECT_EQ(std::memcmp(t.data.data(), want->data.data(), t.nbytes), 0);
   EXPECT_LE(server.take_log().size(), 1u);
 }

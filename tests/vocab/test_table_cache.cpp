@@ -432,8 +432,14 @@ TEST(TokenizerCache, IdentityRecordsAreKeptToTheirCap) {
   fs::create_directories(dir);
   const size_t cap = gguf::vocab_detail::max_ident_files;
   // old records, then a load that writes a cache file (the prune runs after a write)
+  // (names as the disk cache gives them: ident-<32 hex digits>.key)
+  const auto name = [](size_t i) {
+    char hex[33];
+    std::snprintf(hex, sizeof hex, "%032zx", i);
+    return "ident-" + std::string(hex) + ".key";
+  };
   for (size_t i = 0; i < cap + 10; ++i) {
-    const fs::path p = dir / ("ident-old" + std::to_string(i) + ".key");
+    const fs::path p = dir / name(i);
     write_file(p, std::string(32, 'x'));
     fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(1) + std::chrono::seconds(i));
   }
@@ -441,8 +447,8 @@ TEST(TokenizerCache, IdentityRecordsAreKeptToTheirCap) {
   (void)load(data_dir() / "vocab" / "ugm-sp-test.gguf", dir);
   const auto records = ident_files(dir);
   EXPECT_EQ(records.size(), cap);
-  EXPECT_FALSE(fs::exists(dir / "ident-old0.key")) << "the least recently used go";
-  EXPECT_TRUE(fs::exists(dir / ("ident-old" + std::to_string(cap + 9) + ".key")));
+  EXPECT_FALSE(fs::exists(dir / name(0))) << "the least recently used go";
+  EXPECT_TRUE(fs::exists(dir / name(cap + 9)));
 }
 
 // prefaulted_table (prefault.h) writes nothing over a fresh mapping when the fill is all

@@ -22,11 +22,16 @@ struct remote_flags {
   std::vector<std::string> headers;
   long timeout = 30;
   int retries = 3;
-  std::string cache;
   bool verbose = false;
   uint64_t first_request = 0;
   std::string hf_token;
 } remote;
+
+// The disk cache of this process: --cache-dir DIR / --no-cache (and their older names).
+struct cache_flags {
+  std::string dir;
+  bool off = false;
+} cache;
 
 std::vector<command>& registry() {
   static std::vector<command> r;
@@ -110,7 +115,7 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
   o.headers = remote.headers;
   o.timeout_seconds = remote.timeout;
   o.retries = remote.retries;
-  o.cache_dir = remote.cache;
+  o.cache_dir = cache.off ? std::string() : cache.dir;  // remote metadata: only in a folder named
   o.hf_token = remote.hf_token;
   if (remote.first_request) o.first_request = remote.first_request;
   if (remote.verbose) {
@@ -154,34 +159,29 @@ void add_remote_options(CLI::App& app) {
   app.add_option("--retries", remote.retries, "retries after 429, 5xx or a broken connection (default 3)")
       ->check(CLI::Range(0, 20))
       ->group(group);
-  app.add_option("--cache", remote.cache, "directory of cached metadata, keyed by URL and ETag")->group(group);
   app.add_option("--first-request", remote.first_request, "bytes of the first request (default 8 MiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34))
       ->group(group);
   app.add_flag("--verbose", remote.verbose, "print each request (range, status, bytes, milliseconds) to stderr")
       ->group(group);
+  const char* cache_group = "Disk cache";
+  app.add_option("--cache-dir,--cache", cache.dir,
+                 "the disk cache folder: compiled tokenizer tables (default: $GGUF_CACHE_DIR, else "
+                 "$XDG_CACHE_HOME/gguf, else ~/.cache/gguf) and, when named, the metadata of remote files "
+                 "(keyed by URL, revalidated by ETag)")
+      ->group(cache_group);
+  app.add_flag("--no-cache", cache.off, "neither read nor write the disk cache")->group(cache_group);
 }
 
-namespace {
-struct vocab_cache_flags {
-  std::string dir;
-  bool off = false;
-} vocab_cache;
-}  // namespace
-
 void add_vocab_cache_options(CLI::App& app) {
-  const char* group = "Tokenizer cache";
-  app.add_option("--tokenizer-cache", vocab_cache.dir,
-                 "folder of the compiled tokenizer cache (default: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, "
-                 "else ~/.cache/gguf)")
-      ->group(group);
-  app.add_flag("--no-tokenizer-cache", vocab_cache.off, "build the tokenizer tables without reading or writing the cache")
-      ->group(group);
+  // older names of --cache-dir and --no-cache (add_remote_options)
+  app.add_option("--tokenizer-cache", cache.dir, "the same as --cache-dir")->group("Disk cache");
+  app.add_flag("--no-tokenizer-cache", cache.off, "the same as --no-cache")->group("Disk cache");
 }
 
 result<gguf::vocab> load_vocab(const gguf::file& f) {
   gguf::vocab_load_options o;
-  if (!vocab_cache.off) o.cache_dir = vocab_cache.dir.empty() ? gguf::default_tokenizer_cache_dir() : vocab_cache.dir;
+  if (!cache.off) o.cache_dir = cache.dir.empty() ? gguf::default_tokenizer_cache_dir() : cache.dir;
   auto v = gguf::vocab::load(f, o);
   if (v && remote.verbose && !o.cache_dir.empty())
     std::cerr << "gguf: tokenizer tables " << (v->from_cache() ? "mapped from" : "built; cache in") << " " << o.cache_dir

@@ -67,6 +67,7 @@ int run(int argc, char** argv) {
   o.progress = progress_line("convert-endian " + target);
   auto out = safe_output::create(target, o);
   if (!out) return report(target, out.error());
+  say_removed_temp_files(target, out->stale_temp_files());
   auto r = f->byte_order() == want ? out->write(f->bytes()) : write_byte_swapped(*f, *out);
   if (!r) return report(r.error().code == errc::io_error ? target : name, r.error());
   if (auto c = out->commit(); !c) return report(target, c.error());

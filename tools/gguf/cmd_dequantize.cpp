@@ -8,30 +8,22 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <vector>
 
 #include "commands.h"
+#include "gguf/io.h"
 #include "gguf/quant.h"
+#include "progress.h"
 
 namespace gguf::cli {
 namespace {
 
-// Writes all of `bytes` to fd; false on error (errno set).
-bool write_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
+using sink = std::function<result<void>(std::span<const std::byte>)>;
 
-// Streams the tensor to fd in chunks of whole blocks (bounded memory for any size).
-result<void> write_tensor(const gguf::file& f, const tensor_info& t, int fd) {
+// Streams the tensor to `put` in chunks of whole blocks (bounded memory for any size).
+result<void> write_tensor(const gguf::file& f, const tensor_info& t, const sink& put) {
   if (!can_dequantize(t.type) || (f.byte_order() == byte_order::big && !can_dequantize_big_endian(t.type))) {
     // Let dequantize_row produce the precise message.
     std::vector<float> probe(ggml_type_traits(t.type)->blck_size);
@@ -75,9 +67,7 @@ result<void> write_tensor(const gguf::file& f, const tensor_info& t, int fd) {
     if constexpr (std::endian::native == std::endian::big) {
       for (float& v : out) v = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(v)));
     }
-    if (!write_all(fd, out.data(), out.size_bytes())) {
-      return make_error(errc::io_error, no_offset, std::string("write failed: ") + std::strerror(errno));
-    }
+    if (auto w = put(std::as_bytes(out)); !w) return w;
     done += n;
   }
   return {};
@@ -110,32 +100,23 @@ int run(int argc, char** argv) {
   if (!t) return report(input_name(path), t.error());
 
   if (out_path.empty()) {
-    auto r = write_tensor(*f, **t, STDOUT_FILENO);
+    auto r = write_tensor(*f, **t, [](std::span<const std::byte> b) -> result<void> {
+      if (!io::write_all(STDOUT_FILENO, b.data(), b.size()))
+        return make_error(errc::io_error, no_offset, std::string("write failed: ") + std::strerror(errno));
+      return {};
+    });
     if (!r) return report(input_name(path), r.error());
     return exit_ok;
   }
 
-  std::string tmp = out_path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    return report(out_path, make_error(errc::io_error, no_offset, std::string("cannot create ") + tmp + ": " +
-                                                                       std::strerror(errno)));
-  }
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);  // mkstemp makes 0600; give the usual permissions
-  auto r = write_tensor(*f, **t, fd);
-  const bool closed = ::close(fd) == 0;
-  if (!r || !closed) {
-    ::unlink(tmp.c_str());
-    if (!r) return report(r.error().code == errc::io_error ? out_path : input_name(path), r.error());
-    return report(out_path, make_error(errc::io_error, no_offset, std::string("close failed: ") + std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return report(out_path, make_error(errc::io_error, no_offset, "cannot rename " + tmp + ": " + why));
-  }
+  output_options o;
+  o.expected_size = (*t)->nelements() * sizeof(float);
+  auto out = safe_output::create(out_path, o);
+  if (!out) return report(out_path, out.error());
+  say_removed_temp_files(out_path, out->stale_temp_files());
+  auto r = write_tensor(*f, **t, [&](std::span<const std::byte> b) { return out->write(b); });
+  if (!r) return report(r.error().code == errc::io_error ? out_path : input_name(path), r.error());
+  if (auto c = out->commit(); !c) return report(out_path, c.error());
   if (json) {
     nlohmann::ordered_json j;
     j["file"] = input_name(path);

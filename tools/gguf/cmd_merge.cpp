@@ -55,6 +55,7 @@ int run(int argc, char** argv) {
   o.progress = progress_line("merge " + out_path);
   auto out = safe_output::create(out_path, o);
   if (!out) return report(out_path, out.error());
+  say_removed_temp_files(out_path, out->stale_temp_files());
   auto r = write_merged(*m, *out);
   if (!r) return report(r.error().code == errc::io_error ? out_path : first, r.error());
   if (auto c = out->commit(); !c) return report(out_path, c.error());

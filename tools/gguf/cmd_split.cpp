@@ -104,6 +104,7 @@ int run(int argc, char** argv) {
     if (bar) oo.progress = [&](uint64_t done, uint64_t) { bar(done_before + done, total); };
     auto out = safe_output::create(path, oo);
     if (!out) return report(path, out.error());
+    say_removed_temp_files(path, out->stale_temp_files());
     auto r = write_shard(*f, *plan, i, *out);
     if (!r) return report(r.error().code == errc::io_error ? path : in, r.error());
     if (auto c = out->commit(); !c) return report(path, c.error());

@@ -67,11 +67,12 @@ struct split_facts {
 result<gguf::file> open_model(const std::string& path, bool use_stdin = false, split_facts* split = nullptr);
 
 /// Adds the options of reading a URL or hub name (--header, --hf-token, --timeout,
-/// --retries, --cache, --verbose) to a command that reads files; open_input uses them.
+/// --retries, --verbose) and of the disk cache (--cache-dir DIR, older name --cache;
+/// --no-cache) to a command that reads files; open_input and load_vocab use them.
 void add_remote_options(CLI::App& app);
 
-/// Adds --tokenizer-cache DIR and --no-tokenizer-cache (the compiled tokenizer cache,
-/// docs/tokenizers.md) to a command that loads a vocabulary; load_vocab uses them.
+/// Adds --tokenizer-cache DIR and --no-tokenizer-cache, the older names of --cache-dir
+/// and --no-cache, to a command that loads a vocabulary (after add_remote_options).
 void add_vocab_cache_options(CLI::App& app);
 
 /// vocab::load with the compiled tokenizer cache of the options (default: the folder of

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "gguf/schema.h"
+#include "progress.h"
 #include "gguf/writer.h"
 #include "loader_check.h"
 
@@ -269,10 +270,7 @@ int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edi
   }
   for (const auto& d : added) std::cerr << "gguf: " << path << ": written with --force:" << diagnostic_line(d) << "\n";
   const auto& rep = *r;
-  for (const auto& t : rep.stale_temp_files) {
-    std::cerr << "gguf: " << path << ": a temporary file of an interrupted write is left: " << t.string()
-              << " (remove it unless another edit is running)\n";
-  }
+  say_removed_temp_files(path, rep.stale_temp_files, flags.dry_run);
   if (rep.recovered) std::cerr << "gguf: " << path << ": finished an interrupted in-place edit from its journal\n";
   if (rep.upgraded_from == 1) std::cerr << "gguf: " << path << ": note: GGUF v1 is written as v3\n";
   if (!flags.quiet) {

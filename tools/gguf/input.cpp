@@ -10,6 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "gguf/io.h"
+
 namespace gguf::cli {
 
 namespace {
@@ -26,9 +28,7 @@ std::string input_source(const std::string& path) { return is_stdin(path) ? std:
 
 result<int> open_input_fd(const std::string& path) {
   if (is_stdin(path)) return 0;
-  int fd;
-  do fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
+  const int fd = io::open_read(path.c_str());
   if (fd < 0) return io_failure("cannot open", errno);
   return fd;
 }
@@ -59,9 +59,7 @@ result<input_text> input_text::read(const std::string& path) {
   for (;;) {
     const size_t old = t.buf_.size();
     t.buf_.resize(old + block);
-    ssize_t n;
-    do n = ::read(*fd, t.buf_.data() + old, block);
-    while (n < 0 && errno == EINTR);
+    const ssize_t n = io::read_some(*fd, t.buf_.data() + old, block);
     t.buf_.resize(old + size_t(n > 0 ? n : 0));
     if (n < 0) err = errno;
     if (n <= 0) break;

@@ -2,7 +2,6 @@
 // decoder of the line shapes the commands accept.
 #include "jsonl.h"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "gguf/io.h"
 #include "input.h"
 
 namespace gguf::cli {
@@ -66,9 +66,7 @@ bool jsonl_reader::next(jsonl_block& block) {
       }
       const size_t old = buf_.size(), ask = std::max(block_, old / 2);
       buf_.resize(old + ask);
-      ssize_t n;
-      do n = ::read(fd_, buf_.data() + old, ask);
-      while (n < 0 && errno == EINTR);
+      const ssize_t n = io::read_some(fd_, buf_.data() + old, ask);
       buf_.resize(old + size_t(std::max<ssize_t>(n, 0)));
       short_read_ = n >= 0 && size_t(n) < ask;
       if (n < 0) failed_ = true;
@@ -102,11 +100,7 @@ bool jsonl_reader::next(jsonl_block& block) {
 bool jsonl_reader::ready() const {
   if (eof_ || fd_ < 0) return true;
   if (std::string_view(buf_).substr(begin_).find('\n') != std::string_view::npos) return true;
-  pollfd p{fd_, POLLIN, 0};
-  int n;
-  do n = ::poll(&p, 1, 0);
-  while (n < 0 && errno == EINTR);
-  return n != 0;  // data, end of input, or an error that the read will report
+  return io::readable_now(fd_);  // data, end of input, or an error that the read will report
 }
 
 namespace {

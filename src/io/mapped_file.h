@@ -1,14 +1,20 @@
-// A read-only memory mapping of a whole file (POSIX mmap). Not installed.
+// A read-only memory mapping of a whole file (POSIX mmap), and a caller's buffer, as
+// byte sources. Not installed.
 #pragma once
+
+#include <sys/stat.h>
 
 #include <cstddef>
 #include <filesystem>
 #include <span>
 
-#include "format/byte_source.h"
+#include "io/byte_source.h"
 #include "gguf/error.h"
 
-namespace gguf::detail {
+namespace gguf::io {
+
+/// The identity (gguf/io.h) of the file `st` describes.
+file_identity identity_of(const struct stat& st) noexcept;
 
 class mapped_file : public whole_source {
  public:
@@ -19,22 +25,23 @@ class mapped_file : public whole_source {
   mapped_file& operator=(mapped_file&& o) noexcept;
   ~mapped_file() override;
 
-  /// Maps `path` read-only. A complete journal of an interrupted in-place edit beside it
-  /// (format/journal.h) is laid over a private copy-on-write mapping: the bytes are the
-  /// edit's result, the file is not written. Errors: io_error naming the system error.
+  /// Maps `path` read-only (private: overlay() never writes the file). Errors: io_error
+  /// naming the system error.
   static result<mapped_file> open(const std::filesystem::path& path);
   std::span<const std::byte> bytes() const noexcept override { return {data_, size_}; }
-  std::optional<file_identity> identity() const noexcept override {
-    return pending_ == pending_edit::applied ? std::nullopt : std::optional<file_identity>(identity_);
-  }
-  pending_edit interrupted_edit() const noexcept override { return pending_; }
+  std::optional<file_identity> identity() const noexcept override { return identity_; }
+  /// fstat of the file when it was mapped.
+  const struct stat& stat_info() const noexcept { return stat_; }
+  /// Lays `b` over the mapped bytes at `offset` (copy-on-write: the pages touched get a
+  /// private copy; the file is not written). Errors: out_of_range, io_error.
+  result<void> overlay(uint64_t offset, std::span<const std::byte> b);
 
  private:
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
   void* map_ = nullptr;
   file_identity identity_;
-  pending_edit pending_ = pending_edit::none;
+  struct stat stat_ {};
 };
 
 /// Bytes a caller keeps alive, or owned bytes (standard input).
@@ -49,4 +56,4 @@ class buffer_source : public whole_source {
   std::span<const std::byte> view_;
 };
 
-}  // namespace gguf::detail
+}  // namespace gguf::io

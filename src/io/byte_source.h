@@ -1,8 +1,9 @@
-// The bytes behind a gguf::file: a mapped local file, or a remote file fetched by HTTP
-// range requests into a reservation of the file's size. Not installed.
+// The bytes behind a gguf::file: a mapped local file, a caller's buffer, or a remote file
+// fetched by HTTP range requests into a reservation of the file's size. Not installed.
 //
 // bytes() spans the whole file at a fixed address. Which bytes are readable: all of them
-// for a mapped file; for a remote one the ranges fetched so far (ensure / fetch).
+// for a mapped file or a buffer; for a remote one the ranges fetched so far (grow_prefix,
+// fetch).
 #pragma once
 
 #include <cstddef>
@@ -13,10 +14,10 @@
 #include <vector>
 
 #include "gguf/error.h"
-#include "gguf/file.h"
+#include "gguf/io.h"
 #include "gguf/remote.h"
 
-namespace gguf::detail {
+namespace gguf::io {
 
 /// [first, second) byte ranges of a file.
 using byte_range = std::pair<uint64_t, uint64_t>;
@@ -37,17 +38,9 @@ class byte_source {
   /// Drops fetched bytes outside the prefix (streaming): they must be fetched again.
   virtual void release(uint64_t off, uint64_t n) noexcept = 0;
   virtual transfer_stats stats() const noexcept = 0;
-  /// The metadata is parsed: [0, end) may be stored in the cache.
-  virtual void parsed(uint64_t end) noexcept = 0;
   /// A local file's identity when it was opened (file::identity), else nullopt.
   virtual std::optional<file_identity> identity() const noexcept { return std::nullopt; }
-  /// What the open found of an interrupted in-place edit (file::interrupted_edit).
-  virtual pending_edit interrupted_edit() const noexcept { return pending_edit::none; }
 };
-
-/// The remote source whose reservation holds [p, p + n), or nullptr (local bytes). Lets a
-/// view built over other files (a split model's tensors) reach the file its bytes are in.
-byte_source* remote_source_of(const std::byte* p, size_t n) noexcept;
 
 /// All bytes readable (a mapped file or a caller's buffer).
 class whole_source : public byte_source {
@@ -60,7 +53,6 @@ class whole_source : public byte_source {
   }
   void release(uint64_t, uint64_t) noexcept override {}
   transfer_stats stats() const noexcept override { return {}; }
-  void parsed(uint64_t) noexcept override {}
 };
 
-}  // namespace gguf::detail
+}  // namespace gguf::io

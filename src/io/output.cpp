@@ -1,5 +1,5 @@
 // safe_output: temp file beside the target, bounded-memory writes, fsync + rename, the
-// target's mode/owner/group kept, signal cleanup and stale temp detection (see output.h).
+// target's mode/owner/group kept, signal cleanup and stale temp removal (see output.h).
 #include "gguf/output.h"
 
 #include <fcntl.h>
@@ -10,12 +10,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <ctime>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+
+#include "gguf/io.h"
+#include "io/atomic_write.h"
 
 namespace gguf {
 namespace fs = std::filesystem;
@@ -157,21 +162,56 @@ result<void> check_writable(const fs::path& path, bool rewrite, bool break_links
   return {};
 }
 
-std::vector<fs::path> find_stale_temp_files(const fs::path& target) {
+namespace {
+
+// X when `name` is a temp file name ".X.tmp-" + 6 letters or digits (mkstemp's), else "".
+std::string temp_file_owner(const std::string& name) {
+  constexpr size_t suffix = 6, tag = 5;  // "XXXXXX", ".tmp-"
+  if (name.size() < 1 + 1 + tag + suffix || name[0] != '.') return {};
+  const size_t tail = name.size() - suffix;
+  if (name.compare(tail - tag, tag, ".tmp-") != 0) return {};
+  for (size_t i = tail; i < name.size(); ++i)
+    if (!std::isalnum(static_cast<unsigned char>(name[i]))) return {};
+  return name.substr(1, tail - tag - 1);
+}
+
+// Temp files beside `target` that no live writer holds: those of the target and of its
+// in-place edit journal, and those of other GGUF files in the folder (named *.gguf or
+// *.gguf-journal, holding GGUF bytes or none: a killed split, merge or convert-endian);
+// removed when `remove`. An empty one younger than 10 s is left alone: a writer creates
+// its temp file, then locks it, then writes.
+std::vector<fs::path> stale_temps(const fs::path& target, bool remove) {
   std::vector<fs::path> out;
-  const std::string prefix = temp_prefix(target);
+  const std::string own = target.filename().string(), journal = "." + own + ".gguf-journal";
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(folder_of(target), ec)) {
-    std::string name = e.path().filename().string();
-    if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0) continue;
-    int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    const std::string name = e.path().filename().string();
+    const std::string x = temp_file_owner(name);
+    if (x.empty()) continue;
+    const bool mine = x == own || x == journal;
+    if (!mine && !x.ends_with(".gguf") && !x.ends_with(".gguf-journal")) continue;
+    const int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) out.push_back(e.path());  // nobody writes it
+    struct stat st {};
+    bool candidate = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (candidate && !mine && st.st_size > 0) {
+      char magic[4];
+      candidate = io::pread_all(fd, magic, sizeof magic, 0) == 4 && std::memcmp(magic, "GGUF", 4) == 0;
+    }
+    if (candidate && st.st_size == 0) candidate = ::time(nullptr) - st.st_mtim.tv_sec >= 10;
+    if (candidate && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {  // nobody writes it
+      if (!remove || ::unlink(e.path().c_str()) == 0) out.push_back(e.path());
+    }
     ::close(fd);
   }
   std::sort(out.begin(), out.end());
   return out;
 }
+
+}  // namespace
+
+std::vector<fs::path> find_stale_temp_files(const fs::path& target) { return stale_temps(target, false); }
+std::vector<fs::path> remove_stale_temp_files(const fs::path& target) { return stale_temps(target, true); }
 
 // ---- safe_output ----
 
@@ -203,15 +243,7 @@ struct safe_output::state {
     opts.progress(written, opts.expected_size);
   }
   result<void> write_all(const char* p, size_t n) {
-    while (n > 0) {
-      ssize_t k = ::write(fd, p, std::min<size_t>(n, chunk_bytes));
-      if (k < 0) {
-        if (errno == EINTR) continue;
-        return sys_fail("");
-      }
-      p += k;
-      n -= static_cast<size_t>(k);
-    }
+    if (!io::write_all(fd, p, n)) return sys_fail("");
     return {};
   }
   result<void> flush() {
@@ -245,7 +277,7 @@ result<safe_output> safe_output::create(const fs::path& target_in, const output_
     return sys_error("cannot write " + s->target.string());
   }
   auto dir = folder_of(s->target);
-  s->stale = find_stale_temp_files(s->target);
+  s->stale = remove_stale_temp_files(s->target);
   std::string tmpl = (dir / (temp_prefix(s->target) + "XXXXXX")).string();
   if (opts.handle_signals) install_handlers();
   // Block the cleanup signals between mkstemp and registration, so that no temp file
@@ -382,7 +414,7 @@ result<void> safe_output::commit() {
     ::umask(mask);
     if (::fchmod(s.fd, 0666 & ~mask) != 0) return fail(sys_error("cannot set the mode of " + s.temp.string()));
   }
-  if (::fsync(s.fd) != 0) return fail(sys_error("cannot write " + s.target.string() + " (fsync)"));
+  if (s.opts.durable && ::fsync(s.fd) != 0) return fail(sys_error("cannot write " + s.target.string() + " (fsync)"));
   s.progress(true);
   // The target must be what create() saw.
   struct stat now {};
@@ -402,7 +434,7 @@ result<void> safe_output::commit() {
   s.slot = -1;
   ::close(s.fd);
   s.fd = -1;
-  int dfd = ::open(folder_of(s.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = s.opts.durable ? ::open(folder_of(s.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   if (dfd >= 0) {
     ::fsync(dfd);  // the rename is durable (best effort: some file systems refuse)
     ::close(dfd);
@@ -429,4 +461,19 @@ const fs::path& safe_output::target() const noexcept { return s_->target; }
 const fs::path& safe_output::temp_path() const noexcept { return s_->temp; }
 const std::vector<fs::path>& safe_output::stale_temp_files() const noexcept { return s_->stale; }
 
+namespace io {
+
+result<void> write_file_atomic(const fs::path& path, std::initializer_list<std::span<const std::byte>> parts,
+                               bool durable) {
+  output_options o;
+  o.handle_signals = false;
+  o.durable = durable;
+  auto out = safe_output::create(path, o);
+  if (!out) return out.error();
+  for (auto part : parts)
+    if (auto r = out->write(part); !r) return r;
+  return out->commit();
+}
+
+}  // namespace io
 }  // namespace gguf

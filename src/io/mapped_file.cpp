@@ -1,6 +1,4 @@
-#include "format/mapped_file.h"
-
-#include "format/journal.h"
+#include "io/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,14 +9,19 @@
 #include <cstring>
 #include <utility>
 
-namespace gguf::detail {
+namespace gguf::io {
+
+file_identity identity_of(const struct stat& st) noexcept {
+  const auto ns = [](const struct timespec& t) { return int64_t(t.tv_sec) * 1000000000 + int64_t(t.tv_nsec); };
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
 
 mapped_file::mapped_file(mapped_file&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
       size_(std::exchange(o.size_, 0)),
       map_(std::exchange(o.map_, nullptr)),
       identity_(o.identity_),
-      pending_(o.pending_) {}
+      stat_(o.stat_) {}
 
 mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   if (this != &o) {
@@ -27,9 +30,19 @@ mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
     size_ = std::exchange(o.size_, 0);
     map_ = std::exchange(o.map_, nullptr);
     identity_ = o.identity_;
-    pending_ = o.pending_;
+    stat_ = o.stat_;
   }
   return *this;
+}
+
+result<void> mapped_file::overlay(uint64_t offset, std::span<const std::byte> b) {
+  if (offset > size_ || b.size() > size_ - offset) return make_error(errc::out_of_range, offset, "overlay past the end of the file");
+  if (b.empty()) return {};
+  if (::mprotect(map_, size_, PROT_READ | PROT_WRITE) != 0)
+    return make_error(errc::io_error, no_offset, std::string("cannot map: ") + std::strerror(errno));
+  std::memcpy(static_cast<std::byte*>(map_) + offset, b.data(), b.size());  // copy-on-write: those pages only
+  ::mprotect(map_, size_, PROT_READ);
+  return {};
 }
 
 mapped_file::~mapped_file() {
@@ -54,19 +67,10 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
   }
   mapped_file m;
   m.size_ = static_cast<size_t>(st.st_size);
-  const auto ns = [](const struct timespec& t) { return int64_t(t.tv_sec) * 1000000000 + int64_t(t.tv_nsec); };
-  m.identity_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
-  // An interrupted in-place edit: read the state its journal makes consistent (issue 29,
-  // item 3: readers never write; the next edit finishes the journal).
-  auto probe = probe_journal(path, st);
-  if (!probe) {
-    ::close(fd);
-    return probe.error();
-  }
-  m.pending_ = probe->state;
-  const bool overlay = m.pending_ == pending_edit::applied && !probe->journal.payload.empty();
+  m.identity_ = identity_of(st);
+  m.stat_ = st;
   if (m.size_ > 0) {
-    void* p = mmap(nullptr, m.size_, overlay ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       auto e = fail("cannot map");
       ::close(fd);
@@ -74,14 +78,9 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
     }
     m.map_ = p;
     m.data_ = static_cast<const std::byte*>(p);
-    if (overlay) {  // copy-on-write: only the pages of the metadata region are copied
-      const auto& j = probe->journal;
-      std::memcpy(static_cast<std::byte*>(p) + j.offset, j.payload.data(), j.payload.size());
-      ::mprotect(p, m.size_, PROT_READ);
-    }
   }
   ::close(fd);
   return m;
 }
 
-}  // namespace gguf::detail
+}  // namespace gguf::io
