@@ -275,3 +275,18 @@ TEST(CliDiff, UsageAndUnreadable) {
   EXPECT_NE(h.out.find("nmse"), std::string::npos);
   EXPECT_NE(h.out.find("Exit status"), std::string::npos);
 }
+
+// A big-endian copy holds the same model: its tensors are compared through their values.
+TEST(CliDiff, OtherByteOrderIsTheSameModel) {
+  GGUF_REQUIRE_DATA();
+  const auto src = data_file("models/synth-llama-256-Q4_K_M.gguf").string();
+  const auto big = (temp_dir() / "big.gguf").string();
+  auto c = run_cli({"convert-endian", src, "--to", "big", "-o", big});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(diff_json({src, big}, 0)["same"], true);
+  auto e = run_cli({"edit", big, "--set", "general.name=x", "-q"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  auto d = diff_json({src, big, "--values"}, 1);
+  ASSERT_EQ(d["kv"].size(), 1u);
+  EXPECT_TRUE(d["tensors"].empty());
+}

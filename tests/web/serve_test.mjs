@@ -7,7 +7,8 @@
 // checks, for each file: every metadata key (data-testid="kv-row", against `gguf dump
 // --json`) and every tensor row (name, type, ne); the tokenizer box against `gguf tokenize
 // --jsonl` on llama.cpp's tokenizer test strings (vocab/ggml-vocab-llama-spm.gguf.inp); the
-// memory box against `gguf estimate FILE -c N --json`'s total_bytes; the diff view against
+// memory box against `gguf estimate FILE -c N --json`'s total_bytes; the chat box against `gguf chat
+// --jsonl --add-generation-prompt --count [--server]`; the diff view against
 // `gguf diff --json`. Every request the page makes must go to the server (others are
 // aborted and fail the test) and no script error may occur. Screenshots of each box go to
 // ARTIFACTS_DIR. Exit 0 pass, 1 fail, 77 skipped (no chromium, no puppeteer-core, no data).
@@ -138,6 +139,27 @@ try {
       if (!bad) console.log(`ok ${name}: tokenizer box = gguf tokenize on ${texts.length} strings`);
     }
 
+    // chat box = gguf chat (prompt and token count), in both renderings
+    if (info.tokenizer_model) {
+      const convs = [await page.$eval('[data-testid="chat-input"]', (e) => e.value), '[{"role":"user","content":"Hi"}]'];
+      for (const conv of convs) {
+        for (const mode of ['transformers', 'server']) {
+          await page.select('#chat-mode', mode);
+          await page.$eval('[data-testid="chat-input"]', (e, t) => { e.value = t; e.dispatchEvent(new Event('input')); }, conv);
+          await page.waitForFunction((t, m) => {
+            const o = document.getElementById('chat-prompt');
+            return o.dataset.messages === t && o.dataset.mode === m;
+          }, { timeout: 10000 }, conv, mode);
+          const prompt = await page.$eval('[data-testid="chat-prompt"]', (e) => e.textContent);
+          const n = await page.$eval('[data-testid="chat-count"]', (e) => e.dataset.count ?? null);
+          const args = ['chat', '-m', model, '--jsonl', '--add-generation-prompt', '--count', ...(mode === 'server' ? ['--server'] : [])];
+          const want = JSON.parse(execFileSync(cli, args, { input: JSON.stringify({ messages: JSON.parse(conv) }) + '\n', encoding: 'utf8' }));
+          eq(prompt, want.prompt, `${name}: chat box prompt (${mode})`);
+          eq(n, String(want.n_tokens), `${name}: chat box token count (${mode})`);
+        }
+      }
+    }
+
     // memory box = gguf estimate -c N --json
     const estimable = await page.$eval('[data-testid="estimate-ctx"]', (e) => !e.disabled);
     let cliEstimates = true;
@@ -161,7 +183,7 @@ try {
       await page.$eval('[data-testid="tokenize-input"]', (e, t) => { e.value = t; e.dispatchEvent(new Event('input')); }, sample);
       await page.waitForFunction((t) => document.getElementById('tok-ids').dataset.text === t, { timeout: 10000 }, sample);
       for (const [sel, box] of [['#overview', 'overview'], ['#memory', 'memory'], ['#tokenizer', 'tokenizer'], ['#layers', 'layers'],
-        ['#validation', 'validation'], ['#metadata', 'metadata'], ['#tensors', 'tensors']]) {
+        ['#chat', 'chat'], ['#validation', 'validation'], ['#metadata', 'metadata'], ['#tensors', 'tensors']]) {
         await shot(page, sel, `${stem}-${box}.png`);
       }
       await page.evaluate(() => window.scrollTo(0, 0));

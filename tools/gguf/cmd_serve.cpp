@@ -25,13 +25,14 @@ const char* const help_footer = R"(The page (http://HOST:PORT/): an overview of 
 file type, bits per weight, sizes, the naming-convention reading), the metadata table
 (arrays collapsible, long strings such as the chat template in full on demand), the
 tensor table (sortable, filterable: type, shape, bytes, bits per weight), a per-layer
-strip of tensor types and sizes, a tokenizer box (as `gguf tokenize`), a memory box (as
+strip of tensor types and sizes, a tokenizer box (as `gguf tokenize`), a chat box
+(messages in, the template's prompt and its token count out, as `gguf chat`), a memory box (as
 `gguf estimate`, with a bar chart), validation diagnostics, and with --diff the
 differences between the first two files (as `gguf diff`). Every asset is inside the
 binary: the page works offline and loads nothing from elsewhere.
 
-The JSON API under /api/ (files, info, kv, value, tensors, validate, tokenize, estimate,
-diff) is documented in docs/serve.md.
+The JSON API under /api/ (files, info, kv, value, tensors, validate, tokenize, chat,
+estimate, diff) is documented in docs/serve.md.
 
 Safe by default: listens on 127.0.0.1 only (another --host is warned about: the files
 are then readable by anyone who can reach the address); serves only the files given (no
@@ -91,6 +92,15 @@ int run(int argc, char** argv) {
     std::cerr << "gguf serve: warning: listening on " << host
               << ", not loopback: anyone who can reach it can read these files\n";
 
+  // SIGINT / SIGTERM are taken by one thread (sigwait), which stops the server: every
+  // other thread, the server's pool included, starts with them blocked (also the threads
+  // that read remote files).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
   std::vector<std::unique_ptr<served_file>> files;
   for (const auto& in : inputs) {
     split_facts split;
@@ -99,14 +109,6 @@ int run(int argc, char** argv) {
     files.push_back(std::make_unique<served_file>(in, std::move(*f), split));
   }
   serve_api api(std::move(files), diff);
-
-  // SIGINT / SIGTERM are taken by one thread (sigwait), which stops the server: every
-  // other thread, the server's pool included, starts with them blocked.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   httplib::Server server;
   server.new_task_queue = [] { return new httplib::ThreadPool(8); };

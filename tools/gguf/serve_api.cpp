@@ -139,6 +139,12 @@ json diagnostics(const served_file& sf) {
 serve_api::serve_api(std::vector<std::unique_ptr<served_file>> files, bool diff, serve_limits limits)
     : files_(std::move(files)), diff_(diff), limits_(limits) {}
 
+const result<gguf::vocab>& serve_api::vocab_of(served_file& sf) {
+  std::lock_guard heavy(heavy_);
+  std::call_once(sf.vocab_once, [&] { sf.vocab = load_vocab(sf.f); });
+  return *sf.vocab;
+}
+
 api_answer serve_api::get(const std::string& path, const params_t& params) {
   if (path == "/api/files") {
     json list = json::array();
@@ -147,7 +153,7 @@ api_answer serve_api::get(const std::string& path, const params_t& params) {
       list.push_back({{"id", i}, {"name", sf.name}, {"size", sf.split.count ? sf.split.total_size : sf.f.size()},
                       {"remote", sf.f.is_remote()}, {"shards", sf.split.count}});
     }
-    return {200, dump(json{{"files", list}, {"diff", diff_ && files_.size() >= 2}, {"chat", false}})};
+    return {200, dump(json{{"files", list}, {"diff", diff_ && files_.size() >= 2}, {"chat", true}})};
   }
   if (path == "/api/diff") {
     if (!diff_ || files_.size() < 2) return fail(404, "the server was not started with --diff and two files");
@@ -265,12 +271,9 @@ api_answer serve_api::get(const std::string& path, const params_t& params) {
     if (text->size() > limits_.max_tokenize_bytes)
       return fail(413, "text of " + std::to_string(text->size()) + " bytes is above the limit of " +
                            std::to_string(limits_.max_tokenize_bytes));
-    {
-      std::lock_guard heavy(heavy_);
-      std::call_once(sf.vocab_once, [&] { sf.vocab = load_vocab(sf.f); });
-    }
-    if (!*sf.vocab) return fail(422, sf.vocab->error().message());
-    const auto& v = **sf.vocab;
+    const auto& vr = vocab_of(sf);
+    if (!vr) return fail(422, vr.error().message());
+    const auto& v = *vr;
     auto ids = v.tokenize(*text, param(params, "add_special") != "0", param(params, "parse_special") != "0");
     if (!ids) return fail(422, ids.error().message());
     // pieces: token_to_piece, or null where it is not whole UTF-8 (a byte token) and then
@@ -289,6 +292,40 @@ api_answer serve_api::get(const std::string& path, const params_t& params) {
     }
     return {200, dump(json{{"ids", *ids}, {"pieces", std::move(pieces)}, {"bytes", std::move(bytes_of)},
                            {"texts", std::move(texts)}})};
+  }
+  if (path == "/api/chat") {
+    // the prompt of a conversation (gguf chat), and its token count (as llama-server
+    // tokenizes a prompt: add_special and parse_special on)
+    auto messages = param(params, "messages");
+    if (!messages) return fail(400, "messages is required (a JSON array)");
+    if (messages->size() > limits_.max_tokenize_bytes)
+      return fail(413, "messages of " + std::to_string(messages->size()) + " bytes are above the limit of " +
+                           std::to_string(limits_.max_tokenize_bytes));
+    const auto& vr = vocab_of(sf);
+    if (!vr) return fail(422, vr.error().message());
+    {
+      std::lock_guard heavy(heavy_);
+      std::call_once(sf.chat_once, [&] { sf.chat = chat_template::load(sf.f, *vr); });
+    }
+    if (!*sf.chat) return fail(422, sf.chat->error().message());
+    const auto& t = **sf.chat;
+    chat_request req;
+    req.messages_json = *messages;
+    req.add_generation_prompt = param(params, "add_generation_prompt") != "0";
+    const auto mode = param(params, "mode") == "server" ? chat_mode::server : chat_mode::transformers;
+    result<std::string> prompt = [&] {
+      std::lock_guard heavy(heavy_);  // an untrusted template runs under the engine's limits, one at a time
+      return t.apply(req, mode);
+    }();
+    if (!prompt) return fail(422, prompt.error().message());
+    auto ids = vr->tokenize(*prompt, true, true);
+    if (!ids) return fail(422, ids.error().message());
+    const bool from_file = sf.f.find("tokenizer.chat_template").has_value();
+    return {200, dump(json{{"prompt", *prompt},
+                           {"n_tokens", ids->size()},
+                           {"template", from_file                   ? std::string("tokenizer.chat_template")
+                                         : t.builtin_name().empty() ? std::string("tokenizer.chat_template.tool_use")
+                                                                    : "built-in " + std::string(t.builtin_name())}})};
   }
   if (path == "/api/estimate") {
     auto m = gguf::model::load(sf.f);

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "commands.h"
+#include "gguf/chat.h"
 
 namespace gguf::cli {
 
 /// Bounds of the work one request may ask for (safe by default: docs/serve.md).
 struct serve_limits {
-  size_t max_tokenize_bytes = 16 * 1024;   ///< text of one /api/tokenize request
+  size_t max_tokenize_bytes = 16 * 1024;   ///< text of one /api/tokenize request, messages of /api/chat
   size_t max_value_bytes = 8u << 20;       ///< one string of /api/value
   uint64_t max_array_slice = 10000;        ///< elements of one /api/value array slice
   uint32_t max_ctx = 1u << 24;             ///< n_ctx of /api/estimate
@@ -31,6 +32,8 @@ struct served_file {
   split_facts split;
   std::once_flag vocab_once;
   std::optional<result<gguf::vocab>> vocab;  ///< loaded on the first tokenizer request
+  std::once_flag chat_once;
+  std::optional<result<gguf::chat_template>> chat;  ///< loaded on the first chat request
 };
 
 struct api_answer {
@@ -48,6 +51,8 @@ class serve_api {
   api_answer get(const std::string& path, const std::multimap<std::string, std::string>& params);
 
  private:
+  /// The file's vocabulary, loaded once (one load at a time).
+  const result<gguf::vocab>& vocab_of(served_file& sf);
   std::vector<std::unique_ptr<served_file>> files_;
   bool diff_;
   serve_limits limits_;

@@ -269,6 +269,37 @@ for (const id of ['tok-input', 'tok-add', 'tok-parse']) {
   $(id).addEventListener(id === 'tok-input' ? 'input' : 'change', () => { clearTimeout(tokTimer); tokTimer = setTimeout(tokenize, 120); });
 }
 
+// ---- chat --------------------------------------------------------------------------
+let chatSeq = 0;
+async function chat() {
+  const messages = $('chat-input').value;
+  const seq = ++chatSeq;
+  const out = $('chat-prompt'), count = $('chat-count');
+  try {
+    JSON.parse(messages);  // say so here rather than send what the server would refuse
+    const r = await api('chat', { file: state.file, messages, add_generation_prompt: $('chat-gen').checked ? 1 : 0, mode: $('chat-mode').value });
+    if (seq !== chatSeq) return;
+    $('chat-error').hidden = true;
+    out.textContent = r.prompt;
+    count.textContent = String(r.n_tokens);
+    count.dataset.count = String(r.n_tokens);
+    $('chat-kind').textContent = `${r.template} (as gguf chat)`;
+  } catch (e) {
+    if (seq !== chatSeq) return;
+    out.textContent = '';
+    count.textContent = '–';
+    delete count.dataset.count;
+    $('chat-error').textContent = e.message;
+    $('chat-error').hidden = false;
+  }
+  out.dataset.messages = messages;  // which messages and rendering the prompt is of (tests wait on it)
+  out.dataset.mode = $('chat-mode').value;
+}
+let chatTimer = null;
+for (const id of ['chat-input', 'chat-gen', 'chat-mode']) {
+  $(id).addEventListener(id === 'chat-input' ? 'input' : 'change', () => { clearTimeout(chatTimer); chatTimer = setTimeout(chat, 200); });
+}
+
 // ---- memory ------------------------------------------------------------------------
 const CACHE_TYPES = ['f16', 'f32', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'];
 for (const id of ['est-type-k', 'est-type-v']) $(id).replaceChildren(...CACHE_TYPES.map((t) => el('option', { text: t })));
@@ -354,6 +385,14 @@ async function loadFile() {
     $('tok-pieces').replaceChildren();
     $('tok-ids').textContent = '';
     $('tok-count').textContent = '';
+  }
+  for (const e of [$('chat-input'), $('chat-gen'), $('chat-mode')]) e.disabled = !tokBox;
+  if (tokBox) {
+    await chat();
+  } else {
+    $('chat-prompt').textContent = '';
+    $('chat-count').textContent = '–';
+    $('chat-kind').textContent = 'no tokenizer in this file';
   }
   const estBox = info.hparams !== null;
   for (const e of $('estimate-form').elements) e.disabled = !estBox;
