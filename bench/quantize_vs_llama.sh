@@ -9,7 +9,7 @@
 #   bench/quantize_vs_llama.sh [BUILD_DIR] [WORK_DIR]     RUNS=3 TYPES="Q4_K_M Q6_K Q8_0 IQ4_XS"
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd)
 work=${2:-${TMPDIR:-/tmp}/gguf-quantize-bench}
 runs=${RUNS:-3}
 types=${TYPES:-"Q4_K_M Q6_K Q8_0 IQ4_XS"}

@@ -81,9 +81,11 @@ File.metadata = property(Metadata, doc="The file's metadata as a read-only Mappi
 
 def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | None = None,  # noqa: A001
          timeout: float = 30, retries: int = 3, cache_dir: PathLike | None = None,
-         first_request: int | None = None) -> File:
-    """Maps and parses a GGUF file, or reads an http:// / https:// URL with range
-    requests; every rule of the format is checked before use.
+         first_request: int | None = None, hf_token: str | None = None) -> File:
+    """Maps and parses a GGUF file, or reads an http:// / https:// URL or a hub name
+    (hf://OWNER/REPO/FILE.gguf, hf://OWNER/REPO:QUANT, hf://OWNER/REPO@REV...: the file
+    llama-server -hf would pick, docs/remote.md) with range requests; every rule of the
+    format is checked before use.
 
     A URL costs one request for the metadata of most models (`first_request` bytes,
     default 8 MiB), then only the missing bytes; tensor data is fetched when it is read:
@@ -98,21 +100,24 @@ def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | 
     - retries: retries after 429, 5xx or a broken connection (backoff 0.25 s, doubling);
     - cache_dir: a directory of cached metadata keyed by URL + ETag (a second open is one
       conditional request);
-    - first_request: bytes of the first request.
+    - first_request: bytes of the first request;
+    - hf_token: token of the Hugging Face hub (default: HF_TOKEN); the hub is
+      GGUF_HF_ENDPOINT, else HF_ENDPOINT, else https://huggingface.co.
 
     Raises GGUFError: code "io_error" for an unreadable file or a failed transfer (the
     message names the cause: HTTP status, timeout, a response that does not answer the
     request), else the format error with its byte offset and key / tensor.
     """
     s = os.fspath(path_or_url)
-    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://")):
+    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://", "hf://")):
         if isinstance(headers, Mapping):
             hs = [f"{k}: {v}" for k, v in headers.items()]
         else:
             hs = [str(h) for h in headers or ()]
         return _core._open_url(s, hs, float(timeout), int(retries),
                                os.fspath(cache_dir) if cache_dir is not None else "",
-                               None if first_request is None else int(first_request))
+                               None if first_request is None else int(first_request),
+                               hf_token or "")
     return File(s)
 
 

@@ -114,8 +114,9 @@ void fetch(const gguf::file& f, std::span<const std::byte> view) {
 }
 
 std::shared_ptr<py_file> open_url(const std::string& url, std::vector<std::string> headers, double timeout, int retries,
-                    std::string cache_dir, std::optional<uint64_t> first_request) {
+                    std::string cache_dir, std::optional<uint64_t> first_request, std::string hf_token) {
   gguf::remote_options o;
+  o.hf_token = std::move(hf_token);
   o.headers = std::move(headers);
   o.timeout_seconds = std::max(1L, long(std::ceil(timeout)));
   o.retries = retries;
@@ -233,7 +234,7 @@ void register_file(py::module_& m) {
       });
 
   m.def("_open_url", &open_url, py::arg("url"), py::arg("headers"), py::arg("timeout"), py::arg("retries"),
-        py::arg("cache_dir"), py::arg("first_request"));
+        py::arg("cache_dir"), py::arg("first_request"), py::arg("hf_token") = std::string());
 
   m.def("ggml_types", [] {
     // (id, name, blck_size, type_size) of every ggml type id in use

@@ -136,8 +136,16 @@ bool is_token_embd(std::string_view n) { return n == "token_embd.weight" || n ==
 
 }  // namespace
 
-result<planned> make_plan(const model_files& in, const std::filesystem::path& out, const quantize_options& o,
+result<planned> make_plan(const model_files& in, const std::filesystem::path& out, const quantize_options& opts,
                           bool dry_run) {
+  // An imatrix without entries (all excluded) is no imatrix, as in llama-quantize.
+  quantize_options o_copy;
+  const bool empty_imatrix = opts.imatrix && opts.imatrix->entries.empty();
+  if (empty_imatrix) {
+    o_copy = opts;
+    o_copy.imatrix = nullptr;
+  }
+  const quantize_options& o = empty_imatrix ? o_copy : opts;
   const file& first = in.shards()[0];
   const auto default_type = ftype_default_type(o.ftype);
   if (!default_type) return plan_error(errc::invalid_argument, "invalid output file type " + std::to_string(o.ftype));

@@ -35,6 +35,12 @@ enum class ek : uint8_t {
   cond,      ///< a if b else c (c may be null)
 };
 
+/// A built-in filter or test (filters.cpp, tests.cpp), resolved by the parser.
+using filter_fn = value (*)(interp& in, const value& v, arguments& a);
+using test_fn = bool (*)(interp& in, const value& v, arguments& a);
+filter_fn find_filter(std::string_view name);
+test_fn find_test(std::string_view name);
+
 enum class binop : uint8_t { add, sub, mul, div, floordiv, mod, pow, concat };
 enum class cmpop : uint8_t { eq, ne, lt, le, gt, ge, in, notin };
 
@@ -53,7 +59,13 @@ struct expr {
   std::vector<expr_ptr> args;
   std::vector<std::pair<std::string, expr_ptr>> kwargs;
   std::vector<cmpop> ops;
-  const void* fn = nullptr;  ///< filter / test: the resolved implementation (runtime's table)
+  /// getattr, and getitem with a literal string key: what a dict without that key gives
+  /// ("'dict object' has no attribute 'k'"), made once by the parser; `dict_key` tells
+  /// that the name is not a dict method, so a dict's entry is the answer.
+  value dict_miss;
+  bool dict_key = false;
+  filter_fn filter = nullptr;  ///< filter: the built-in, when the name is known
+  test_fn test = nullptr;      ///< test: the built-in, when the name is known
 };
 
 enum class sk : uint8_t {
@@ -99,6 +111,7 @@ struct stmt {
 namespace gguf::jinja {
 struct program_impl {
   std::vector<std::string> symbols;  ///< symbol id -> name
+  std::vector<value> defaults;       ///< symbol id -> the global of that name, or an undefined value
   detail::body root;
   size_t source_size = 0;
 };

@@ -11,6 +11,8 @@
 #include "chat/jinja/text.h"
 
 namespace gguf::jinja {
+
+using namespace std::string_view_literals;
 namespace {
 
 value arg(const arguments& a, size_t i, std::string_view name, const value& def) {
@@ -203,12 +205,12 @@ value f_last(interp& in, const value& v, arguments&) {
 }
 
 value f_items(interp& in, const value& v, arguments&) {
-  if (v.is_undefined()) return value::make_generator({});
+  if (v.is_undefined()) return in.generator({});
   if (!v.is_dict() && !v.is_namespace()) throw raised("Can only get item pairs from a mapping.");
   std::vector<value> out;
   for (const auto& [k, x] : v.entries()) out.push_back(value::make_tuple({k, x}));
   in.charge(out.size() * sizeof(value) * 3);
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 value f_int(interp&, const value& v, arguments& a) {
@@ -264,16 +266,16 @@ value f_round(interp&, const value& v, arguments& a) {
   int64_t prec = arg(a, 0, "precision", value(int64_t{0})).as_int();
   std::string method = arg(a, 1, "method", value("common")).str();
   if (!v.is_number()) throw raised("type " + std::string(type_name(v)) + " doesn't define __round__ method");
-  if (method == "common" && (v.is_int() || v.is_bool()) && prec >= 0) return value(v.as_int());
+  if (method == "common"sv && (v.is_int() || v.is_bool()) && prec >= 0) return value(v.as_int());
   double x = v.as_double(), m = std::pow(10.0, static_cast<double>(prec));
-  if (method == "common") {
+  if (method == "common"sv) {
     // Python's round() is round-half-even on the exact decimal value; jinja2's "common" calls it
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(std::clamp<int64_t>(prec, 0, 30)), x);
     return value(prec >= 0 ? std::strtod(buf, nullptr) : std::nearbyint(x * m) / m);
   }
-  if (method == "ceil") return value(std::ceil(x * m) / m);
-  if (method == "floor") return value(std::floor(x * m) / m);
+  if (method == "ceil"sv) return value(std::ceil(x * m) / m);
+  if (method == "floor"sv) return value(std::floor(x * m) / m);
   throw raised("method must be common, ceil or floor");
 }
 
@@ -330,14 +332,14 @@ value select_impl(interp& in, const value& v, arguments& a, bool attr, bool keep
     targs.kw = a.kw;
   }
   std::vector<value> out;
-  if (!v.truthy()) return value::make_generator({});  // jinja2: `if value:` before iterating
+  if (!v.truthy()) return in.generator({});  // jinja2: `if value:` before iterating
   for (const auto& x : in.iterate(v)) {
     in.step();
     value t = attr ? get_path(in, x, attr_name) : x;
     bool r = has_test ? in.run_test(test, t, targs) : t.truthy();
     if (r == keep) out.push_back(x);
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 value f_select(interp& in, const value& v, arguments& a) { return select_impl(in, v, a, false, true); }
 value f_reject(interp& in, const value& v, arguments& a) { return select_impl(in, v, a, false, false); }
@@ -346,7 +348,7 @@ value f_rejectattr(interp& in, const value& v, arguments& a) { return select_imp
 
 value f_map(interp& in, const value& v, arguments& a) {
   std::vector<value> out;
-  if (!v.truthy()) return value::make_generator({});  // jinja2: `if value:` before iterating
+  if (!v.truthy()) return in.generator({});  // jinja2: `if value:` before iterating
   const value* attr = a.kwarg("attribute");
   if (attr) {
     const value* def = a.kwarg("default");
@@ -355,9 +357,9 @@ value f_map(interp& in, const value& v, arguments& a) {
       value r = get_path(in, x, *attr);
       out.push_back(r.is_undefined() && def ? *def : r);
     }
-    return value::make_generator(std::move(out));
+    return in.generator(std::move(out));
   }
-  if (a.pos.empty()) return value::make_generator(in.iterate(v));
+  if (a.pos.empty()) return in.generator(in.iterate(v));
   std::string name = a.pos[0].str();
   arguments fargs;
   fargs.pos.assign(a.pos.begin() + 1, a.pos.end());
@@ -367,7 +369,7 @@ value f_map(interp& in, const value& v, arguments& a) {
     arguments copy = fargs;
     out.push_back(in.run_filter(name, x, copy));
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 std::vector<value> sorted(interp& in, std::vector<value> items, bool reverse, bool cs, const value& attr) {
@@ -392,7 +394,7 @@ value f_dictsort(interp&, const value& v, arguments& a) {
   std::string by = arg(a, 1, "by", value("key")).str();
   bool rev = arg(a, 2, "reverse", kFalse).truthy();
   if (!v.is_dict()) throw raised("dictsort filter: value must be a dict");
-  size_t pos = by == "key" ? 0 : by == "value" ? 1 : 2;
+  size_t pos = by == "key"sv ? 0 : by == "value"sv ? 1 : 2;
   if (pos == 2) throw raised("You can only sort by either \"key\" or \"value\"");
   std::vector<value> items;
   for (const auto& [k, x] : v.entries()) items.push_back(value::make_tuple({k, x}));
@@ -414,7 +416,7 @@ value f_unique(interp& in, const value& v, arguments& a) {
     seen.push_back(k);
     out.push_back(x);
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 value f_reverse(interp& in, const value& v, arguments&) {
@@ -425,7 +427,7 @@ value f_reverse(interp& in, const value& v, arguments&) {
   }
   auto it = in.iterate(v);
   std::reverse(it.begin(), it.end());
-  return value::make_generator(std::move(it));
+  return in.generator(std::move(it));
 }
 
 value minmax(interp& in, const value& v, arguments& a, bool want_max) {
@@ -466,7 +468,7 @@ value f_batch(interp& in, const value& v, arguments& a) {
       while (static_cast<int64_t>(cur.size()) < n) cur.push_back(*fill);
     out.push_back(value::make_list(std::move(cur)));
   }
-  return value::make_generator(std::move(out));
+  return in.generator(std::move(out));
 }
 
 // jinja2's attr filter: the Python attribute only (a dict's methods, not its keys)
@@ -534,7 +536,7 @@ value f_truncate(interp&, const value& v, arguments& a) {
 }
 
 struct filter_row {
-  const char* name;
+  std::string_view name;
   detail::filter_fn fn;
 };
 const filter_row filter_table[] = {

@@ -8,6 +8,8 @@
 #include "chat/jinja/runtime.h"
 
 namespace gguf::jinja {
+
+using namespace std::string_view_literals;
 namespace {
 
 // jinja2.sandbox.MAX_RANGE
@@ -38,21 +40,15 @@ value g_range(arguments& a, interp& in) {
   return value::make_list(std::move(items));
 }
 
-value g_dict(arguments& a, interp&) {
-  value d = value::make_dict();
+// dict(...) and namespace(...): entries of mappings given positionally, then keywords
+value fill(value d, const arguments& a) {
   for (const auto& p : a.pos)
     for (const auto& [k, v] : p.entries()) d.set(k, v);
-  for (auto& [k, v] : a.kw) d.set(value(k), v);
+  for (const auto& [k, v] : a.kw) d.set(value(k), v);
   return d;
 }
-
-value g_namespace(arguments& a, interp&) {
-  value d = value::make_namespace();
-  for (const auto& p : a.pos)
-    for (const auto& [k, v] : p.entries()) d.set(k, v);
-  for (auto& [k, v] : a.kw) d.set(value(k), v);
-  return d;
-}
+value g_dict(arguments& a, interp&) { return fill(value::make_dict(), a); }
+value g_namespace(arguments& a, interp&) { return fill(value::make_namespace(), a); }
 
 value g_raise_exception(arguments& a, interp&) {
   throw raised(a.pos.empty() ? std::string() : a.pos[0].str());
@@ -81,12 +77,12 @@ struct cycler_obj : object {
   std::vector<value> items;
   size_t pos = 0;
   value attr(std::string_view n, interp&) override {
-    if (n == "current") return items[pos];
+    if (n == "current"sv) return items[pos];
     return value::undefined("'Cycler' object has no attribute '" + std::string(n) + "'");
   }
-  bool has_method(std::string_view n) const override { return n == "next" || n == "reset"; }
+  bool has_method(std::string_view n) const override { return n == "next"sv || n == "reset"sv; }
   value call_method(std::string_view n, arguments&, interp&) override {
-    if (n == "reset") {
+    if (n == "reset"sv) {
       pos = 0;
       return value::none();
     }

@@ -26,11 +26,22 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "chat/jinja/value.h"
 #include "gguf/error.h"
 
 namespace gguf::jinja {
+
+/// Whose semantics a render follows where jinja2 and llama.cpp's engine differ.
+enum class dialect : uint8_t {
+  jinja2,     ///< jinja2 3.1 in transformers' sandbox (the default)
+  llama_cpp,  ///< llama.cpp v0.5.0's common/jinja, where it is more lenient: select/map
+              ///< results are lists (tojson, length work), `+`/`~` of a string and
+              ///< none/undefined treat the null side as "", attributes of undefined are
+              ///< undefined, list.append is allowed (it changes the list)
+};
 
 /// Lexer options, as jinja2.Environment spells them. The defaults are transformers'.
 struct options {
@@ -46,6 +57,7 @@ struct limits {
   uint64_t max_steps = 5'000'000;          ///< evaluation steps (fuel)
   uint32_t max_depth = 256;                ///< nested macro calls / recursive loop levels / expression depth
   uint64_t max_memory_bytes = 256u << 20;  ///< bytes allocated for strings and containers (cumulative)
+  jinja::dialect dialect = jinja::dialect::jinja2;  ///< the semantics (not a limit, but chosen per render too)
 };
 
 struct program_impl;
@@ -61,6 +73,23 @@ class program {
   std::shared_ptr<const program_impl> p_;
 };
 
+/// Which values of the context a render touched, as llama.cpp's engine records it
+/// (common/jinja value stats, used by its caps probe): a value is "used" when a name
+/// lookup, member or item access, filter, test, method or for loop reaches it, and
+/// tojson marks a whole tree; `ops` names what was done to it ("test_is_string",
+/// "selectattr", "array_access", "object_access", a filter or method name). Values are
+/// identified by their shared storage (value::identity), so only strings and containers
+/// are tracked.
+struct usage {
+  std::unordered_set<const void*> used;
+  std::unordered_map<const void*, std::unordered_set<std::string>> ops;
+  bool is_used(const value& v) const { return v.identity() && used.count(v.identity()); }
+  bool has_op(const value& v, const std::string& op) const {
+    auto it = ops.find(v.identity());
+    return v.identity() && it != ops.end() && it->second.count(op);
+  }
+};
+
 /// Parses a template. Errors: errc::invalid_template, detail "line L, column C: what".
 result<program> parse(std::string_view source, const options& opts = {});
 
@@ -69,5 +98,7 @@ result<program> parse(std::string_view source, const options& opts = {});
 /// errc::template_error ("line L: what", raise_exception's message as given:
 /// "line L: <message>"), errc::limit_exceeded ("line L: output limit of N bytes ...").
 result<std::string> render(const program& prog, const value& context, const limits& lim = {});
+/// The same, recording in `track` which context values the render used (caps probes).
+result<std::string> render(const program& prog, const value& context, const limits& lim, usage* track);
 
 }  // namespace gguf::jinja

@@ -14,23 +14,25 @@
 
 namespace gguf::jinja {
 
+using namespace std::string_view_literals;
+
 namespace {
 
-const char* const str_methods[] = {
+constexpr std::string_view str_methods[] = {
     "capitalize", "casefold", "center", "count", "endswith", "find", "format", "index", "isalnum", "isalpha",
     "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle", "isupper", "join", "ljust", "lower",
     "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
     "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill"};
-const char* const dict_safe[] = {"copy", "get", "items", "keys", "values"};
-const char* const dict_unsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
+constexpr std::string_view dict_safe[] = {"copy", "get", "items", "keys", "values"};
+constexpr std::string_view dict_unsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
 // jinja2 3.1's sandbox lists MutableSequence's append, extend, insert, remove, reverse,
 // sort as unsafe, not pop and clear: those two work (and change the list, shared as in Python).
-const char* const list_safe[] = {"copy", "count", "index", "pop", "clear"};
-const char* const list_unsafe[] = {"append", "extend", "insert", "remove", "reverse", "sort"};
+constexpr std::string_view list_safe[] = {"copy", "count", "index", "pop", "clear"};
+constexpr std::string_view list_unsafe[] = {"append", "extend", "insert", "remove", "reverse", "sort"};
 
 template <size_t N>
-bool in_set(const char* const (&set)[N], std::string_view n) {
-  for (const char* s : set)
+bool in_set(const std::string_view (&set)[N], std::string_view n) {
+  for (std::string_view s : set)
     if (n == s) return true;
   return false;
 }
@@ -117,7 +119,9 @@ std::string str_format(interp& in, const std::string& fmt, arguments& a);
 
 value interp::getattr(const value& obj, std::string_view name) {
   switch (obj.type()) {
-    case kind::undefined: undefined_error(obj);
+    case kind::undefined:
+      if (llama()) return value::undefined(obj.undefined_hint());
+      undefined_error(obj);
     case kind::dict:
       if (in_set(dict_safe, name)) return bind(obj, name);
       if (in_set(dict_unsafe, name)) return unsafe(obj, name);
@@ -134,9 +138,9 @@ value interp::getattr(const value& obj, std::string_view name) {
       if (in_set(list_unsafe, name)) return unsafe(obj, name);
       return no_attr(obj, name);
     case kind::tuple:
-      if (name == "count" || name == "index") return bind(obj, name);
-      if (obj.is_group() && name == "grouper") return obj.items()[0];
-      if (obj.is_group() && name == "list") return obj.items()[1];
+      if (name == "count"sv || name == "index"sv) return bind(obj, name);
+      if (obj.is_group() && name == "grouper"sv) return obj.items()[0];
+      if (obj.is_group() && name == "list"sv) return obj.items()[1];
       return no_attr(obj, name);
     case kind::object: {
       if (obj.obj().has_method(name)) return bind(obj, name);
@@ -144,13 +148,13 @@ value interp::getattr(const value& obj, std::string_view name) {
     }
     case kind::integer:
     case kind::boolean:
-      if (name == "real" || name == "numerator") return value(obj.as_int());
-      if (name == "imag") return value(int64_t{0});
-      if (name == "denominator") return value(int64_t{1});
+      if (name == "real"sv || name == "numerator"sv) return value(obj.as_int());
+      if (name == "imag"sv) return value(int64_t{0});
+      if (name == "denominator"sv) return value(int64_t{1});
       return no_attr(obj, name);
     case kind::floating:
-      if (name == "real") return obj;
-      if (name == "imag") return value(0.0);
+      if (name == "real"sv) return obj;
+      if (name == "imag"sv) return value(0.0);
       return no_attr(obj, name);
     default: return no_attr(obj, name);
   }
@@ -158,7 +162,9 @@ value interp::getattr(const value& obj, std::string_view name) {
 
 value interp::getitem(const value& obj, const value& key) {
   switch (obj.type()) {
-    case kind::undefined: undefined_error(obj);
+    case kind::undefined:
+      if (llama()) return value::undefined(obj.undefined_hint());
+      undefined_error(obj);
     case kind::dict:
     case kind::ns:
       if (const value* v = obj.find(key)) return *v;
@@ -200,22 +206,22 @@ value interp::getitem(const value& obj, const value& key) {
 namespace {
 
 value string_method(interp& in, const std::string& s, std::string_view n, arguments& a) {
-  if (n == "strip" || n == "lstrip" || n == "rstrip") {
-    auto chars = opt_str(arg(a, 0), n == "strip" ? "strip" : n == "lstrip" ? "lstrip" : "rstrip");
+  if (n == "strip"sv || n == "lstrip"sv || n == "rstrip"sv) {
+    auto chars = opt_str(arg(a, 0), n == "strip"sv ? "strip" : n == "lstrip"sv ? "lstrip" : "rstrip");
     return value(text::strip(s, chars, n != "rstrip", n != "lstrip"));
   }
-  if (n == "split" || n == "rsplit") {
+  if (n == "split"sv || n == "rsplit"sv) {
     const value* sv = a.get(0, "sep");
     auto sep = opt_str(sv ? *sv : value::none(), "sep");
     if (sep && sep->empty()) throw raised("empty separator");
     const value* m = a.get(1, "maxsplit");
-    return str_list(text::split(s, sep, m ? int_arg(*m, -1) : -1, n == "rsplit"), in);
+    return str_list(text::split(s, sep, m ? int_arg(*m, -1) : -1, n == "rsplit"sv), in);
   }
-  if (n == "splitlines") {
+  if (n == "splitlines"sv) {
     const value* k = a.get(0, "keepends");
     return str_list(text::splitlines(s, k && k->truthy()), in);
   }
-  if (n == "startswith" || n == "endswith") {
+  if (n == "startswith"sv || n == "endswith"sv) {
     const value& p = arg(a, 0);
     std::vector<std::string> cands;
     if (p.is_string()) cands.push_back(p.as_string());
@@ -227,22 +233,22 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     else
       throw raised(std::string(n) + " first arg must be str or a tuple of str, not " + type_name(p));
     for (const auto& c : cands) {
-      if (n == "startswith" ? s.compare(0, c.size(), c) == 0 && s.size() >= c.size()
+      if (n == "startswith"sv ? s.compare(0, c.size(), c) == 0 && s.size() >= c.size()
                             : s.size() >= c.size() && s.compare(s.size() - c.size(), c.size(), c) == 0)
         return value(true);
     }
     return value(false);
   }
-  if (n == "upper") return value(text::to_upper(s));
-  if (n == "lower" || n == "casefold") return value(text::to_lower(s));
-  if (n == "title") return value(text::to_title(s));
-  if (n == "capitalize") return value(text::capitalize(s));
-  if (n == "swapcase") {
+  if (n == "upper"sv) return value(text::to_upper(s));
+  if (n == "lower"sv || n == "casefold"sv) return value(text::to_lower(s));
+  if (n == "title"sv) return value(text::to_title(s));
+  if (n == "capitalize"sv) return value(text::capitalize(s));
+  if (n == "swapcase"sv) {
     auto v = text::cpts(s);
     for (auto& c : v) c = text::is_cased_upper(c) ? text::lower(c) : text::upper(c);
     return value(text::utf8(v));
   }
-  if (n == "replace") {
+  if (n == "replace"sv) {
     const value &o = arg(a, 0), &w = arg(a, 1);
     if (!o.is_string() || !w.is_string()) throw raised("replace() argument must be str");
     int64_t count = int_arg(arg(a, 2), -1);
@@ -272,7 +278,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     in.charge(out.size());
     return value(std::move(out));
   }
-  if (n == "find" || n == "rfind" || n == "index" || n == "rindex" || n == "count") {
+  if (n == "find"sv || n == "rfind"sv || n == "index"sv || n == "rindex"sv || n == "count"sv) {
     const value& sub = arg(a, 0);
     if (!sub.is_string()) throw raised("must be str, not " + std::string(type_name(sub)));
     const std::string& t = sub.as_string();
@@ -288,7 +294,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     };
     size_t bs = byte_of(st), be = std::max(bs, byte_of(std::max(st, en)));
     std::string_view win(s.data() + bs, be - bs);
-    if (n == "count") {
+    if (n == "count"sv) {
       if (t.empty()) return value(static_cast<int64_t>(utf8_length(win)) + 1);
       int64_t c = 0;
       for (size_t p = win.find(t); p != std::string_view::npos; p = win.find(t, p + t.size())) ++c;
@@ -296,12 +302,12 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     }
     size_t f = n[0] == 'r' ? win.rfind(t) : win.find(t);
     if (f == std::string_view::npos) {
-      if (n == "index" || n == "rindex") throw raised("substring not found");
+      if (n == "index"sv || n == "rindex"sv) throw raised("substring not found");
       return value(int64_t{-1});
     }
     return value(cp_index(s, bs + f));
   }
-  if (n == "join") {
+  if (n == "join"sv) {
     std::string out;
     bool first = true;
     for (const auto& x : in.iterate(arg(a, 0))) {
@@ -314,13 +320,13 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     in.charge(out.size());
     return value(std::move(out));
   }
-  if (n == "format") return value(str_format(in, s, a));
-  if (n == "center" || n == "ljust" || n == "rjust") {
+  if (n == "format"sv) return value(str_format(in, s, a));
+  if (n == "center"sv || n == "ljust"sv || n == "rjust"sv) {
     int64_t w = int_arg(arg(a, 0), 0);
     if (w > (1 << 20)) in.fail_limit("width too large");
     std::string fill = arg(a, 1).is_string() ? arg(a, 1).as_string() : " ";
-    char align = n == "center" ? '^' : n == "ljust" ? '<' : '>';
-    if (n == "center") {  // Python centers with the extra space on the right when odd... on the left when the width is odd
+    char align = n == "center"sv ? '^' : n == "ljust"sv ? '<' : '>';
+    if (n == "center"sv) {  // Python centers with the extra space on the right when odd... on the left when the width is odd
       int64_t len = static_cast<int64_t>(utf8_length(s));
       if (w <= len) return value(s);
       int64_t total = w - len, left = total / 2 + (total & w & 1);
@@ -332,7 +338,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     }
     return value(pad(s, w, align, fill));
   }
-  if (n == "zfill") {
+  if (n == "zfill"sv) {
     int64_t w = int_arg(arg(a, 0), 0);
     if (w > (1 << 20)) in.fail_limit("width too large");
     int64_t len = static_cast<int64_t>(utf8_length(s));
@@ -340,22 +346,22 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     size_t sign = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
     return value(s.substr(0, sign) + std::string(w - len, '0') + s.substr(sign));
   }
-  if (n == "partition" || n == "rpartition") {
+  if (n == "partition"sv || n == "rpartition"sv) {
     const value& sep = arg(a, 0);
     if (!sep.is_string() || sep.as_string().empty()) throw raised("empty separator");
     const std::string& d = sep.as_string();
-    size_t f = n == "partition" ? s.find(d) : s.rfind(d);
+    size_t f = n == "partition"sv ? s.find(d) : s.rfind(d);
     if (f == std::string::npos)
-      return n == "partition" ? value::make_tuple({value(s), value(""), value("")})
+      return n == "partition"sv ? value::make_tuple({value(s), value(""), value("")})
                               : value::make_tuple({value(""), value(""), value(s)});
     return value::make_tuple({value(s.substr(0, f)), value(d), value(s.substr(f + d.size()))});
   }
-  if (n == "removeprefix" || n == "removesuffix") {
+  if (n == "removeprefix"sv || n == "removesuffix"sv) {
     const value& x = arg(a, 0);
     if (!x.is_string()) throw raised(std::string(n) + "() argument must be str");
     const std::string& p = x.as_string();
-    if (n == "removeprefix" && s.compare(0, p.size(), p) == 0 && s.size() >= p.size()) return value(s.substr(p.size()));
-    if (n == "removesuffix" && s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0)
+    if (n == "removeprefix"sv && s.compare(0, p.size(), p) == 0 && s.size() >= p.size()) return value(s.substr(p.size()));
+    if (n == "removesuffix"sv && s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0)
       return value(s.substr(0, s.size() - p.size()));
     return value(s);
   }
@@ -363,25 +369,25 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     auto v = text::cpts(s);
     return value(!v.empty() && std::all_of(v.begin(), v.end(), pred));
   };
-  if (n == "isalpha") return all_of(text::is_alpha);
-  if (n == "isdigit" || n == "isdecimal" || n == "isnumeric") return all_of(text::is_digit);
-  if (n == "isspace") return all_of(text::is_space);
-  if (n == "isalnum") return all_of([](uint32_t c) { return text::is_alpha(c) || text::is_digit(c); });
-  if (n == "islower" || n == "isupper") {
+  if (n == "isalpha"sv) return all_of(text::is_alpha);
+  if (n == "isdigit"sv || n == "isdecimal"sv || n == "isnumeric"sv) return all_of(text::is_digit);
+  if (n == "isspace"sv) return all_of(text::is_space);
+  if (n == "isalnum"sv) return all_of([](uint32_t c) { return text::is_alpha(c) || text::is_digit(c); });
+  if (n == "islower"sv || n == "isupper"sv) {
     auto v = text::cpts(s);
     bool any = false;
     for (uint32_t c : v) {
       if (text::is_cased_upper(c)) {
-        if (n == "islower") return value(false);
+        if (n == "islower"sv) return value(false);
         any = true;
       } else if (text::is_cased_lower(c)) {
-        if (n == "isupper") return value(false);
+        if (n == "isupper"sv) return value(false);
         any = true;
       }
     }
     return value(any);
   }
-  if (n == "istitle") return value(!s.empty() && text::to_title(s) == s && text::to_lower(s) != s);
+  if (n == "istitle"sv) return value(!s.empty() && text::to_title(s) == s && text::to_lower(s) != s);
   throw raised("'str' object has no attribute '" + std::string(n) + "'");
 }
 
@@ -395,22 +401,22 @@ value interp::call_method(const value& obj, std::string_view name, arguments& a)
       if (in_set(str_methods, name)) return string_method(*this, obj.as_string(), name, a);
       break;
     case kind::dict:
-      if (name == "get") {
+      if (name == "get"sv) {
         const value* k = a.get(0, "key");
         if (!k) throw raised("get expected at least 1 argument, got 0");
         if (const value* v = obj.find(*k)) return *v;
         const value* d = a.get(1, "default");
         return d ? *d : value::none();
       }
-      if (name == "items" || name == "keys" || name == "values") {
+      if (name == "items"sv || name == "keys"sv || name == "values"sv) {
         std::vector<value> out;
         out.reserve(obj.entries().size());
         for (const auto& [k, v] : obj.entries())
-          out.push_back(name == "items" ? value::make_tuple({k, v}) : name == "keys" ? k : v);
+          out.push_back(name == "items"sv ? value::make_tuple({k, v}) : name == "keys"sv ? k : v);
         charge(out.size() * sizeof(value) * 3);
         return value::make_list(std::move(out));
       }
-      if (name == "copy") {
+      if (name == "copy"sv) {
         value d = value::make_dict();
         for (const auto& [k, v] : obj.entries()) d.set(k, v);
         return d;
@@ -419,25 +425,31 @@ value interp::call_method(const value& obj, std::string_view name, arguments& a)
       break;
     case kind::list:
     case kind::tuple:
-      if (name == "count" || name == "index") {
+      if (name == "count"sv || name == "index"sv) {
         const value& x = arg(a, 0);
         int64_t c = 0, i = 0;
         for (const auto& v : obj.items()) {
           if (v == x) {
-            if (name == "index") return value(i);
+            if (name == "index"sv) return value(i);
             ++c;
           }
           ++i;
         }
-        if (name == "index") throw raised(x.repr() + " is not in list");
+        if (name == "index"sv) throw raised(x.repr() + " is not in list");
         return value(c);
       }
-      if (obj.is_list() && name == "copy") return value::make_list(obj.items());
-      if (obj.is_list() && name == "clear") {
+      if (obj.is_list() && name == "copy"sv) return value::make_list(obj.items());
+      if (obj.is_list() && name == "append"sv && llama()) {
+        if (a.pos.size() != 1) throw raised("append: expects one argument");
+        charge(sizeof(value));
+        const_cast<value&>(obj).mutable_items().push_back(a.pos[0]);
+        return obj;
+      }
+      if (obj.is_list() && name == "clear"sv) {
         const_cast<value&>(obj).mutable_items().clear();
         return value::none();
       }
-      if (obj.is_list() && name == "pop") {
+      if (obj.is_list() && name == "pop"sv) {
         auto& it = const_cast<value&>(obj).mutable_items();
         if (it.empty()) throw raised("pop from empty list");
         int64_t n = static_cast<int64_t>(it.size());

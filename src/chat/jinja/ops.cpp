@@ -90,6 +90,11 @@ double py_fmod(double a, double b) {
 }  // namespace
 
 value op_binary(interp& in, binop op, const value& a, const value& b) {
+  if (in.llama() && (op == binop::add || op == binop::concat)) {
+    // llama.cpp: a string and none/undefined concatenate with the null side as ""
+    bool an = a.is_none() || a.is_undefined(), bn = b.is_none() || b.is_undefined();
+    if ((an && b.is_string()) || (bn && a.is_string())) return an ? b : a;
+  }
   if (op == binop::concat) {
     if (a.is_string() && b.is_string()) in.charge(a.as_string().size() + b.as_string().size());
     std::string s;

@@ -6,6 +6,7 @@
 
 #include "chat/jinja/ast.h"
 #include "chat/jinja/lexer.h"
+#include "chat/jinja/runtime.h"
 
 namespace gguf::jinja::detail {
 namespace {
@@ -615,6 +616,16 @@ class parser {
     fail("unexpected '" + describe(t) + "'");
   }
 
+  // dict fast path of `x.name` / `x['name']` (runtime.cpp): not a dict method, and the miss
+  static void prepare_dict_access(expr& g, const std::string& key) {
+    static const char* const methods[] = {"copy", "get", "items", "keys", "values", "clear",
+                                          "pop", "popitem", "setdefault", "update", "fromkeys"};
+    g.dict_key = true;
+    for (const char* m : methods)
+      if (key == m) g.dict_key = false;
+    g.dict_miss = value::undefined("'dict object' has no attribute '" + key + "'");
+  }
+
   expr_ptr parse_postfix(expr_ptr e) {
     for (;;) {
       uint32_t line = cur().line;
@@ -624,6 +635,7 @@ class parser {
           auto g = node(ek::getattr, line);
           g->a = std::move(e);
           g->name = cur().value;
+          prepare_dict_access(*g, g->name);
           next();
           e = std::move(g);
         } else if (cur().type == tok::integer) {
@@ -656,6 +668,7 @@ class parser {
           g->b->args = std::move(idx);
         } else {
           g->b = std::move(idx[0]);
+          if (g->b->kind == ek::literal && g->b->lit.is_string()) prepare_dict_access(*g, g->b->lit.as_string());
         }
         e = std::move(g);
       } else if (is_op("(")) {
@@ -721,6 +734,7 @@ class parser {
       f->name += "." + expect_name();
     }
     f->a = std::move(operand);
+    f->filter = find_filter(f->name);  // unknown: an error when it runs, as jinja2 in a branch not taken
     if (is_op("(")) parse_call_args(*f);
     return f;
   }
@@ -748,6 +762,7 @@ class parser {
           t->name += "." + expect_name();
         }
         t->a = std::move(e);
+        t->test = find_test(t->name);
         if (is_op("(")) {
           parse_call_args(*t);
         } else if ((cur().type == tok::name || cur().type == tok::string || cur().type == tok::integer ||

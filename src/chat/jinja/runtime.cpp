@@ -5,6 +5,8 @@
 
 namespace gguf::jinja {
 
+using namespace std::string_view_literals;
+
 using namespace detail;
 
 result<program> parse(std::string_view source, const options& opts) {
@@ -13,12 +15,22 @@ result<program> parse(std::string_view source, const options& opts) {
   auto b = parse_body_of(source, opts, *prog);
   if (!b) return b.error();
   prog->root = std::move(*b);
+  prog->defaults.reserve(prog->symbols.size());
+  for (const auto& n : prog->symbols) {
+    const value* g = find_global(n);
+    prog->defaults.push_back(g ? *g : value::undefined("'" + n + "' is undefined"));
+  }
   return program(std::move(prog));
 }
 
 result<std::string> render(const program& prog, const value& context, const limits& lim) {
+  return render(prog, context, lim, nullptr);
+}
+
+result<std::string> render(const program& prog, const value& context, const limits& lim, usage* track) {
   if (!prog.impl()) return make_error(errc::invalid_argument, no_offset, "render of an empty program");
   interp in(*prog.impl(), context, lim);
+  in.set_usage(track);
   try {
     return in.run();
   } catch (const raised& r) {
@@ -33,13 +45,12 @@ interp::interp(const program_impl& prog, const value& context, const limits& lim
   root_.resize(prog.symbols.size());
   for (size_t i = 0; i < prog.symbols.size(); ++i) {
     const std::string& n = prog.symbols[i];
-    if (const value* v = context.find(std::string_view(n))) root_[i] = *v;
-    else if (const value* g = find_global(n)) root_[i] = *g;
-    else root_[i] = value::undefined("'" + n + "' is undefined");
-    if (n == "loop") loop_sym_ = static_cast<int>(i);
-    if (n == "varargs") varargs_sym_ = static_cast<int>(i);
-    if (n == "kwargs") kwargs_sym_ = static_cast<int>(i);
-    if (n == "caller") caller_sym_ = static_cast<int>(i);
+    const value* v = context.find(std::string_view(n));
+    root_[i] = v ? *v : prog.defaults[i];
+    if (n == "loop"sv) loop_sym_ = static_cast<int>(i);
+    if (n == "varargs"sv) varargs_sym_ = static_cast<int>(i);
+    if (n == "kwargs"sv) kwargs_sym_ = static_cast<int>(i);
+    if (n == "caller"sv) caller_sym_ = static_cast<int>(i);
   }
   frame_ = std::make_shared<frame>();
 }
@@ -82,8 +93,22 @@ void interp::emit(const value& v) {
 
 value interp::lookup(int sym) {
   for (frame* f = frame_.get(); f; f = f->parent.get())
-    if (value* v = f->find(sym)) return *v;
+    if (value* v = f->find(sym)) {
+      mark(*v);
+      return *v;
+    }
+  mark(root_[sym]);
   return root_[sym];
+}
+
+void interp::mark_deep(const value& v) {
+  if (!track_) return;
+  mark(v);
+  for (const auto& x : v.items()) mark_deep(x);
+  for (const auto& [k, x] : v.entries()) {
+    mark_deep(k);
+    mark_deep(x);
+  }
 }
 
 std::string interp::capture(const body& b) {
@@ -111,15 +136,43 @@ interp::flow interp::exec(const body& b) {
 }
 
 namespace {
+// Makes `nf` the current scope for the guard's lifetime; a scope nobody else holds
+// afterwards goes back to the interpreter's pool (no allocation per macro call or loop).
 struct scope_guard {
+  interp& in;
   std::shared_ptr<frame>& slot;
   std::shared_ptr<frame> saved;
-  scope_guard(std::shared_ptr<frame>& s, std::shared_ptr<frame> nf) : slot(s), saved(std::move(s)) {
+  scope_guard(interp& i, std::shared_ptr<frame>& s, std::shared_ptr<frame> nf)
+      : in(i), slot(s), saved(std::move(s)) {
     slot = std::move(nf);
   }
-  ~scope_guard() { slot = std::move(saved); }
+  ~scope_guard() {
+    std::shared_ptr<frame> done = std::move(slot);
+    slot = std::move(saved);
+    in.recycle(std::move(done));
+  }
 };
 }  // namespace
+
+std::shared_ptr<frame> interp::new_frame(std::shared_ptr<frame> parent) {
+  std::shared_ptr<frame> f;
+  if (!pool_.empty()) {
+    f = std::move(pool_.back());
+    pool_.pop_back();
+  } else {
+    f = std::make_shared<frame>();
+  }
+  f->parent = std::move(parent);
+  return f;
+}
+
+void interp::recycle(std::shared_ptr<frame> f) {
+  if (f && f.use_count() == 1 && pool_.size() < 64) {
+    f->vars.clear();
+    f->parent.reset();
+    pool_.push_back(std::move(f));
+  }
+}
 
 interp::flow interp::exec_stmt(const stmt& s) {
   step();
@@ -135,6 +188,10 @@ interp::flow interp::exec_stmt(const stmt& s) {
       return exec(s.else_body);
     case sk::for_: {
       value it = eval(*s.e);
+      if (track_) {
+        mark(it, "array_access");
+        if (it.is_dict()) mark(it, "object_access");
+      }
       loop_body(s, it, 1);
       return flow::normal;
     }
@@ -146,19 +203,23 @@ interp::flow interp::exec_stmt(const stmt& s) {
       return flow::normal;
     }
     case sk::macro: {
-      auto closure = frame_;
+      // The macro holds its scope weakly (the scope holds the macro: no cycle); the
+      // render keeps the scope alive until it ends.
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
       const stmt* m = &s;
       value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
-        return in.call_macro(*m, closure, a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*m, closure.lock(), a, value::undefined("'caller' is undefined"));
       });
       frame_->set(s.sym, fn);
       return flow::normal;
     }
     case sk::call_block: {
-      auto closure = frame_;
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
       const stmt* cb = &s;
       value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
-        return in.call_macro(*cb, closure, a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*cb, closure.lock(), a, value::undefined("'caller' is undefined"));
       });
       const expr& call = *s.e;
       arguments a;
@@ -176,10 +237,9 @@ interp::flow interp::exec_stmt(const stmt& s) {
     case sk::break_: return flow::brk;
     case sk::continue_: return flow::cont;
     case sk::scope: {
-      auto nf = std::make_shared<frame>();
-      nf->parent = frame_;
+      auto nf = new_frame(frame_);
       for (const auto& p : s.params) nf->set(p.sym, eval(*p.def));
-      scope_guard g(frame_, nf);
+      scope_guard g(*this, frame_, nf);
       return exec(s.main);
     }
   }
@@ -218,26 +278,26 @@ struct loop_obj : object {
 
   value attr(std::string_view n, interp&) override {
     const int64_t len = static_cast<int64_t>(items.size()), i = static_cast<int64_t>(index);
-    if (n == "index") return value(i + 1);
-    if (n == "index0") return value(i);
-    if (n == "revindex") return value(len - i);
-    if (n == "revindex0") return value(len - i - 1);
-    if (n == "first") return value(i == 0);
-    if (n == "last") return value(i == len - 1);
-    if (n == "length") return value(len);
-    if (n == "depth") return value(int64_t(depth));
-    if (n == "depth0") return value(int64_t(depth - 1));
-    if (n == "previtem") return i > 0 ? items[index - 1] : value::undefined("there is no previous item");
-    if (n == "nextitem") return i + 1 < len ? items[index + 1] : value::undefined("there is no next item");
+    if (n == "index"sv) return value(i + 1);
+    if (n == "index0"sv) return value(i);
+    if (n == "revindex"sv) return value(len - i);
+    if (n == "revindex0"sv) return value(len - i - 1);
+    if (n == "first"sv) return value(i == 0);
+    if (n == "last"sv) return value(i == len - 1);
+    if (n == "length"sv) return value(len);
+    if (n == "depth"sv) return value(int64_t(depth));
+    if (n == "depth0"sv) return value(int64_t(depth - 1));
+    if (n == "previtem"sv) return i > 0 ? items[index - 1] : value::undefined("there is no previous item");
+    if (n == "nextitem"sv) return i + 1 < len ? items[index + 1] : value::undefined("there is no next item");
     return value::undefined("'LoopContext' object has no attribute '" + std::string(n) + "'");
   }
-  bool has_method(std::string_view n) const override { return n == "cycle" || n == "changed"; }
+  bool has_method(std::string_view n) const override { return n == "cycle"sv || n == "changed"sv; }
   value call_method(std::string_view n, arguments& a, interp&) override {
-    if (n == "cycle") {
+    if (n == "cycle"sv) {
       if (a.pos.empty()) throw raised("no items for cycling given");
       return a.pos[index % a.pos.size()];
     }
-    if (n == "changed") {
+    if (n == "changed"sv) {
       value cur = value::make_tuple(a.pos);
       if (!has_changed || !(cur == last_changed)) {
         has_changed = true;
@@ -268,19 +328,14 @@ struct loop_obj : object {
 };
 
 void interp::loop_body(const stmt& s, const value& iterable, int depth) {
-  push_depth();
-  struct depth_pop {
-    interp& i;
-    ~depth_pop() { i.pop_depth(); }
-  } dp{*this};
+  depth_guard dg(*this);
   auto lp = std::make_shared<loop_obj>();
   lp->in = this;
   lp->s = &s;
   lp->depth = depth;
   std::vector<value> all = iterate(iterable);
-  auto nf = std::make_shared<frame>();
-  nf->parent = frame_;
-  scope_guard g(frame_, nf);
+  auto nf = new_frame(frame_);
+  scope_guard g(*this, frame_, nf);
   const int loop_sym = loop_sym_;
   if (s.cond) {  // the filter runs before the loop: loop.length counts what passes
     for (auto& v : all) {
@@ -339,20 +394,16 @@ std::vector<value> interp::iterate(const value& v) {
 // ---- macros ----
 
 value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
-  push_depth();
-  struct depth_pop {
-    interp& i;
-    ~depth_pop() { i.pop_depth(); }
-  } dp{*this};
-  auto nf = std::make_shared<frame>();
-  nf->parent = closure;
+  if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
+  depth_guard dg(*this);
+  auto nf = new_frame(closure);
   std::vector<value> varargs;
-  size_t np = m.params.size();
+  const size_t np = m.params.size();
   for (size_t i = 0; i < args.pos.size(); ++i) {
     if (i < np) nf->set(m.params[i].sym, args.pos[i]);
     else varargs.push_back(args.pos[i]);
   }
-  value kwargs = value::make_dict();
+  value kwargs;  // made when the template names `kwargs` or a keyword has no parameter
   value caller_v = caller;
   for (auto& [k, v] : args.kw) {
     bool found = false;
@@ -364,17 +415,21 @@ value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, a
         found = true;
       }
     if (found) continue;
-    if (k == "caller") caller_v = v;
-    else kwargs.set(value(k), v);
+    if (k == "caller"sv) {
+      caller_v = v;
+    } else {
+      if (!kwargs.is_dict()) kwargs = value::make_dict();
+      kwargs.set(value(k), v);
+    }
   }
-  scope_guard g(frame_, nf);
+  scope_guard g(*this, frame_, nf);
   for (size_t i = args.pos.size(); i < np; ++i) {
     const param& p = m.params[i];
     if (nf->find(p.sym)) continue;
     nf->set(p.sym, p.def ? eval(*p.def) : value::undefined("parameter '" + p.name + "' was not provided"));
   }
   if (varargs_sym_ >= 0) nf->set(varargs_sym_, value::make_tuple(varargs));
-  if (kwargs_sym_ >= 0) nf->set(kwargs_sym_, kwargs);
+  if (kwargs_sym_ >= 0) nf->set(kwargs_sym_, kwargs.is_dict() ? kwargs : value::make_dict());
   if (caller_sym_ >= 0) nf->set(caller_sym_, caller_v);
   uint32_t saved_line = line_;
   std::string out = capture(m.main);
@@ -410,12 +465,17 @@ value interp::apply_filter(const expr& e, const value& operand) {
 }
 
 value interp::run_filter(std::string_view name, const value& v, arguments& a) {
+  if (track_) {
+    mark(v, std::string(name));
+    if (name == "tojson"sv || (name == "string"sv && (v.is_sequence() || v.is_dict()))) mark_deep(v);
+  }
   filter_fn f = find_filter(name);
   if (!f) throw raised("No filter named '" + std::string(name) + "'.");
   return f(*this, v, a);
 }
 
 bool interp::run_test(std::string_view name, const value& v, arguments& a) {
+  if (track_) mark(v, "test_is_" + std::string(name));
   test_fn t = find_test(name);
   if (!t) throw raised("No test named '" + std::string(name) + "'.");
   return t(*this, v, a);
@@ -440,21 +500,43 @@ value interp::eval(const expr& e) {
       charge(e.args.size() * sizeof(value));
       return d;
     }
-    case ek::getattr: return getattr(eval(*e.a), e.name);
+    case ek::getattr: {
+      value obj = eval(*e.a);
+      if (!track_ && e.dict_key && obj.is_dict()) {
+        const value* v = obj.find(std::string_view(e.name));
+        return v ? *v : e.dict_miss;
+      }
+      if (!track_) return getattr(obj, e.name);
+      mark(obj, e.name);
+      value r = getattr(obj, e.name);
+      mark(r);
+      return r;
+    }
     case ek::getitem: {
       value obj = eval(*e.a);
       if (e.b->kind == ek::slice) {
         const expr& s = *e.b;
+        mark(obj, "slice");
         return op_slice(*this, obj, s.a ? eval(*s.a) : value::none(), s.b ? eval(*s.b) : value::none(),
                         s.c ? eval(*s.c) : value::none());
       }
-      return getitem(obj, eval(*e.b));
+      if (!track_ && e.dict_key && obj.is_dict()) {
+        const value* v = obj.find(std::string_view(e.b->lit.as_string()));
+        return v ? *v : e.dict_miss;
+      }
+      value key = eval(*e.b);
+      if (!track_) return getitem(obj, key);
+      value r = getitem(obj, key);
+      mark(obj, key.is_int() ? "array_access" : key.is_string() ? "object_access" : "item");
+      mark(r);
+      return r;
     }
     case ek::slice: throw raised("a slice outside of a subscript");
     case ek::call: {
       arguments a;
       if (e.a->kind == ek::getattr) {
         value obj = eval(*e.a->a);
+        mark(obj, e.a->name);
         eval_args(e, a);
         return call_method(obj, e.a->name, a);
       }
@@ -466,13 +548,14 @@ value interp::eval(const expr& e) {
       value v = e.a ? eval(*e.a) : value();
       arguments a;
       eval_args(e, a);
+      if (e.filter && !track_) return e.filter(*this, v, a);
       return run_filter(e.name, v, a);
     }
     case ek::test: {
       value v = eval(*e.a);
       arguments a;
       eval_args(e, a);
-      bool r = run_test(e.name, v, a);
+      bool r = e.test && !track_ ? e.test(*this, v, a) : run_test(e.name, v, a);
       return value(e.negate ? !r : r);
     }
     case ek::not_: return value(!eval(*e.a).truthy());

@@ -42,11 +42,6 @@ struct frame {
   }
 };
 
-using filter_fn = value (*)(interp& in, const value& v, arguments& a);
-using test_fn = bool (*)(interp& in, const value& v, arguments& a);
-/// The built-in filters and tests by name (builtins: filters.cpp, tests.cpp); nullptr when unknown.
-filter_fn find_filter(std::string_view name);
-test_fn find_test(std::string_view name);
 /// The default globals (globals.cpp): range, dict, namespace, cycler, joiner,
 /// raise_exception, strftime_now.
 const value* find_global(std::string_view name);
@@ -94,12 +89,33 @@ class interp {
   /// The items iteration yields: list/tuple items, dict keys, string characters; undefined: none.
   std::vector<value> iterate(const value& v);
   const limits& lims() const { return lim_; }
+  bool llama() const { return lim_.dialect == dialect::llama_cpp; }
+  /// What select/map/... return: a generator (jinja2) or a list (llama.cpp).
+  value generator(std::vector<value> items) const {
+    return llama() ? value::make_list(std::move(items)) : value::make_generator(std::move(items));
+  }
+  void set_usage(usage* u) { track_ = u; }
+  /// Usage tracking (caps probes): marks a value used, with an optional op name.
+  void mark(const value& v) {
+    if (track_ && v.identity()) track_->used.insert(v.identity());
+  }
+  void mark(const value& v, const std::string& op) {
+    if (track_ && v.identity()) {
+      track_->used.insert(v.identity());
+      track_->ops[v.identity()].insert(op);
+    }
+  }
+  void mark_deep(const value& v);
+  bool tracking() const { return track_ != nullptr; }
 
   // -- macros and loops (runtime.cpp) --
   value call_macro(const detail::stmt& m, const std::shared_ptr<detail::frame>& closure, arguments& args,
                    const value& caller);
   void loop_body(const detail::stmt& s, const value& iterable, int depth);
   std::string capture(const detail::body& b);
+  /// A scope (from the pool when one is free) and its return to the pool.
+  std::shared_ptr<detail::frame> new_frame(std::shared_ptr<detail::frame> parent);
+  void recycle(std::shared_ptr<detail::frame> f);
 
  private:
   enum class flow { normal, brk, cont };
@@ -111,8 +127,14 @@ class interp {
   uint64_t steps_ = 0, mem_ = 0;
   uint32_t depth_ = 0;
   uint32_t line_ = 0;
+  usage* track_ = nullptr;
   std::string* out_ = nullptr;
   std::shared_ptr<detail::frame> frame_;
+  std::vector<std::shared_ptr<detail::frame>> kept_;
+  std::vector<std::shared_ptr<detail::frame>> pool_;  // finished scopes, reused  // scopes that define macros, alive until the render ends
+  void keep_scope() {
+    if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
+  }
   std::vector<value> root_;  // symbol id -> context value or global
   int loop_sym_ = -1, varargs_sym_ = -1, kwargs_sym_ = -1, caller_sym_ = -1;
 
@@ -127,6 +149,12 @@ class interp {
   void eval_args(const detail::expr& e, arguments& a);
   void push_depth();
   void pop_depth() { --depth_; }
+  /// One level of macro call / recursive loop for the scope of the guard.
+  struct depth_guard {
+    interp& i;
+    explicit depth_guard(interp& in) : i(in) { i.push_depth(); }
+    ~depth_guard() { i.pop_depth(); }
+  };
 };
 
 // Operators (ops.cpp): Python semantics; throw raised on type errors.

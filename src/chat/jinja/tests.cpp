@@ -76,7 +76,7 @@ bool t_filter(interp&, const value& v, arguments&) { return v.is_string() && det
 bool t_test(interp&, const value& v, arguments&) { return v.is_string() && detail::find_test(v.as_string()); }
 
 struct test_row {
-  const char* name;
+  std::string_view name;
   detail::test_fn fn;
 };
 const test_row test_table[] = {

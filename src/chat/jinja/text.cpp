@@ -137,6 +137,17 @@ std::string capitalize(std::string_view s) {
 }
 
 std::string strip(std::string_view s, const std::optional<std::string>& chars, bool left, bool right) {
+  if (!chars) {  // ASCII fast path: stop at the first byte that is not ASCII whitespace
+    size_t b = 0, e = s.size();
+    auto ascii_space = [](unsigned char c) { return c < 0x80 && detail::is_py_space(c); };
+    if (left)
+      while (b < e && ascii_space(static_cast<unsigned char>(s[b]))) ++b;
+    if (right)
+      while (e > b && ascii_space(static_cast<unsigned char>(s[e - 1]))) --e;
+    bool edge_ascii = (!left || b == e || static_cast<unsigned char>(s[b]) < 0x80) &&
+                      (!right || b == e || static_cast<unsigned char>(s[e - 1]) < 0x80);
+    if (edge_ascii) return std::string(s.substr(b, e - b));
+  }
   auto v = cpts(s);
   std::vector<uint32_t> set;
   if (chars) set = cpts(*chars);

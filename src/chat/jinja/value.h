@@ -160,6 +160,8 @@ class value {
 
   /// Python ==.
   friend bool operator==(const value& a, const value& b);
+  /// The shared storage of a string or container (nullptr for scalars): its identity.
+  const void* identity() const noexcept { return p_.get(); }
   /// Python `a is b` approximation: same kind and (for containers) same object.
   bool same(const value& o) const noexcept;
 
