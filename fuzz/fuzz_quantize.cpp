@@ -39,6 +39,16 @@ float value_at(const uint8_t* p, size_t n, size_t i, float cap) {
 
 }  // namespace
 
+// The grid types' search tables are built once per process (seconds under the sanitizers):
+// at start-up, not inside the first input's time limit.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  for (auto t : {ggml_type::iq2_xxs, ggml_type::iq2_xs, ggml_type::iq2_s, ggml_type::iq3_xxs, ggml_type::iq3_s,
+                 ggml_type::iq1_s, ggml_type::iq1_m}) {
+    gguf::quantize_init(t);
+  }
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   const auto type = static_cast<ggml_type>(data[0] % gguf::ggml_type_count);

@@ -169,6 +169,7 @@ for t in $targets; do
   case "$t" in
     fuzz_name) seed_names "$seeds" ;;
     fuzz_vocab) seed_vocab "$seeds" ;;
+    fuzz_jinja) python3 scripts/jinja_fuzz_seeds.py "$data" "$seeds" >/dev/null 2>&1 || true ;;
     fuzz_dequant)
       seed_gguf "$seeds"
       [ -d "$data" ] && "$build/fuzz/gguf_fuzz_seeds" --blocks "$data"/quant/*.gguf "$data"/models/*.gguf \

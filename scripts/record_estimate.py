@@ -50,7 +50,7 @@ GRID = [
     s(n_ctx=300, n_seq_max=3), s(n_ctx=300, n_seq_max=3, kv_unified=True),
     s(n_ctx=100, n_seq_max=4), s(n_ctx=1000, n_seq_max=4, flash_attn="off"),
     s(n_ctx=1000, n_seq_max=2, flash_attn="off", kv_unified=True),
-    s(n_ctx=512, n_seq_max=300),
+    s(n_ctx=512, n_seq_max=300), s(n_ctx=1, n_seq_max=3), s(n_ctx=1, n_seq_max=4),
     s(n_ctx=1000, n_batch=128, n_ubatch=64), s(n_ctx=1000, n_batch=100),
     s(n_ctx=1000, n_ubatch=2048, n_batch=4096), s(n_ctx=1000, n_ubatch=1),
     s(n_ctx=1000, embeddings=True),

@@ -17,7 +17,8 @@
 //   removed by every later edit) to keep that offset. Crash safety: the new region is
 //   first written to a journal `.NAME.gguf-journal` beside the file (fsynced and renamed
 //   into place), then written over the file and fsynced, then the journal is removed.
-//   A journal found later (recover_edit, or the next edit) finishes the edit. Processes
+//   A journal found later (recover_edit, or the next edit) finishes the edit; until then
+//   file::open reads the edit's result without writing (pending_edit, file.h). Processes
 //   that have the file mapped see the new metadata at once: use in_place_mode::never
 //   for a file in use.
 // - Streamed: the whole file is rewritten through safe_output (gguf/output.h): temp file
@@ -68,8 +69,12 @@ enum class in_place_mode : uint8_t {
 
 struct edit_options {
   /// Write the result here instead of over the input (always streamed; the input is
-  /// only read). Empty: edit the input file.
+  /// only read; the input itself given here is a streamed rewrite of it, never in place).
+  /// Empty: edit the input file.
   std::filesystem::path output;
+  /// Replace an existing `output` that is not the input (check_overwrite in output.h:
+  /// refused with io_error otherwise, before anything is written).
+  bool overwrite = false;
   in_place_mode in_place = in_place_mode::automatic;
   /// Check and plan only: nothing is written (edit_report tells what would happen).
   bool dry_run = false;

@@ -173,11 +173,26 @@ struct file_identity {
   bool operator==(const file_identity&) const = default;
 };
 
+/// What file::open found of an interrupted in-place edit (gguf/edit.h): a journal
+/// `.NAME.gguf-journal` beside the file that a killed edit left. Readers never write:
+/// they read the consistent state, and the next edit (a writer) finishes or removes
+/// the journal (recover_edit).
+enum class pending_edit : uint8_t {
+  none,        ///< no journal
+  applied,     ///< a complete journal: the file is read as the edit left it (the new
+               ///< metadata laid over the mapping, copy-on-write; the file is not written)
+  incomplete,  ///< a damaged or incomplete journal: the edit never reached the file,
+               ///< which is read as it is (the old state)
+  foreign,     ///< a journal made for another file (other inode or size): ignored
+};
+
 /// An opened, validated GGUF file. Cheap to copy (shared ownership of the mapping).
 class file {
  public:
-  /// Maps `path` read-only and parses it. Errors: io_error and every format error of
-  /// errc, with the byte offset and the key or tensor concerned.
+  /// Maps `path` read-only and parses it. An interrupted in-place edit beside it is read
+  /// in its consistent state without writing (see pending_edit and interrupted_edit()).
+  /// Errors: io_error (also: a journal beside it that cannot be read) and every format
+  /// error of errc, with the byte offset and the key or tensor concerned.
   static result<file> open(const std::filesystem::path& path, const reader_limits& limits = {});
   /// Parses bytes the caller keeps alive for the lifetime of the result (no copy).
   static result<file> from_bytes(std::span<const std::byte> bytes, const reader_limits& limits = {},
@@ -188,11 +203,14 @@ class file {
   /// Reads an http:// or https:// URL with range requests (gguf/remote.h): the metadata
   /// in one request when it fits `options.first_request`, then only the missing bytes.
   /// Tensor data is not fetched: call fetch() before reading tensor_info::data.
+  /// A hub name (hf://OWNER/REPO..., gguf/remote.h) is resolved first (resolve_hub_name);
+  /// path() is then the URL read.
   /// Errors: io_error (one line: HTTP status, timeout, a response that does not answer
-  /// the request, a file changed between requests) and every format error.
+  /// the request, a file changed between requests, a hub name that resolves to nothing)
+  /// and every format error.
   static result<file> open_url(const std::string& url, const remote_options& options = {},
                                const reader_limits& limits = {});
-  /// open_url for "http(s)://…", open otherwise.
+  /// open_url for "http(s)://…" and "hf://…", open otherwise.
   static result<file> open_any(const std::string& path_or_url, const remote_options& options = {},
                                const reader_limits& limits = {});
 
@@ -223,6 +241,10 @@ class file {
   /// The identity of a file opened with open() (file_identity); nullopt for a buffer or a
   /// remote file.
   std::optional<file_identity> identity() const noexcept;
+  /// What open() found of an interrupted in-place edit (pending_edit::none for a buffer
+  /// or a remote file). With pending_edit::applied the bytes are not the file's on disk:
+  /// identity() is then nullopt (no cache may key them by the file).
+  pending_edit interrupted_edit() const noexcept;
 
   const std::string& path() const noexcept;
   uint32_t version() const noexcept;

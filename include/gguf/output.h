@@ -134,6 +134,18 @@ result<void> check_writable(const std::filesystem::path& path, bool rewrite, boo
 /// Temp files `.NAME.tmp-*` beside `target` that no live writer holds (async-unsafe).
 std::vector<std::filesystem::path> find_stale_temp_files(const std::filesystem::path& target);
 
+/// The overwrite policy of every writer of an output file OUT (DESIGN.md, "Command-line
+/// contract"; `gguf edit -o`, `convert-endian -o`, `dequantize -o`, `split`, `merge`,
+/// `quantize`, Python `edit(out=...)`): OUT may be written when it does not exist, when
+/// `force` is set, or when it is one of `inputs` (the same file: symlinks followed,
+/// device and inode compared) and `may_replace_input` (a rewrite of the input, as
+/// `edit FILE -o FILE` or `convert-endian FILE -o FILE`). Errors (nothing is written):
+/// io_error "exists; not replaced without --force" (the front end names its own spelling
+/// of force); invalid_argument "is the input ..." when OUT is an input and
+/// `!may_replace_input`, even with `force` (a split or merge onto its own input).
+result<void> check_overwrite(const std::filesystem::path& out, std::span<const std::filesystem::path> inputs,
+                             bool force, bool may_replace_input);
+
 /// Removes every temp file of live safe_outputs in this process. Async-signal-safe:
 /// call it from a SIGINT/SIGTERM handler of your own.
 void remove_temp_files() noexcept;

@@ -88,6 +88,11 @@ result<report> validate_file(const std::filesystem::path& path, const reader_lim
 report validate_bytes(std::span<const std::byte> bytes, std::string name = "<memory>",
                       const reader_limits& limits = {});
 
+/// The errors of `after` that `before` has not (compared by rule and subject): what an
+/// edit would add. Every editor (gguf edit, ggufkit.edit) refuses an edit that adds one
+/// unless forced.
+std::vector<diagnostic> new_errors(const report& before, const report& after);
+
 /// The report for a file the reader rejected with `e` (one structure.* error).
 report structure_report(std::string path, const gguf::error& e);
 

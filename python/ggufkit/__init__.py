@@ -81,9 +81,11 @@ File.metadata = property(Metadata, doc="The file's metadata as a read-only Mappi
 
 def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | None = None,  # noqa: A001
          timeout: float = 30, retries: int = 3, cache_dir: PathLike | None = None,
-         first_request: int | None = None) -> File:
-    """Maps and parses a GGUF file, or reads an http:// / https:// URL with range
-    requests; every rule of the format is checked before use.
+         first_request: int | None = None, hf_token: str | None = None) -> File:
+    """Maps and parses a GGUF file, or reads an http:// / https:// URL or a hub name
+    (hf://OWNER/REPO/FILE.gguf, hf://OWNER/REPO:QUANT, hf://OWNER/REPO@REV...: the file
+    llama-server -hf would pick, docs/remote.md) with range requests; every rule of the
+    format is checked before use.
 
     A URL costs one request for the metadata of most models (`first_request` bytes,
     default 8 MiB), then only the missing bytes; tensor data is fetched when it is read:
@@ -98,32 +100,42 @@ def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | 
     - retries: retries after 429, 5xx or a broken connection (backoff 0.25 s, doubling);
     - cache_dir: a directory of cached metadata keyed by URL + ETag (a second open is one
       conditional request);
-    - first_request: bytes of the first request.
+    - first_request: bytes of the first request;
+    - hf_token: token of the Hugging Face hub (default: HF_TOKEN); the hub is
+      GGUF_HF_ENDPOINT, else HF_ENDPOINT, else https://huggingface.co.
 
     Raises GGUFError: code "io_error" for an unreadable file or a failed transfer (the
     message names the cause: HTTP status, timeout, a response that does not answer the
     request), else the format error with its byte offset and key / tensor.
     """
     s = os.fspath(path_or_url)
-    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://")):
+    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://", "hf://")):
         if isinstance(headers, Mapping):
             hs = [f"{k}: {v}" for k, v in headers.items()]
         else:
             hs = [str(h) for h in headers or ()]
         return _core._open_url(s, hs, float(timeout), int(retries),
                                os.fspath(cache_dir) if cache_dir is not None else "",
-                               None if first_request is None else int(first_request))
+                               None if first_request is None else int(first_request),
+                               hf_token or "")
     return File(s)
 
 
 def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = None,  # noqa: A002
-         out: PathLike | None = None, in_place: bool = True) -> dict:
+         out: PathLike | None = None, in_place: bool = True, force: bool = False,
+         break_links: bool = False) -> dict:
     """Edits metadata with the library's gguf::edit: keys of `remove` dropped, then keys of
     `set` replaced (keeping their position and their GGUF type) or appended; tensor data
     unchanged. Over `path`: in place when the new metadata fits in the old metadata region
     (journaled, tensor bytes untouched; in_place=False forbids it, e.g. for a file other
-    processes have mapped), else a streamed atomic rewrite (temporary file + rename). With
-    `out`, the result is written there and `path` is only read. Returns what was done:
+    processes have mapped; a File of `path` open in this process gets a streamed rewrite too,
+    so that it keeps reading the old file), else a streamed atomic rewrite (temporary file +
+    rename). `remove` is a key (str) or an iterable of keys. With `out`, the result is
+    written there and `path` is only read; an existing `out` other than `path` is replaced
+    only with force=True. An edit that makes the file invalid (new `gguf validate` errors,
+    e.g. removing general.architecture) is refused unless force=True, as the command line
+    refuses it without --force. break_links=True lets a rewrite replace a file with other
+    hard links (they keep the old content). Returns what was done:
     {"target", "in_place", "old_size", "new_size"}.
 
     New keys take their type from the value: numpy scalars their dtype (np.uint32(5)),
@@ -134,7 +146,7 @@ def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = Non
     invalid_argument (a value that does not fit the key's type), invalid_key, io_error
     (unwritable, or another process is editing the file). On error the file is unchanged.
     """
-    return _core.edit(path, set, remove, out, in_place)
+    return _core.edit(path, set, remove, out, in_place, force, break_links)
 
 
 def quantize(inp: PathLike, out: PathLike, type: str, *, nthread: int = 0,  # noqa: A002

@@ -38,8 +38,8 @@ def default_tokenizer_cache_dir() -> str:
     $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else ~/.cache/gguf; "" when GGUF_CACHE_DIR
     is "" or "0"."""
 def edit(path: Union[str, os.PathLike[str]], set: Optional[Mapping[str, Any]] = None,
-         remove: Optional[Iterable[str]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,
-         in_place: bool = True) -> dict[str, Any]:
+         remove: Optional[Union[str, Iterable[str]]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,
+         in_place: bool = True, force: bool = False, break_links: bool = False) -> dict[str, Any]:
     """Metadata edits written atomically to `out` or over `path`. Raises GGUFError."""
 def quantize(inp: Union[str, os.PathLike[str]], out: Union[str, os.PathLike[str]], type: str, *,
              nthread: int = 0, allow_requantize: bool = False, leave_output_tensor: bool = False,

@@ -115,6 +115,23 @@ class Vocab:
     @property
     def from_cache(self) -> bool:
         """True when the tables were mapped from the cache (a hit)."""
+    def apply_chat_template(self, messages: Sequence[dict[str, Any]], tools: Optional[Sequence[dict[str, Any]]] = None,
+                            add_generation_prompt: bool = False, tokenize: bool = False, server: bool = False,
+                            **kwargs: Any) -> Union[str, list[int]]:
+        """The prompt of a conversation under the file's chat template (tokenizer.chat_template;
+        its tool_use variant when tools are given; chatml when the file has none), with
+        transformers' argument names: as transformers' tokenizer.apply_chat_template renders it
+        (default), or as llama-server v0.5.0 builds it for a chat request (server=True).
+        kwargs become template variables (e.g. enable_thinking=False); chat_template= gives a
+        template text or a built-in name (llama.cpp's: chatml, llama3, ...) instead. tokenize:
+        the token ids instead (transformers: add_special off; server: as llama-server
+        tokenizes a prompt). GGUFError "template_error" when the template raises,
+        "invalid_template" when it does not parse, "invalid_argument" for a request
+        llama-server refuses. docs/chat.md."""
+    @property
+    def chat_template_caps(self) -> Optional[dict[str, bool]]:
+        """llama.cpp's nine capabilities of the file's template (supports_system_role,
+        supports_tools, ...) and supports_enable_thinking; None when it does not parse."""
     def encode(self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = True) -> list[int]:
         """Token ids of `text` (releases the GIL). add_special: BOS/EOS/SEP as the model
         is configured; parse_special: control-token text becomes those tokens.
@@ -164,8 +181,9 @@ class Model:
         get_rows bit for bit. GGUFError "tensor_not_found" without token_embd.weight,
         "out_of_range" for an id outside [0, n_vocab)."""
 
-def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Iterable[str]] = None,
-         out: Optional[_Path] = None, in_place: bool = True) -> dict[str, Any]: ...
+def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
+         out: Optional[_Path] = None, in_place: bool = True, force: bool = False,
+         break_links: bool = False) -> dict[str, Any]: ...
 def quantize_rows(array: npt.ArrayLike, type: Union[str, int],
                   imatrix: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.uint8]:
     """Quantizes rows of float32 (the last axis is a row of n_per_row values; other dtypes

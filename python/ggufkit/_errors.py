@@ -28,3 +28,13 @@ class GGUFError(Exception):
 
     def __reduce__(self):
         return (type(self), (str(self), self.code, self.offset, self.key, self.tensor, self.detail))
+
+
+class GGUFValueError(GGUFError, ValueError):
+    """A GGUFError for a file that is not valid GGUF (raised by compat.GGUFReader, where
+    gguf-py raises ValueError: existing ``except ValueError`` clauses keep working)."""
+
+
+class GGUFFileNotFoundError(GGUFError, FileNotFoundError):
+    """A GGUFError for a file that does not exist (compat.GGUFReader; gguf-py raises
+    FileNotFoundError)."""

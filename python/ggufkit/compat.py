@@ -16,6 +16,7 @@ takes a fraction of gguf-py's time.
 """
 from __future__ import annotations
 
+import os
 import sys
 from collections import OrderedDict
 from enum import IntEnum
@@ -24,7 +25,7 @@ from typing import Any, Literal, NamedTuple, Union
 import numpy as np
 
 from . import _core
-from ._errors import GGUFError
+from ._errors import GGUFError, GGUFFileNotFoundError, GGUFValueError
 
 __all__ = ["GGUFReader", "ReaderField", "ReaderTensor", "GGUFValueType", "GGMLQuantizationType", "GGUFEndian",
            "GGML_QUANT_SIZES", "GGUFError"]
@@ -168,11 +169,20 @@ class GGUFReader:
     gguf_scalar_to_np = _SCALAR_NP
 
     def __init__(self, path: Any, mode: Literal["r", "r+", "c"] = "r") -> None:
-        self._file = _core.File(path)
+        # gguf-py raises FileNotFoundError for a missing file and ValueError for one that is
+        # not GGUF: the errors here are both GGUFError and those (issue 29, item 18)
+        try:
+            self._file = _core.File(path)
+        except GGUFError as e:
+            if e.code == "io_error" and not os.path.exists(os.fspath(path)):
+                raise GGUFFileNotFoundError(str(e), e.code, e.offset, e.key, e.tensor, e.detail) from None
+            if e.code != "io_error":
+                raise GGUFValueError(str(e), e.code, e.offset, e.key, e.tensor, e.detail) from None
+            raise
         f = self._file
         if f.version < 2:  # 32-bit counts and lengths: gguf-py reads versions 2 and 3 only
-            raise GGUFError(f"{f.path}: GGUF version {f.version}: GGUFReader reads versions 2 and 3",
-                            "unsupported_version")
+            raise GGUFValueError(f"{f.path}: GGUF version {f.version}: GGUFReader reads versions 2 and 3",
+                                 "unsupported_version")
         self.data = f.buffer if mode == "r" else np.memmap(f.path, mode=mode)
         host_little = sys.byteorder == "little"
         file_little = f.byte_order == "little"

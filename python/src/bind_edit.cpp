@@ -3,10 +3,12 @@
 // `out` when given (the input only read). Values take the key's type in the file.
 #include <limits>
 
+#include "../../tools/gguf/loader_check.h"
 #include "common.h"
 #include "gguf/edit.h"
 #include "gguf/vocab.h"
 #include "gguf/format.h"
+#include "gguf/schema.h"
 #include "gguf/writer.h"
 
 namespace ggufkit {
@@ -141,10 +143,13 @@ void register_edit(py::module_& m) {
         "The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else "
         "~/.cache/gguf; \"\" when GGUF_CACHE_DIR is \"\" or \"0\".");
   m.def("edit",
-        [](py::handle path, py::object set, py::object remove, py::object out, bool in_place) {
+        [](py::handle path, py::object set, py::object remove, py::object out, bool in_place, bool force,
+           bool break_links) {
           const gguf::file f = file_from(path);  // the types of the keys being set
           std::vector<gguf::edit_op> ops;
-          if (!remove.is_none())
+          // a str is one key, not its characters (issue 29, item 6)
+          if (py::isinstance<py::str>(remove)) ops.push_back(gguf::edit_op::remove(remove.cast<std::string>()));
+          else if (!remove.is_none())
             for (py::handle k : remove) ops.push_back(gguf::edit_op::remove(k.cast<std::string>()));
           if (!set.is_none())
             for (auto item : set.cast<py::dict>()) {
@@ -153,13 +158,40 @@ void register_edit(py::module_& m) {
             }
           gguf::edit_options opts;
           if (!out.is_none()) opts.output = std::string(py::str(py::module_::import("os").attr("fspath")(out)));
-          opts.in_place = in_place ? gguf::in_place_mode::automatic : gguf::in_place_mode::never;
+          // A File of this path open in this process maps the file: an in-place edit would
+          // change the bytes under it, a streamed rewrite leaves it its old inode (item 6).
+          const bool open_here = opts.output.empty() && file_is_open(f.path());
+          opts.in_place = in_place && !open_here ? gguf::in_place_mode::automatic : gguf::in_place_mode::never;
+          opts.overwrite = force;
+          opts.break_links = break_links;
+          // What the command line refuses, unless force (issue 29, item 6): an edit that adds
+          // validation errors (a removed general.architecture, a vocabulary llama.cpp rejects).
+          std::vector<gguf::diagnostic> added;
+          opts.check = [&](const gguf::file& before, const gguf::file& after) -> gguf::result<void> {
+            auto old_report = gguf::validate(before), new_report = gguf::validate(after);
+            gguf::cli::add_loader_diagnostics(before, old_report);  // what llama.cpp's loader refuses
+            gguf::cli::add_loader_diagnostics(after, new_report);
+            added = gguf::new_errors(old_report, new_report);
+            if (added.empty() || force) return {};
+            std::string why;
+            for (const auto& d : added) why += (why.empty() ? "" : "; ") + d.rule + " (" + d.subject + "): " + d.message;
+            return gguf::make_error(gguf::errc::invalid_model, gguf::no_offset,
+                                    "the edit would make the file invalid (force=True writes it anyway): " + why);
+          };
           gguf::result<gguf::edit_report> r{gguf::edit_report{}};
           {
             py::gil_scoped_release unlocked;
             r = gguf::edit(f.path(), ops, opts);
           }
-          const auto rep = take(std::move(r));
+          if (!r) {  // hints in Python's spelling (item 10)
+            gguf::error e = std::move(r).error();
+            for (auto [cli, py] : {std::pair<std::string, std::string>{"--break-links", "break_links=True"},
+                                   {"--force", "force=True"}})
+              for (size_t p = e.detail.find(cli); p != std::string::npos; p = e.detail.find(cli, p + py.size()))
+                e.detail.replace(p, cli.size(), py);
+            throw gguf::exception(std::move(e));
+          }
+          const auto rep = std::move(*r);
           py::dict d;
           d["target"] = rep.target.string();
           d["in_place"] = rep.in_place;
@@ -168,7 +200,7 @@ void register_edit(py::module_& m) {
           return d;
         },
         py::arg("path"), py::arg("set") = py::none(), py::arg("remove") = py::none(), py::arg("out") = py::none(),
-        py::arg("in_place") = true);
+        py::arg("in_place") = true, py::arg("force") = false, py::arg("break_links") = false);
 }
 
 }  // namespace ggufkit

@@ -49,6 +49,10 @@ py::array readonly_view(py::dtype dt, std::vector<py::ssize_t> shape, const void
 /// string arrays as list[str], arrays of arrays as lists.
 py::object value_to_py(const gguf::value_ref& v, gguf::byte_order order, py::handle owner);
 
+/// True while a File of `path` (symlinks resolved) is open in this process (its mapping
+/// would see an in-place edit: ggufkit.edit rewrites such a file instead).
+bool file_is_open(const std::string& path);
+
 /// The file behind a path (str / os.PathLike) or a ggufkit File object.
 gguf::file file_from(py::handle path_or_file);
 

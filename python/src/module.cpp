@@ -4,10 +4,14 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 #include "common.h"
 #include "gguf/format.h"
+#include "gguf/output.h"
 #include "gguf/quant.h"
 
 namespace ggufkit {
@@ -26,8 +30,35 @@ py::array readonly_view(py::dtype dt, std::vector<py::ssize_t> shape, const void
 
 namespace {
 
+// The local files open as File objects in this process, by resolved path (file_is_open).
+std::mutex open_files_mu;
+std::map<std::string, int> open_files;
+
+class open_file_mark {
+ public:
+  explicit open_file_mark(const gguf::file& f) {
+    if (f.is_remote() || f.path().empty()) return;
+    key_ = gguf::resolve_write_target(f.path()).string();
+    std::lock_guard lock(open_files_mu);
+    ++open_files[key_];
+  }
+  open_file_mark(open_file_mark&& o) noexcept : key_(std::exchange(o.key_, {})) {}
+  open_file_mark(const open_file_mark&) = delete;
+  open_file_mark& operator=(const open_file_mark&) = delete;
+  ~open_file_mark() {
+    if (key_.empty()) return;
+    std::lock_guard lock(open_files_mu);
+    if (--open_files[key_] == 0) open_files.erase(key_);
+  }
+
+ private:
+  std::string key_;
+};
+
 struct py_file {
   gguf::file f;
+  open_file_mark mark;
+  explicit py_file(gguf::file file) : f(std::move(file)), mark(f) {}
 };
 
 struct py_tensor {
@@ -93,11 +124,35 @@ py::object value_to_py(const gguf::value_ref& v, gguf::byte_order order, py::han
   return view.attr("astype")(py::dtype(code));
 }
 
+bool file_is_open(const std::string& path) {
+  const auto key = gguf::resolve_write_target(path).string();
+  std::lock_guard lock(open_files_mu);
+  return open_files.count(key) > 0;
+}
+
 gguf::file file_from(py::handle src) {
   if (py::isinstance<py_file>(src)) return src.cast<py_file&>().f;
   const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
-  py::gil_scoped_release unlocked;
-  return take(gguf::file::open_any(path));
+  gguf::result<gguf::file> r = gguf::make_error(gguf::errc::io_error, gguf::no_offset, "not opened");
+  {
+    py::gil_scoped_release unlocked;
+    r = gguf::file::open_any(path);
+  }
+  if (!r) {  // the message names the file, as the command line's does (issue 29, item 18)
+    gguf::error e = std::move(r).error();
+    e.detail = path + ": " + e.detail;
+    throw gguf::exception(std::move(e));
+  }
+  // Readers never write: an interrupted in-place edit is read in its consistent state;
+  // say so once (a RuntimeWarning; issue 29, item 3).
+  if (const auto pending = r->interrupted_edit(); pending != gguf::pending_edit::none) {
+    const std::string what = pending == gguf::pending_edit::foreign
+                                 ? ": the journal of an in-place edit beside it belongs to another file: ignored"
+                                 : ": an interrupted in-place edit awaits a writer (read in its consistent state; "
+                                   "the next ggufkit.edit or gguf edit of the file finishes it)";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, (path + what).c_str(), 1) != 0) throw py::error_already_set();
+  }
+  return std::move(*r);
 }
 
 namespace {
@@ -114,8 +169,9 @@ void fetch(const gguf::file& f, std::span<const std::byte> view) {
 }
 
 std::shared_ptr<py_file> open_url(const std::string& url, std::vector<std::string> headers, double timeout, int retries,
-                    std::string cache_dir, std::optional<uint64_t> first_request) {
+                    std::string cache_dir, std::optional<uint64_t> first_request, std::string hf_token) {
   gguf::remote_options o;
+  o.hf_token = std::move(hf_token);
   o.headers = std::move(headers);
   o.timeout_seconds = std::max(1L, long(std::ceil(timeout)));
   o.retries = retries;
@@ -233,7 +289,7 @@ void register_file(py::module_& m) {
       });
 
   m.def("_open_url", &open_url, py::arg("url"), py::arg("headers"), py::arg("timeout"), py::arg("retries"),
-        py::arg("cache_dir"), py::arg("first_request"));
+        py::arg("cache_dir"), py::arg("first_request"), py::arg("hf_token") = std::string());
 
   m.def("ggml_types", [] {
     // (id, name, blck_size, type_size) of every ggml type id in use

@@ -41,6 +41,8 @@ class byte_source {
   virtual void parsed(uint64_t end) noexcept = 0;
   /// A local file's identity when it was opened (file::identity), else nullopt.
   virtual std::optional<file_identity> identity() const noexcept { return std::nullopt; }
+  /// What the open found of an interrupted in-place edit (file::interrupted_edit).
+  virtual pending_edit interrupted_edit() const noexcept { return pending_edit::none; }
 };
 
 /// The remote source whose reservation holds [p, p + n), or nullptr (local bytes). Lets a

@@ -11,22 +11,15 @@
 #include <csignal>
 #include <cstring>
 
+#include "format/journal.h"
+
 namespace gguf {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char journal_magic[8] = {'G', 'G', 'U', 'F', 'J', 'R', 'N', '1'};
-constexpr size_t journal_header = 8 + 8 * 6;  // magic, dev, ino, size, offset, length, checksum
-
 gguf::error io_error(const std::string& what) { return make_error(errc::io_error, no_offset, what); }
 gguf::error sys_error(const std::string& what) { return io_error(what + ": " + std::strerror(errno)); }
-
-uint64_t fnv1a(const void* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
-  auto* b = static_cast<const unsigned char*>(p);
-  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
 
 bool pwrite_all(int fd, const std::byte* p, size_t n, uint64_t off) {
   while (n > 0) {
@@ -141,49 +134,13 @@ std::vector<std::byte> in_place_region(writer& w, const file& f, uint64_t room) 
   return region;
 }
 
-struct journal {
-  uint64_t dev = 0, ino = 0, size = 0, offset = 0;
-  std::vector<std::byte> payload;
-
-  uint64_t checksum() const {
-    uint64_t h = fnv1a(journal_magic, 8);
-    for (uint64_t v : {dev, ino, size, offset, static_cast<uint64_t>(payload.size())}) h = fnv1a(&v, 8, h);
-    return fnv1a(payload.data(), payload.size(), h);
-  }
-  std::vector<std::byte> encode() const {
-    std::vector<std::byte> out(journal_header + payload.size());
-    std::memcpy(out.data(), journal_magic, 8);
-    uint64_t fields[6] = {dev, ino, size, offset, payload.size(), checksum()};
-    std::memcpy(out.data() + 8, fields, sizeof fields);
-    std::memcpy(out.data() + journal_header, payload.data(), payload.size());
-    return out;
-  }
-  // False if the bytes are not a complete, intact journal.
-  bool decode(const std::vector<std::byte>& in) {
-    if (in.size() < journal_header || std::memcmp(in.data(), journal_magic, 8) != 0) return false;
-    uint64_t fields[6];
-    std::memcpy(fields, in.data() + 8, sizeof fields);
-    dev = fields[0], ino = fields[1], size = fields[2], offset = fields[3];
-    if (fields[4] != in.size() - journal_header) return false;
-    payload.assign(in.begin() + journal_header, in.end());
-    return checksum() == fields[5];
-  }
-};
-
-result<std::vector<std::byte>> read_small_file(const fs::path& p) {
-  fd_guard g{::open(p.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (g.fd < 0) return sys_error("cannot read " + p.string());
-  struct stat st {};
-  if (::fstat(g.fd, &st) != 0) return sys_error("cannot read " + p.string());
-  std::vector<std::byte> b(static_cast<size_t>(st.st_size));
-  if (!pread_all(g.fd, b.data(), b.size(), 0)) return sys_error("cannot read " + p.string());
-  return b;
-}
+using detail::edit_journal;
+using detail::read_small_file;
 
 // Writes `region` over [offset, offset + size) of the open file `fd` through a journal.
 result<void> journaled_write(const fs::path& target, int fd, const struct stat& st, uint64_t offset,
                              std::vector<std::byte> region) {
-  journal j;
+  edit_journal j;
   j.dev = st.st_dev;
   j.ino = st.st_ino;
   j.size = static_cast<uint64_t>(st.st_size);
@@ -228,7 +185,7 @@ result<recovery> recover_edit(const fs::path& path) {
   if (::lstat(jpath.c_str(), &jst) != 0) return recovery::none;
   auto bytes = read_small_file(jpath);
   if (!bytes) return bytes.error();
-  journal j;
+  edit_journal j;
   if (!j.decode(*bytes)) {
     // Journals are renamed into place complete and fsynced; a damaged one never reached
     // the file (the file is written only after the journal is durable).
@@ -238,8 +195,7 @@ result<recovery> recover_edit(const fs::path& path) {
   fd_guard g{::open(target.c_str(), O_RDWR | O_CLOEXEC)};
   if (g.fd < 0) return sys_error("cannot finish the interrupted edit of " + target.string() + " from " + jpath.string());
   struct stat st {};
-  if (::fstat(g.fd, &st) != 0 || st.st_dev != j.dev || st.st_ino != j.ino ||
-      static_cast<uint64_t>(st.st_size) != j.size || j.offset + j.payload.size() > j.size) {
+  if (::fstat(g.fd, &st) != 0 || !j.belongs_to(st)) {
     return io_error("the journal " + jpath.string() + " of an interrupted edit does not belong to " + target.string() +
                     " as it is now (another file, or its size changed): left alone; remove it if the file is right");
   }
@@ -257,8 +213,14 @@ result<edit_report> edit(const fs::path& path, std::span<const edit_op> ops, con
   const auto input = resolve_write_target(path);
   fs::path output = opts.output.empty() ? input : resolve_write_target(opts.output);
   const bool over_input = output == input;
+  // An output given (even the input itself) is a streamed rewrite (issue 29, item 9).
+  const bool rewrite_asked = !opts.output.empty();
   rep.target = output;
 
+  if (rewrite_asked) {
+    const std::filesystem::path inputs[] = {input};
+    if (auto r = check_overwrite(opts.output, inputs, opts.overwrite, true); !r) return r.error();
+  }
   if (!opts.dry_run) {
     auto rec = recover_edit(input);
     if (!rec) return rec.error();
@@ -282,13 +244,14 @@ result<edit_report> edit(const fs::path& path, std::span<const edit_op> ops, con
   rep.metadata_room = room;
 
   std::vector<std::byte> region;
-  if (over_input && opts.in_place != in_place_mode::never && f->version() != 1) {
+  if (over_input && !rewrite_asked && opts.in_place != in_place_mode::never && f->version() != 1) {
     writer trial = *w;
     region = in_place_region(trial, *f, room);
     if (!region.empty()) *w = std::move(trial);
   }
   if (opts.in_place == in_place_mode::always && region.empty()) {
     std::string why = !over_input                ? "the output is another file"
+                      : rewrite_asked            ? "an output file is given (a streamed rewrite)"
                       : f->version() == 1        ? "GGUF v1 is rewritten as v3"
                       : w->alignment() != f->alignment() ? "the alignment changes"
                       : !canonical_offsets(*f)   ? "the tensor offsets are not the canonical ones"

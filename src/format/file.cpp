@@ -277,13 +277,18 @@ result<file> file::open(const std::filesystem::path& path, const reader_limits& 
 }
 
 result<file> file::open_url(const std::string& url, const remote_options& options, const reader_limits& limits) {
+  if (is_hub_name(url)) {
+    auto resolved = resolve_hub_name(url, options);
+    if (!resolved) return resolved.error();
+    return open_url(*resolved, options, limits);
+  }
   auto s = detail::http_source::open(url, options);
   if (!s) return s.error();
   return parse_source(std::move(*s), url, limits, &file::make);
 }
 
 result<file> file::open_any(const std::string& path_or_url, const remote_options& options, const reader_limits& limits) {
-  if (is_url(path_or_url)) return open_url(path_or_url, options, limits);
+  if (gguf::is_remote(path_or_url)) return open_url(path_or_url, options, limits);
   return open(path_or_url, limits);
 }
 
@@ -374,6 +379,10 @@ void file::release(std::span<const std::byte> view) const noexcept {
 transfer_stats file::transfer() const noexcept { return impl_->source ? impl_->source->stats() : transfer_stats{}; }
 std::optional<file_identity> file::identity() const noexcept {
   return impl_->source ? impl_->source->identity() : std::nullopt;
+}
+
+pending_edit file::interrupted_edit() const noexcept {
+  return impl_->source ? impl_->source->interrupted_edit() : pending_edit::none;
 }
 
 const std::string& file::path() const noexcept { return impl_->path; }

@@ -1,5 +1,7 @@
 #include "format/mapped_file.h"
 
+#include "format/journal.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,7 +17,8 @@ mapped_file::mapped_file(mapped_file&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
       size_(std::exchange(o.size_, 0)),
       map_(std::exchange(o.map_, nullptr)),
-      identity_(o.identity_) {}
+      identity_(o.identity_),
+      pending_(o.pending_) {}
 
 mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   if (this != &o) {
@@ -24,6 +27,7 @@ mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
     size_ = std::exchange(o.size_, 0);
     map_ = std::exchange(o.map_, nullptr);
     identity_ = o.identity_;
+    pending_ = o.pending_;
   }
   return *this;
 }
@@ -52,8 +56,17 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
   m.size_ = static_cast<size_t>(st.st_size);
   const auto ns = [](const struct timespec& t) { return int64_t(t.tv_sec) * 1000000000 + int64_t(t.tv_nsec); };
   m.identity_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+  // An interrupted in-place edit: read the state its journal makes consistent (issue 29,
+  // item 3: readers never write; the next edit finishes the journal).
+  auto probe = probe_journal(path, st);
+  if (!probe) {
+    ::close(fd);
+    return probe.error();
+  }
+  m.pending_ = probe->state;
+  const bool overlay = m.pending_ == pending_edit::applied && !probe->journal.payload.empty();
   if (m.size_ > 0) {
-    void* p = mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = mmap(nullptr, m.size_, overlay ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       auto e = fail("cannot map");
       ::close(fd);
@@ -61,6 +74,11 @@ result<mapped_file> mapped_file::open(const std::filesystem::path& path) {
     }
     m.map_ = p;
     m.data_ = static_cast<const std::byte*>(p);
+    if (overlay) {  // copy-on-write: only the pages of the metadata region are copied
+      const auto& j = probe->journal;
+      std::memcpy(static_cast<std::byte*>(p) + j.offset, j.payload.data(), j.payload.size());
+      ::mprotect(p, m.size_, PROT_READ);
+    }
   }
   ::close(fd);
   return m;

@@ -131,15 +131,23 @@ result<void> check_writable(const fs::path& path, bool rewrite, bool break_links
                     ", owner uid " + std::to_string(st.st_uid) + ")");
   }
   if (!rewrite) return {};
-  if (geteuid() != 0 && (st.st_uid != geteuid() || !in_group(st.st_gid))) {
+  // A rewrite gives the new file this user's uid and can keep only a group the user is in
+  // (issue 29, item 14: say which of the two is the obstacle).
+  if (geteuid() != 0 && st.st_uid != geteuid()) {
     return io_error("cannot rewrite " + path.string() + ": it belongs to uid " + std::to_string(st.st_uid) +
-                    " gid " + std::to_string(st.st_gid) +
-                    ", and a rewrite by this user would change its owner or group (edit it in place, or as its owner)");
+                    " (this user is uid " + std::to_string(geteuid()) +
+                    "), and a rewrite would change its owner (edit it in place, or as its owner)");
+  }
+  if (geteuid() != 0 && !in_group(st.st_gid)) {
+    return io_error("cannot rewrite " + path.string() + ": its group is gid " + std::to_string(st.st_gid) +
+                    ", which this user (uid " + std::to_string(geteuid()) +
+                    ") is not in, and a rewrite would change its group (edit it in place, or as a member of the "
+                    "group)");
   }
   if (st.st_nlink > 1 && !break_links) {
     return io_error("cannot rewrite " + path.string() + ": it has " + std::to_string(st.st_nlink) +
                     " hard links, and a rewrite would leave the other names with the old content "
-                    "(edit it in place, or allow breaking the links: --break-links)");
+                    "(an in-place edit keeps them; or allow breaking the links: --break-links)");
   }
   auto dir = folder_of(path);
   if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {

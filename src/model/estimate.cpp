@@ -235,6 +235,15 @@ estimate_result estimate(const model& m, const estimate_params& p) {
   const bool causal = hp.causal_attn;
   e.n_batch = causal ? std::min(n_ctx_req, p.n_batch) : p.n_batch;
   e.n_ubatch = std::min(e.n_batch, p.n_ubatch == 0 ? p.n_batch : p.n_ubatch);
+  // output_reserve(n_seq_max) asserts n_seq_max <= cparams.n_outputs_max, which is n_batch
+  // (llama-context.cpp: GGML_ASSERT(n_outputs_max <= cparams.n_outputs_max)): with n_ctx 1
+  // and 2..4 sequences llama.cpp v0.5.0 aborts (issue 29, item 15).
+  if (n_seq > e.n_batch) {
+    e.refused = "llama.cpp aborts: " + std::to_string(n_seq) + " sequences need an output buffer of " +
+                std::to_string(n_seq) + " rows, above n_batch " + std::to_string(e.n_batch) +
+                " (GGML_ASSERT(n_outputs_max <= cparams.n_outputs_max))";
+    return e;
+  }
   uint64_t n_ctx = pad(n_ctx_req, 256);
   uint64_t n_ctx_seq = n_ctx;
   if (!p.kv_unified) {

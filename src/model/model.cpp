@@ -1,5 +1,7 @@
 // The registry lookup, the tensor map (expected names and shapes against the file's
 // tensors, as llama.cpp's load_tensors checks them), and gguf::model.
+#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <unordered_map>
@@ -212,8 +214,12 @@ result<model> model::load(const file& f) {
   m.hparams_ = std::move(*hp);
   if (m.hparams_.vocab_only || arch->row->tensors.empty()) return m;
 
-  // Instantiate the table for every layer, then match it against the file.
-  const gguf::hparams& h = m.hparams_;
+  // Instantiate the table for every layer, then match it against the file. The vocabulary
+  // dimension is llama_vocab::n_tokens (the length of tokenizer.ggml.tokens) as llama.cpp's
+  // load_tensors uses it, whatever [arch].vocab_size says (issue 29, item 4).
+  gguf::hparams h = m.hparams_;
+  if (auto t = f.find("tokenizer.ggml.tokens"); t && t->type() == value_type::array)
+    if (auto a = t->array(); a) h.n_vocab = static_cast<uint32_t>(std::min<uint64_t>(a->size(), UINT32_MAX));
   auto applies = [&](detail::when c, uint32_t il) {
     using detail::when;
     const bool moe_layer = h.moe_every_n_layers > 0 && il % h.moe_every_n_layers == 1;

@@ -40,6 +40,9 @@ void check_tokenizer(checker& c);
 /// Rule group "split.*" (validate_split.cpp). True when the file is a shard other than
 /// the first: its model metadata lives in the first shard and is not checked here.
 bool check_split(checker& c);
+/// Rule "utf8": every string value, string array element and tensor name is UTF-8
+/// (validate_utf8.cpp).
+void check_utf8(checker& c);
 /// Rule group "tensor.*" (validate_tensors.cpp).
 void check_tensors(checker& c);
 

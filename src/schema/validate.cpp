@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
+#include <string>
 
 #include "gguf/keys.h"
 #include "gguf/schema.h"
@@ -229,8 +231,19 @@ report validate(const file& f, const validate_options& options) {
     check_architecture(c);
     detail::check_tokenizer(c);
   }
+  detail::check_utf8(c);
   detail::check_tensors(c);
   return r;
+}
+
+std::vector<diagnostic> new_errors(const report& before, const report& after) {
+  std::set<std::pair<std::string, std::string>> had;
+  for (const auto& d : before.diagnostics)
+    if (d.level == severity::error) had.emplace(d.rule, d.subject);
+  std::vector<diagnostic> out;
+  for (const auto& d : after.diagnostics)
+    if (d.level == severity::error && !had.count({d.rule, d.subject})) out.push_back(d);
+  return out;
 }
 
 report structure_report(std::string path, const gguf::error& e) {

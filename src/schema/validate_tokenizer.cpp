@@ -23,10 +23,16 @@ void check_lengths(checker& c, uint64_t n_vocab) {
     if (!kv) continue;
     auto a = kv->value.array();
     if (!a) continue;
-    if (a->size() != n_vocab)
+    // Shorter: llama.cpp's loader throws ("Index out of array bounds"); longer: it reads
+    // the first n_vocab and loads the file (the loader differential, issue 29 item 4).
+    if (a->size() < n_vocab)
       c.add(severity::error, "tokenizer.length", key, kv->value.offset(),
             std::to_string(a->size()) + " elements but tokenizer.ggml.tokens has " + std::to_string(n_vocab) +
-                " (spec: same length and index as tokens)");
+                " (spec: same length and index as tokens; llama.cpp: index out of array bounds)");
+    else if (a->size() > n_vocab)
+      c.add(severity::warning, "tokenizer.length", key, kv->value.offset(),
+            std::to_string(a->size()) + " elements but tokenizer.ggml.tokens has " + std::to_string(n_vocab) +
+                " (spec: same length and index as tokens; llama.cpp reads the first " + std::to_string(n_vocab) + ")");
   }
 }
 
@@ -51,8 +57,9 @@ void check_token_types(checker& c, uint64_t n_vocab) {
     }
   }
   (void)n_vocab;
+  // llama.cpp loads such a file (the token gets no known attribute): a warning.
   if (bad)
-    c.add(severity::error, "tokenizer.token_type", "tokenizer.ggml.token_type", a->offset() + first_bad * 4,
+    c.add(severity::warning, "tokenizer.token_type", "tokenizer.ggml.token_type", a->offset() + first_bad * 4,
           std::to_string(bad) + " token type(s) outside 1..6, first: token " + std::to_string(first_bad) + " has " +
               std::to_string(first_val) + " (spec: 1 normal, 2 unknown, 3 control, 4 user defined, 5 unused, 6 byte)");
 }
@@ -92,8 +99,9 @@ void check_merges(checker& c) {
     }
   });
   (void)r;
+  // llama.cpp loads such a merge (as a pair with an empty side, never applied): a warning.
   if (bad)
-    c.add(severity::error, "tokenizer.merges", "tokenizer.ggml.merges", kv->value.offset(),
+    c.add(severity::warning, "tokenizer.merges", "tokenizer.ggml.merges", kv->value.offset(),
           std::to_string(bad) + " merge(s) not of the form \"a b\", first: #" + std::to_string(first_bad) + " \"" +
               first_text + "\"");
 }
@@ -127,8 +135,8 @@ void check_tokenizer(checker& c) {
   }
   if (!tokens) return;  // key.type
   uint64_t n_vocab = tokens->size();
-  if (n_vocab == 0)
-    c.add(severity::error, "tokenizer.tokens", "tokenizer.ggml.tokens", tokens_kv->value.offset(),
+  if (n_vocab == 0)  // llama.cpp loads it (and can tokenize nothing): a warning
+    c.add(severity::warning, "tokenizer.tokens", "tokenizer.ggml.tokens", tokens_kv->value.offset(),
           "the vocabulary is empty");
 
   check_lengths(c, n_vocab);

@@ -576,6 +576,19 @@ result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<co
       if (a.element_type() != value_type::uint8 && a.element_type() != value_type::int8)
         return vocab_error(errc::type_mismatch, "expected a uint8 or int8 array", "tokenizer.ggml.precompiled_charsmap", a.offset());
       p->d.precompiled_charsmap = a.raw();
+      // llama.cpp v0.5.0 refuses a charsmap without room for its header, or whose XCDA
+      // blob leaves no replacement bytes (llama_vocab::load; issue 29, item 4).
+      const auto cm = a.raw();
+      if (cm.size() < 4)
+        return vocab_error(errc::invalid_vocab, "precompiled_charsmap too small for xcda_blob_size header",
+                           "tokenizer.ggml.precompiled_charsmap", a.offset());
+      const auto* b = reinterpret_cast<const unsigned char*>(cm.data());
+      const uint64_t xcda = uint64_t(b[0]) | uint64_t(b[1]) << 8 | uint64_t(b[2]) << 16 | uint64_t(b[3]) << 24;
+      if (xcda + 4 >= cm.size())
+        return vocab_error(errc::invalid_vocab,
+                           "index out of array bounds in precompiled charsmap (XCDA blob of " + std::to_string(xcda) +
+                               " bytes in " + std::to_string(cm.size()) + ")",
+                           "tokenizer.ggml.precompiled_charsmap", a.offset());
     }
   }
   TRY(read_tokens(*p, k));
@@ -586,6 +599,17 @@ result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<co
     return vocab_error(errc::invalid_vocab, std::string("cannot build the tokenizer: ") + e.what(), "tokenizer.ggml.model");
   }
   fix_up_attrs(*p);
+  // llama.cpp builds every token's piece at load, and token_to_byte aborts (GGML_ABORT)
+  // for a WPM vocabulary: a byte token there makes a file it cannot load (issue 29, item 4).
+  if (p->d.type == vocab_type::wpm) {
+    for (size_t i = 0; i < p->d.attrs.size(); ++i)
+      if (p->d.attrs[i] & attr_byte)
+        return vocab_error(errc::invalid_vocab,
+                           "token " + std::to_string(i) +
+                               " is a byte token (type 6) in a WPM (bert) vocabulary: llama.cpp aborts on it "
+                               "(token_to_byte)",
+                           "tokenizer.ggml.token_type");
+  }
   p->build_special_index();
   set_strip_attrs(*p, k);
   // newline token (llama.cpp linefeed_id)

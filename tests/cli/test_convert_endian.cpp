@@ -25,9 +25,12 @@ TEST(CliConvertEndian, RoundTripGivesEveryFileBack) {
       if (!f) continue;  // the invalid-* files
       const bool big = f->byte_order() == gguf::byte_order::big;
       const fs::path there = dir / "there.gguf", back = dir / "back.gguf";
-      auto a = run_cli({"convert-endian", e.path().string(), "--to", big ? "little" : "big", "-o", there.string()});
+      // --force: the same two outputs are reused for every file (issue 29, item 9)
+      auto a = run_cli({"convert-endian", e.path().string(), "--to", big ? "little" : "big", "-o", there.string(),
+                        "--force"});
       ASSERT_EQ(a.exit_code, 0) << e.path() << a.err;
-      auto b = run_cli({"convert-endian", there.string(), "--to", big ? "big" : "little", "-o", back.string()});
+      auto b = run_cli({"convert-endian", there.string(), "--to", big ? "big" : "little", "-o", back.string(),
+                        "--force"});
       ASSERT_EQ(b.exit_code, 0) << e.path() << b.err;
       auto t = gguf::file::open(there);
       ASSERT_TRUE(t) << e.path();

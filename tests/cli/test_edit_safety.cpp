@@ -32,18 +32,10 @@ using gguf::test::run_cli;
 
 namespace {
 
-fs::path dir_for(const std::string& name) {
-  auto d = gguf::test::temp_dir() / ("safety-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path dir_for(const std::string& name) { return gguf::test::fresh_dir("safety-" + name); }
 
 fs::path copy_into(const fs::path& dir, const std::string& rel, const std::string& name) {
-  auto dst = dir / name;
-  fs::copy_file(data_file(rel), dst, fs::copy_options::overwrite_existing);
-  fs::permissions(dst, fs::perms::owner_write, fs::perm_options::add);
-  return dst;
+  return gguf::test::copy_data_into(dir, rel, name);
 }
 
 struct stat stat_of(const fs::path& p) {
@@ -362,9 +354,9 @@ TEST(EditFindings, ValidateListsUnreadableFilesAndReadsStdin) {
   EXPECT_NE(r.out.find("<stdin>: valid"), std::string::npos) << r.out;
 }
 
-// The journal of an interrupted in-place edit is finished by the next command that
-// opens the file (here `gguf info`), before it reads it.
-TEST(CliEditCommand, NextOpenFinishesAnInterruptedInPlaceEdit) {
+// The journal of an interrupted in-place edit is finished by the next edit; a reader
+// (here `gguf info`) reads the consistent state without writing (issue 29, item 3).
+TEST(CliEditCommand, NextEditFinishesAnInterruptedInPlaceEdit) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("journal");
   auto done = copy_into(dir, "models/stories260K.gguf", "done.gguf");
@@ -378,6 +370,10 @@ TEST(CliEditCommand, NextOpenFinishesAnInterruptedInPlaceEdit) {
   gguf::test::write_bytes(p, torn);
   gguf::test::write_bytes(gguf::journal_path(p), gguf::test::make_journal(p, 0, region));
   auto r = run_cli({"info", p.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("awaits a writer"), std::string::npos) << r.err;
+  EXPECT_EQ(gguf::test::read_bytes(p), torn);
+  r = run_cli({"set", p.string(), "general.name", "journaled"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("finished an interrupted in-place edit"), std::string::npos) << r.err;
   EXPECT_EQ(gguf::test::read_bytes(p), done_bytes);

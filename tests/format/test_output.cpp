@@ -157,6 +157,55 @@ TEST(SafeOutput, AnUnprivilegedUserCannotRewriteAnotherUsersFile) {
   EXPECT_TRUE(temp_files_in(dir).empty());
 }
 
+// Issue 29, item 14: a rewrite refused because the group differs says so (it said the
+// file belonged to another uid while the user owned it).
+TEST(SafeOutput, Issue29Item14TheRefusalNamesTheGroupWhenTheUserOwnsTheFile) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to another user";
+  auto dir = fresh_dir("group");
+  ::chmod(gguf::test::temp_dir().c_str(), 0711);
+  ::chmod(dir.c_str(), 0777);
+  put_file(dir / "a.bin", "old");
+  ::chmod((dir / "a.bin").c_str(), 0666);
+  ASSERT_EQ(::chown((dir / "a.bin").c_str(), 65534, 0), 0);  // nobody's file, root's group
+  int rc = as_nobody([&] {
+    auto r = write_text(dir / "a.bin", "new");
+    if (r.ok()) return 1;
+    const auto m = r.error().message();
+    return m.find("its group is gid 0") != std::string::npos && m.find("change its group") != std::string::npos &&
+                   m.find("belongs to uid") == std::string::npos
+               ? 0
+               : 2;
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(text_of(dir / "a.bin"), "old");
+}
+
+// Issue 29, item 9: the one overwrite policy of every writer of OUT.
+TEST(CheckOverwrite, Issue29Item9AnExistingOutThatIsNotTheInputNeedsForce) {
+  auto dir = fresh_dir("overwrite");
+  put_file(dir / "in.gguf", "in");
+  put_file(dir / "out.gguf", "out");
+  const std::vector<fs::path> inputs{dir / "in.gguf"};
+  EXPECT_TRUE(gguf::check_overwrite(dir / "new.gguf", inputs, false, false).ok());
+  auto r = gguf::check_overwrite(dir / "out.gguf", inputs, false, false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, gguf::errc::io_error);
+  EXPECT_NE(r.error().message().find("exists; not replaced without --force"), std::string::npos);
+  EXPECT_TRUE(gguf::check_overwrite(dir / "out.gguf", inputs, true, false).ok());
+  // The input itself, also through a symlink: a rewrite where allowed, never otherwise.
+  fs::create_symlink(dir / "in.gguf", dir / "link.gguf");
+  EXPECT_TRUE(gguf::check_overwrite(dir / "link.gguf", inputs, false, true).ok());
+  for (bool force : {false, true}) {
+    auto s = gguf::check_overwrite(dir / "link.gguf", inputs, force, false);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code, gguf::errc::invalid_argument);
+    EXPECT_NE(s.error().message().find("is the input"), std::string::npos);
+  }
+  // A dangling symlink would create the file it names: it exists as far as OUT goes.
+  fs::create_symlink(dir / "missing.gguf", dir / "dangling.gguf");
+  EXPECT_FALSE(gguf::check_overwrite(dir / "dangling.gguf", inputs, false, false).ok());
+}
+
 TEST(SafeOutput, FollowsSymlinksAndKeepsTheLink) {
   auto dir = fresh_dir("link");
   fs::create_directories(dir / "blobs");

@@ -249,7 +249,7 @@ TEST(Validate, TokenTypesOutOfRange) {
   auto r = m.validate();
   const auto* d = find(r, "tokenizer.token_type");
   ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::error);
+  EXPECT_EQ(d->level, S::warning);  // llama.cpp v0.5.0 loads it (issue 29, item 4)
   EXPECT_NE(d->message.find("2 token type"), std::string::npos) << d->message;
   EXPECT_NE(d->message.find("token 2 has 7"), std::string::npos) << d->message;
 }

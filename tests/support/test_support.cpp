@@ -59,6 +59,21 @@ std::filesystem::path temp_dir() {
   return dir.path;
 }
 
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto d = temp_dir() / name;
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+std::filesystem::path copy_data_into(const std::filesystem::path& dir, const std::string& rel, const std::string& name) {
+  auto dst = dir / name;
+  std::filesystem::copy_file(data_file(rel), dst, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::permissions(dst, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  return dst;
+}
+
+
 namespace {
 std::string quote(const std::string& s) {
   std::string q(1, '\'');

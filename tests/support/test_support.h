@@ -19,6 +19,11 @@ void write_bytes(const std::filesystem::path& p, const std::vector<std::byte>& b
 /// A fresh temporary directory for this test process.
 std::filesystem::path temp_dir();
 
+/// An empty folder temp_dir() / name (emptied if it exists).
+std::filesystem::path fresh_dir(const std::string& name);
+/// A writable copy of the data file `rel` (data_file) as dir / name.
+std::filesystem::path copy_data_into(const std::filesystem::path& dir, const std::string& rel, const std::string& name);
+
 /// Result of running the gguf CLI.
 struct run_result {
   int exit_code = -1;

@@ -4,9 +4,13 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <set>
 
 #include "commands.h"
+#include "gguf/edit.h"
 #include "gguf/model_files.h"
+#include "gguf/output.h"
+#include "gguf/remote.h"
 #include "gguf/vocab.h"
 #include "edit_support.h"
 
@@ -21,6 +25,7 @@ struct remote_flags {
   std::string cache;
   bool verbose = false;
   uint64_t first_request = 0;
+  std::string hf_token;
 } remote;
 
 std::vector<command>& registry() {
@@ -59,6 +64,28 @@ std::string input_name(const std::string& path, bool use_stdin) {
   return (use_stdin || path == "-") ? std::string("<stdin>") : path;
 }
 
+void note_interrupted_edit(const std::string& path, pending_edit state) {
+  static std::set<std::string> said;  // once per file and process
+  if (state == pending_edit::none || !said.insert(path).second) return;
+  const auto journal = journal_path(path).string();
+  switch (state) {
+    case pending_edit::applied:
+      std::cerr << "gguf: " << path << ": an interrupted in-place edit awaits a writer (read as the edit left it, "
+                << "from its journal " << journal << "; the next gguf edit of the file finishes it)\n";
+      break;
+    case pending_edit::incomplete:
+      std::cerr << "gguf: " << path << ": an interrupted in-place edit awaits a writer (its journal " << journal
+                << " is incomplete and never reached the file, read as it is; the next gguf edit removes it)\n";
+      break;
+    case pending_edit::foreign:
+      std::cerr << "gguf: " << path << ": the journal " << journal
+                << " beside it belongs to another file (not this inode or size): ignored; remove it if the file is "
+                << "right\n";
+      break;
+    case pending_edit::none: break;
+  }
+}
+
 result<gguf::file> open_input(const std::string& path, bool use_stdin) {
   if (use_stdin || path == "-") {
     std::vector<std::byte> bytes;
@@ -72,15 +99,19 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     }
     return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
   }
-  if (!is_url(path)) {
-    if (auto r = finish_interrupted_edit(path); !r) return r.error();
-    return gguf::file::open(path);
+  if (!is_remote(path)) {
+    // Readers never write (issue 29, item 3): the library reads an interrupted edit's
+    // consistent state; the next edit finishes it.
+    auto f = gguf::file::open(path);
+    if (f) note_interrupted_edit(path, f->interrupted_edit());
+    return f;
   }
   remote_options o;
   o.headers = remote.headers;
   o.timeout_seconds = remote.timeout;
   o.retries = remote.retries;
   o.cache_dir = remote.cache;
+  o.hf_token = remote.hf_token;
   if (remote.first_request) o.first_request = remote.first_request;
   if (remote.verbose) {
     o.log = [](std::string_view line) { std::cerr << "gguf: " << line << "\n"; };  // never a header
@@ -88,11 +119,34 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
   return gguf::file::open_url(path, o);
 }
 
+std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths) {
+  for (auto p : paths) {
+    if (is_remote(p)) {
+      std::cerr << "gguf " << cmd << ": " << p << ": writing needs a local file (download it first)\n";
+      return exit_usage;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int> check_output_path(const std::string& out, std::span<const std::filesystem::path> inputs,
+                                     bool force, bool may_replace_input) {
+  if (auto r = check_overwrite(out, inputs, force, may_replace_input); !r) {
+    std::cerr << "gguf: " << r.error().message() << "\n";  // the message names OUT
+    return exit_usage;  // a usage error: the command was asked to do what it must not
+  }
+  return std::nullopt;
+}
+
 void add_remote_options(CLI::App& app) {
-  const char* group = "Remote files (http:// or https:// URLs)";
+  const char* group = "Remote files (http:// or https:// URLs, hf://OWNER/REPO[@REV][:QUANT | /FILE.gguf])";
   app.add_option("--header", remote.headers,
                  "request header 'Name: value', e.g. 'Authorization: Bearer TOKEN' (repeatable; HF_TOKEN is used "
                  "for huggingface.co when no Authorization is given)")
+      ->group(group);
+  app.add_option("--hf-token", remote.hf_token,
+                 "token of the Hugging Face hub for hf:// names and hub URLs (default: $HF_TOKEN); hub: "
+                 "$GGUF_HF_ENDPOINT, else $HF_ENDPOINT, else https://huggingface.co")
       ->group(group);
   app.add_option("--timeout", remote.timeout, "seconds to connect, and seconds a transfer may stall (default 30)")
       ->check(CLI::Range(1L, 86400L))

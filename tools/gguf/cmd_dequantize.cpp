@@ -87,16 +87,22 @@ int run(int argc, char** argv) {
   CLI::App app{"Write a tensor dequantized to raw little-endian float32 (row-major, ne[0] fastest).",
                "dequantize"};
   std::string path, tensor, out_path;
-  bool json = false;
+  bool json = false, force = false;
   app.add_option("FILE", path, "GGUF file ('-' for standard input)")->required();
   app.add_option("TENSOR", tensor, "tensor name, e.g. token_embd.weight")->required();
   app.add_option("-o,--output", out_path, "output file (written to a temporary name, then renamed); default stdout");
   app.add_flag("--json", json, "with -o: print a JSON summary (tensor, type, ne, elements, bytes, output)");
+  app.add_flag("--force", force, "with -o: replace OUT when it exists");
   add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (json && out_path.empty()) {
     std::cerr << "gguf dequantize: --json needs -o (the floats go to standard output otherwise)\n";
     return exit_usage;
+  }
+  if (!out_path.empty()) {
+    if (auto rc = refuse_urls("dequantize", {out_path})) return *rc;
+    // Issue 29, item 9: an existing OUT only with --force, never the input itself.
+    if (auto rc = check_output_path(out_path, std::vector<std::filesystem::path>{path}, force, false)) return *rc;
   }
   auto f = open_model(path);
   if (!f) return report(input_name(path), f.error());

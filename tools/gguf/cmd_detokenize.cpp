@@ -115,7 +115,8 @@ int run(int argc, char** argv) {
   return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& out, std::string& err) {
     auto& [raw, ids] = per_thread[k];
     for (const jsonl_line& line : lines) {
-      auto j = nlohmann::json::parse(line.text, nullptr, false);
+      // a blank line is the empty list of ids (one output line per input line)
+      auto j = jsonl_blank(line.text) ? nlohmann::json::array() : nlohmann::json::parse(line.text, nullptr, false);
       raw.clear();
       bool ok = j.is_array();
       if (ok)

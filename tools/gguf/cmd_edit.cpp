@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "edit_support.h"
+#include "gguf/chat.h"
 #include "gguf/keys.h"
 #include "gguf/vocab.h"
 #include "gguf/writer.h"
@@ -134,10 +135,23 @@ int build_ops(const edit_args& a, const file& f, std::vector<edit_op>& ops) {
     }
     if (int rc = add(k->key, json_to_value(j, shape))) return rc;
   }
-  if (a.have_chat_template) ops.push_back(edit_op::set("tokenizer.chat_template", value::string(a.chat_template)));
+  // a chat template that does not parse is refused unless --force (gguf/chat.h)
+  auto check_template = [&](const std::string& text, const std::string& what) -> std::optional<int> {
+    if (a.flags.force) return std::nullopt;
+    auto t = chat_template::from_source(text);
+    if (t) return std::nullopt;
+    std::fprintf(stderr, "gguf edit: %s: the chat template does not parse: %s (use --force to write it anyway)\n",
+                 what.c_str(), t.error().detail.c_str());
+    return exit_invalid;
+  };
+  if (a.have_chat_template) {
+    if (auto rc = check_template(a.chat_template, "--chat-template")) return *rc;
+    ops.push_back(edit_op::set("tokenizer.chat_template", value::string(a.chat_template)));
+  }
   if (!a.chat_template_file.empty()) {
     auto text = read_text_file(a.chat_template_file);
     if (!text) return usage(cmd, "cannot read " + a.chat_template_file);
+    if (auto rc = check_template(*text, a.chat_template_file)) return *rc;
     ops.push_back(edit_op::set("tokenizer.chat_template", value::string(*text)));
   }
   if (!a.pre_tokenizer.empty()) {
@@ -218,16 +232,19 @@ int run_edit_cmd(int argc, char** argv) {
                  "set tokenizer.ggml.pre (refused unless llama.cpp knows the pre-tokenizer)");
   app.add_option("--special-token", a.special,
                  "NAME TEXT: set tokenizer.ggml.NAME_token_id to the id of the token TEXT (NAME: " + special_names() +
-                     "; unk sep pad also)")
-      ->expected(2)
+                     "; unk sep pad also; repeatable)")
+      ->type_size(2)
+      ->expected(1, 64)  // issue 29, item 13: repeatable, each time a pair
       ->allow_extra_args(false);
   app.add_option("--special-token-by-id", a.special_by_id,
-                 "NAME ID: set tokenizer.ggml.NAME_token_id to ID (checked against the vocabulary size)")
-      ->expected(2)
+                 "NAME ID: set tokenizer.ggml.NAME_token_id to ID (checked against the vocabulary size; repeatable)")
+      ->type_size(2)
+      ->expected(1, 64)
       ->allow_extra_args(false);
   add_edit_flags(app, a.flags, true);
   if (auto rc = parse_values(app, argc, argv)) return *rc;
   a.have_chat_template = app.count("--chat-template") > 0;
+  if (auto rc = check_edit_paths("edit", a.path, a.flags)) return *rc;
 
   if (!a.flags.dry_run) {
     if (auto r = finish_interrupted_edit(a.path); !r) return report(a.path, r.error());
@@ -252,6 +269,7 @@ int run_set(int argc, char** argv) {
   app.add_option("--type", type_name, std::string("value type: ") + types_help);
   add_edit_flags(app, flags, true);
   if (auto rc = parse_values(app, argc, argv)) return *rc;
+  if (auto rc = check_edit_paths("set", path, flags)) return *rc;
 
   if (!flags.dry_run) {
     if (auto r = finish_interrupted_edit(path); !r) return report(path, r.error());
@@ -284,6 +302,7 @@ int run_rm(int argc, char** argv) {
   app.add_option("KEY", key, "metadata key to remove")->required();
   add_edit_flags(app, flags, true);
   if (auto rc = parse_values(app, argc, argv)) return *rc;
+  if (auto rc = check_edit_paths("rm", path, flags)) return *rc;
   std::vector<edit_op> ops{edit_op::remove(key)};
   return run_edit(path, ops, flags, "rm");
 }

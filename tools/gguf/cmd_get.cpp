@@ -22,10 +22,17 @@ int run_get(int argc, char** argv) {
   std::string path, key;
   bool json = false, use_stdin = false;
   app.add_option("FILE", path, "GGUF file (- for standard input)");
-  app.add_option("KEY", key, "metadata key, e.g. tokenizer.chat_template")->required();
+  app.add_option("KEY", key, "metadata key, e.g. tokenizer.chat_template");
   app.add_flag("--json", json, "print the value as JSON");
-  app.add_flag("--stdin", use_stdin, "read the file from standard input");
+  app.add_flag("--stdin", use_stdin, "read the file from standard input (then KEY is the only argument)");
+  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
+  // Issue 29, item 11: `get --stdin KEY`: the one positional is the key.
+  if (use_stdin && key.empty() && !path.empty()) std::swap(path, key);
+  if (key.empty()) {
+    std::cerr << "gguf get: KEY is required (see --help)\n";
+    return exit_usage;
+  }
   if (path.empty() && !use_stdin) {
     std::cerr << "gguf get: FILE is required (or --stdin)\n";
     return exit_usage;

@@ -88,7 +88,10 @@ int run(int argc, char** argv) {
   app.add_flag("--all", all, "xxh64, sha1 and sha256");
   app.add_flag("--no-layer", no_layer, "only the whole-model hashes, no per-tensor lines");
   app.add_flag("--uuid", uuid, "the model's UUIDv5 (SHA-1 of llama.cpp's namespace and every tensor's bytes)");
-  app.add_option("-c,--check", manifest_path, "verify against a manifest (gguf-hash's output)");
+  app.add_option("-c,--check", manifest_path,
+                 "verify against a manifest (gguf-hash's output); exit codes as gguf-hash's: 0 every hash matches, "
+                 "1 a mismatch, 2 the GGUF file cannot be read, 3 the manifest has no entry for this file, 4 the "
+                 "manifest has no known hash type, 5 the manifest cannot be read");
   app.add_option("--threads", threads, "worker threads (default: all cores)")->check(CLI::Range(1u, 4096u));
   add_remote_options(app);
   app.add_flag("--json", json, "one JSON document instead of gguf-hash's lines");
@@ -100,13 +103,14 @@ int run(int argc, char** argv) {
   const bool checking = !manifest_path.empty();
   if (checking) {
     if (!man.load(manifest_path)) {
-      std::printf("ERROR cannot open manifest %s", manifest_path.c_str());
+      // gguf-hash's words, with the '\n' it leaves out (issue 29, item 17)
+      std::printf("ERROR cannot open manifest %s\n", manifest_path.c_str());
       return check_file_error;
     }
     const bool m_sha256 = man.has_type("sha256"), m_sha1 = man.has_type("sha1"), m_xxh64 = man.has_type("xxh64"),
                m_uuid = man.has_type("uuid"), m_xxh3 = man.has_type("xxh3");
     if (!m_sha256 && !m_sha1 && !m_xxh64 && !m_uuid && !m_xxh3) {
-      std::printf("ERROR manifest does not have any known hash format in %s", manifest_path.c_str());
+      std::printf("ERROR manifest does not have any known hash format in %s\n", manifest_path.c_str());
       return check_unknown_hash;
     }
     if (!json) {
@@ -141,7 +145,7 @@ int run(int argc, char** argv) {
   req.per_tensor = !no_layer;
   req.uuid = uuid;
   req.threads = threads;
-  req.fetch = is_url(path);
+  req.fetch = is_remote(path);
   auto hashed = hash_tensors(*f, req);
   if (!hashed) return report(path, hashed.error());
   const hash_result& h = *hashed;

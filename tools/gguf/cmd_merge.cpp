@@ -1,8 +1,6 @@
 // gguf merge FIRST_SHARD OUT [--force] [--dry-run]: the shards of a split model as one
 // file (gguf/split.h), after checking every shard (gguf/model_files.h). An existing OUT
 // is refused unless --force (gguf-split's merge has lost data by writing over its input).
-#include <sys/stat.h>
-
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
@@ -17,13 +15,15 @@ namespace {
 int run(int argc, char** argv) {
   CLI::App app{"Merge the shards of a split GGUF model into one file.", "merge"};
   std::string first, out_path;
-  bool force = false, dry_run = false;
+  bool force = false, dry_run = false, break_links = false;
   app.add_option("FIRST_SHARD", first, "a shard of the model (PREFIX-%05d-of-%05d.gguf); the others are found by name")
       ->required();
   app.add_option("OUT", out_path, "merged file to write")->required();
   app.add_flag("--force", force, "replace OUT when it exists");
   app.add_flag("--dry-run", dry_run, "check the shards and print what would be written; write nothing");
+  app.add_flag("--break-links", break_links, "allow replacing an OUT that has other hard links (they keep the old content)");
   if (auto rc = parse(app, argc, argv)) return *rc;
+  if (auto rc = refuse_urls("merge", {first, out_path})) return *rc;
 
   auto f = open_input(first);
   if (!f) return report(first, f.error());
@@ -36,29 +36,30 @@ int run(int argc, char** argv) {
   }
   auto m = model_files::from_file(*f, [](const std::string& p) { return open_input(p); });
   if (!m) return report(first, m.error());
+  std::vector<std::filesystem::path> shards;
+  for (const auto& s : m->shards()) shards.emplace_back(s.path());
   const uint64_t size = merged_size(*m);
-  std::printf("%zu shards, %zu tensors -> %s (%" PRIu64 " bytes)\n", m->shard_count(), m->tensors().size(),
-              out_path.c_str(), size);
-  if (dry_run) return exit_ok;
-  struct stat st {};
-  if (!force && ::stat(out_path.c_str(), &st) == 0) {
-    return report(out_path, make_error(errc::io_error, no_offset, "exists; not replaced without --force"));
+  // Issue 29, item 8: a refusal prints only the refusal; the summary line follows success
+  // (or says what a dry run would do, and that OUT exists).
+  if (dry_run) {
+    auto ok = check_overwrite(out_path, shards, force, false);
+    std::printf("%zu shards, %zu tensors -> %s (%" PRIu64 " bytes): would be written%s\n", m->shard_count(),
+                m->tensors().size(), out_path.c_str(), size,
+                ok ? "" : ("; but " + ok.error().message()).c_str());
+    return exit_ok;
   }
-  for (const auto& s : m->shards()) {
-    struct stat a {}, b {};
-    if (::stat(s.path().c_str(), &a) == 0 && ::stat(out_path.c_str(), &b) == 0 && a.st_ino == b.st_ino &&
-        a.st_dev == b.st_dev) {
-      return report(out_path, make_error(errc::invalid_argument, no_offset, "is one of the shards being merged"));
-    }
-  }
+  if (auto rc = check_output_path(out_path, shards, force, false)) return *rc;
   output_options o;
   o.expected_size = size;
+  o.break_links = break_links;
   o.progress = progress_line("merge " + out_path);
   auto out = safe_output::create(out_path, o);
   if (!out) return report(out_path, out.error());
   auto r = write_merged(*m, *out);
   if (!r) return report(r.error().code == errc::io_error ? out_path : first, r.error());
   if (auto c = out->commit(); !c) return report(out_path, c.error());
+  std::printf("%zu shards, %zu tensors -> %s (%" PRIu64 " bytes)\n", m->shard_count(), m->tensors().size(),
+              out_path.c_str(), size);
   return exit_ok;
 }
 

@@ -37,7 +37,7 @@ int run(int argc, char** argv) {
   CLI::App app{"Split a GGUF model into shards, as llama.cpp's gguf-split does (same bytes).", "split"};
   std::string in, prefix, max_size;
   uint32_t max_tensors = 128;
-  bool no_first = false, dry_run = false;
+  bool no_first = false, dry_run = false, force = false, break_links = false;
   app.add_option("IN", in, "GGUF file to split")->required();
   app.add_option("OUT_PREFIX", prefix, "shards are written to OUT_PREFIX-%05d-of-%05d.gguf")->required();
   auto* mt = app.add_option("--split-max-tensors", max_tensors, "at most N tensors per shard (default 128)")
@@ -46,7 +46,10 @@ int run(int argc, char** argv) {
   mt->excludes(ms);
   app.add_flag("--no-tensor-first-split", no_first, "the first shard holds the metadata only");
   app.add_flag("--dry-run", dry_run, "print the plan; write nothing");
+  app.add_flag("--force", force, "replace shard files that exist (never IN itself)");
+  app.add_flag("--break-links", break_links, "allow replacing a shard file that has other hard links");
   if (auto rc = parse(app, argc, argv)) return *rc;
+  if (auto rc = refuse_urls("split", {in, prefix})) return *rc;
 
   split_options o;
   o.max_tensors = max_tensors;
@@ -65,6 +68,13 @@ int run(int argc, char** argv) {
   auto plan = plan_split(*f, o);
   if (!plan) return report(in, plan.error());
   const size_t n = plan->shards.size();
+  auto shard_path = [&](size_t i) { return split_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(n)); };
+  // Issue 29, item 9: the overwrite policy, checked for every shard before the plan is
+  // printed (a shard onto IN itself is refused even with --force).
+  const std::vector<std::filesystem::path> inputs{in};
+  for (size_t i = 0; i < n && !dry_run; ++i) {
+    if (auto rc = check_output_path(shard_path(i), inputs, force, false)) return *rc;
+  }
   // gguf-split's print_info: metadata size plus unpadded tensor bytes, in whole 10^6 bytes.
   std::printf("n_split: %zu\n", n);
   for (size_t i = 0; i < n; ++i) {
@@ -73,16 +83,23 @@ int run(int argc, char** argv) {
                 (s.metadata_size + s.tensor_bytes) / 1000 / 1000);
   }
   for (size_t i = 0; i < n; ++i) {
-    std::printf("%s  %" PRIu64 " bytes\n", split_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(n)).c_str(),
-                plan->shards[i].file_size);
+    std::printf("%s  %" PRIu64 " bytes\n", shard_path(i).c_str(), plan->shards[i].file_size);
   }
-  if (dry_run) return exit_ok;
+  if (dry_run) {
+    std::fflush(stdout);
+    for (size_t i = 0; i < n; ++i) {
+      if (auto ok = check_overwrite(shard_path(i), inputs, force, false); !ok)
+        std::fprintf(stderr, "gguf split: note: %s\n", ok.error().message().c_str());
+    }
+    return exit_ok;
+  }
   uint64_t total = 0, done_before = 0;
   for (const auto& s : plan->shards) total += s.file_size;
   auto bar = progress_line("split " + prefix);
   for (size_t i = 0; i < n; ++i) {
-    const std::string path = split_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(n));
+    const std::string path = shard_path(i);
     output_options oo;
+    oo.break_links = break_links;
     oo.expected_size = plan->shards[i].file_size;
     if (bar) oo.progress = [&](uint64_t done, uint64_t) { bar(done_before + done, total); };
     auto out = safe_output::create(path, oo);

@@ -1,7 +1,9 @@
 // The command registry of the gguf tool, and helpers every command shares.
 #pragma once
 
+#include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -43,7 +45,12 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv);
 /// exit_invalid otherwise.
 int report(std::string_view file, const gguf::error& e);
 
-/// Opens FILE, an http(s):// URL (with the options of add_remote_options), or standard
+/// Says once per file on stderr what file::open found of an interrupted in-place edit
+/// (gguf::pending_edit): that it awaits a writer, or that a foreign journal is ignored.
+void note_interrupted_edit(const std::string& path, pending_edit state);
+
+/// Opens FILE, an http(s):// URL or an hf:// hub name (with the options of
+/// add_remote_options), or standard
 /// input for "-" (or when `use_stdin`).
 result<gguf::file> open_input(const std::string& path, bool use_stdin = false);
 
@@ -59,8 +66,8 @@ struct split_facts {
 };
 result<gguf::file> open_model(const std::string& path, bool use_stdin = false, split_facts* split = nullptr);
 
-/// Adds the options of reading a URL (--header, --timeout, --retries, --cache,
-/// --verbose) to a command that reads files; open_input uses them.
+/// Adds the options of reading a URL or hub name (--header, --hf-token, --timeout,
+/// --retries, --cache, --verbose) to a command that reads files; open_input uses them.
 void add_remote_options(CLI::App& app);
 
 /// Adds --tokenizer-cache DIR and --no-tokenizer-cache (the compiled tokenizer cache,
@@ -71,6 +78,19 @@ void add_vocab_cache_options(CLI::App& app);
 /// gguf::default_tokenizer_cache_dir()); with --verbose, a line on stderr says whether
 /// the cache was used.
 result<gguf::vocab> load_vocab(const gguf::file& f);
+
+/// Write commands (edit, set, rm, split, merge, convert-endian, quantize) refuse a URL
+/// as an input or output before anything else (issue 29, item 7): one line on stderr,
+/// `gguf CMD: URL: writing needs a local file (download it first)`, nothing on stdout.
+/// Returns exit_usage when one of `paths` is a URL, else nullopt.
+std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths);
+
+/// The overwrite policy of every command that writes OUT (gguf::check_overwrite in
+/// gguf/output.h; issue 29, item 9): an existing OUT that is not an input is refused
+/// unless --force; OUT being an input is allowed only when `may_replace_input`. Reports
+/// the refusal (`gguf: OUT: ...`) and returns its exit code, else nullopt.
+std::optional<int> check_output_path(const std::string& out, std::span<const std::filesystem::path> inputs,
+                                     bool force, bool may_replace_input);
 
 /// Display name of an input ("<stdin>" for "-").
 std::string input_name(const std::string& path, bool use_stdin = false);

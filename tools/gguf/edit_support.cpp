@@ -13,13 +13,15 @@
 #include "commands.h"
 #include "gguf/schema.h"
 #include "gguf/writer.h"
+#include "loader_check.h"
 
 namespace gguf::cli {
 
 void add_edit_flags(CLI::App& app, edit_flags& flags, bool with_output) {
   if (with_output) {
     app.add_option("-o,--output", flags.output,
-                   "write the edited file here (always a streamed rewrite; FILE is only read)");
+                   "write the edited file here (always a streamed rewrite; FILE is only read; an existing OUT other "
+                   "than FILE is replaced only with --force)");
   }
   app.add_option("--in-place", flags.in_place,
                  "never | auto | always (default auto): rewrite only the metadata region when the new metadata "
@@ -28,7 +30,7 @@ void add_edit_flags(CLI::App& app, edit_flags& flags, bool with_output) {
                  "the file by rename, and readers of the old file keep the old bytes)")
       ->check(CLI::IsMember({"never", "auto", "always"}));
   app.add_flag("--dry-run", flags.dry_run, "check the edit and say what would be done; write nothing");
-  app.add_flag("--force", flags.force, "write even if the edit makes the file invalid (new validate errors)");
+  app.add_flag("--force", flags.force, "write even if the edit makes the file invalid (new validate errors); replace an existing -o OUT");
   app.add_flag("--break-links", flags.break_links,
                "allow a streamed rewrite of a file with other hard links (they keep the old content)");
   app.add_flag("-q,--quiet", flags.quiet, "no progress bar and no summary line");
@@ -211,12 +213,23 @@ result<void> finish_interrupted_edit(const std::string& path) {
   return {};
 }
 
+std::optional<int> check_edit_paths(const std::string& command, const std::string& path, const edit_flags& flags) {
+  if (auto rc = refuse_urls(command, {path, flags.output})) return rc;
+  if (path == "-") {
+    std::cerr << "gguf " << command << ": standard input ('-') cannot be edited: give the file itself "
+              << "(-o OUT writes the result elsewhere)\n";
+    return exit_usage;
+  }
+  return std::nullopt;  // an existing OUT: gguf::edit applies the overwrite policy (edit_options::overwrite)
+}
+
 int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edit_flags& flags,
              const std::string& command) {
   edit_options o;
   o.output = flags.output;
   o.dry_run = flags.dry_run;
   o.break_links = flags.break_links;
+  o.overwrite = flags.force;
   o.in_place = flags.in_place == "never"    ? in_place_mode::never
                : flags.in_place == "always" ? in_place_mode::always
                                             : in_place_mode::automatic;
@@ -224,13 +237,9 @@ int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edi
   std::vector<diagnostic> added;
   o.check = [&](const file& before, const file& after) -> result<void> {
     auto old_report = validate(before), new_report = validate(after);
-    std::set<std::pair<std::string, std::string>> had;
-    for (const auto& d : old_report.diagnostics) {
-      if (d.level == severity::error) had.emplace(d.rule, d.subject);
-    }
-    for (const auto& d : new_report.diagnostics) {
-      if (d.level == severity::error && !had.count({d.rule, d.subject})) added.push_back(d);
-    }
+    add_loader_diagnostics(before, old_report);  // e.g. an unknown tokenizer.ggml.pre (issue 29, item 4)
+    add_loader_diagnostics(after, new_report);
+    added = new_errors(old_report, new_report);
     if (added.empty() || flags.force) return {};
     return make_error(errc::invalid_model, no_offset,
                       "the edit would make the file invalid (" + std::to_string(added.size()) + " new error" +

@@ -49,10 +49,16 @@ value_shape shape_of(const value_ref& v);
 /// bool; arrays from their elements). Errors: invalid_argument naming the problem.
 result<value> json_to_value(const nlohmann::json& j, std::optional<value_shape> shape);
 
-/// Before a command reads a local FILE: finishes an in-place edit that was interrupted
+/// Before an editing command reads a local FILE: finishes an in-place edit that was interrupted
 /// (a journal beside it), saying so on stderr. Errors: io_error when a journal is there
 /// and cannot be applied (the file may be half-edited: it is not read).
 result<void> finish_interrupted_edit(const std::string& path);
+
+/// What every editing command checks before it reads FILE (issue 29, items 7, 9, 11):
+/// FILE and -o OUT are local files (a URL: "writing needs a local file"), FILE is not
+/// standard input (an existing OUT other than FILE: gguf::edit refuses it without --force).
+/// Prints the refusal and returns its exit code, else nullopt.
+std::optional<int> check_edit_paths(const std::string& command, const std::string& path, const edit_flags& flags);
 
 /// Runs gguf::edit on FILE with `ops`, refusing new validation errors unless --force,
 /// printing what was done (stdout) and warnings (stderr). Returns the exit code.

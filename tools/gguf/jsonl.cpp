@@ -75,7 +75,7 @@ bool jsonl_reader::next(jsonl_block& block) {
       if (n <= 0) eof_ = true;
     }
     if (begin_ >= buf_.size()) return false;
-    // whole lines from begin_, up to max_lines_ non-empty ones (at the end of the input
+    // whole lines from begin_, up to max_lines_ of them (at the end of the input
     // the last line needs no '\n'), copied into the block
     const std::string_view data(buf_);
     const size_t first = begin_;
@@ -87,7 +87,8 @@ bool jsonl_reader::next(jsonl_block& block) {
         q = data.size();
       }
       ++line_no_;
-      if (q > p) block.lines.push_back({data.substr(p, q - p), line_no_});
+      // every line, blank ones too: one output line per input line (issue 29, item 16)
+      block.lines.push_back({data.substr(p, q - p), line_no_});
       p = std::min(q + 1, data.size());
     }
     begin_ = p;
@@ -391,8 +392,15 @@ bool fast_text(std::string_view line, std::string& out) {
 
 }  // namespace
 
+bool jsonl_blank(std::string_view line) {
+  size_t p = 0;
+  skip_space(line, p);
+  return p == line.size();
+}
+
 bool jsonl_text(std::string_view line, std::string& out) {
   out.clear();
+  if (jsonl_blank(line)) return true;  // the empty text
   if (fast_text(line, out)) return true;
   out.clear();
   auto j = nlohmann::json::parse(line, nullptr, false);

@@ -18,7 +18,7 @@
 
 namespace gguf::cli {
 
-/// One non-empty line of a --jsonl input and its 1-based line number.
+/// One line of a --jsonl input (blank lines included) and its 1-based line number.
 struct jsonl_line {
   std::string_view text;  ///< without the '\n'
   size_t line_no;
@@ -31,7 +31,8 @@ struct jsonl_block {
 };
 
 /// Reads a --jsonl input in blocks of whole lines: about `block_bytes` of input per block
-/// (more only for a longer line), at most `max_lines` non-empty lines.
+/// (more only for a longer line), at most `max_lines` lines. Every line is given, a blank
+/// one too: each input line has its output line (issue 29, item 16).
 class jsonl_reader {
  public:
   /// Lines of file descriptor `fd` (standard input: 0). A command whose output is much
@@ -46,7 +47,7 @@ class jsonl_reader {
   explicit jsonl_reader(std::string_view text);
   jsonl_reader(jsonl_reader&&) noexcept = default;
   jsonl_reader& operator=(jsonl_reader&&) noexcept = default;
-  /// The next block of non-empty lines (its buffers are reused); false at the end of the
+  /// The next block of lines (its buffers are reused); false at the end of the
   /// input or when reading failed (then failed() is true).
   bool next(jsonl_block& block);
   bool failed() const noexcept { return failed_; }
@@ -96,8 +97,13 @@ unsigned jsonl_threads(unsigned requested);
 /// if reading failed, else exit_ok.
 int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn);
 
+/// True for a line of JSON whitespace only: the empty text (tokenize, embed) or the
+/// empty list of ids (detokenize).
+bool jsonl_blank(std::string_view line);
+
 /// The text of a --jsonl line: a JSON string, or an object with a "text" string (other
-/// fields ignored), decoded into `out`. False if the line is neither (or is not JSON).
+/// fields ignored), decoded into `out`; a blank line is the empty text. False if the
+/// line is none of these (or is not JSON).
 /// The usual shapes (`"..."`, `{"text": "..."}`) are decoded without building a JSON
 /// document; anything else goes through nlohmann::json with the same result.
 bool jsonl_text(std::string_view line, std::string& out);

@@ -1,0 +1,104 @@
+// The in-place edit journal (journal.h): encoding, and the read-only probe readers use.
+#include "format/journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "gguf/edit.h"
+
+namespace gguf::detail {
+namespace {
+
+constexpr char journal_magic[8] = {'G', 'G', 'U', 'F', 'J', 'R', 'N', '1'};
+constexpr size_t journal_header = 8 + 8 * 6;  // magic, dev, ino, size, offset, length, checksum
+
+uint64_t fnv1a(const void* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
+  auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace
+
+uint64_t edit_journal::checksum() const {
+  uint64_t h = fnv1a(journal_magic, 8);
+  for (uint64_t v : {dev, ino, size, offset, static_cast<uint64_t>(payload.size())}) h = fnv1a(&v, 8, h);
+  return fnv1a(payload.data(), payload.size(), h);
+}
+
+std::vector<std::byte> edit_journal::encode() const {
+  std::vector<std::byte> out(journal_header + payload.size());
+  std::memcpy(out.data(), journal_magic, 8);
+  uint64_t fields[6] = {dev, ino, size, offset, payload.size(), checksum()};
+  std::memcpy(out.data() + 8, fields, sizeof fields);
+  if (!payload.empty()) std::memcpy(out.data() + journal_header, payload.data(), payload.size());
+  return out;
+}
+
+bool edit_journal::decode(const std::vector<std::byte>& in) {
+  if (in.size() < journal_header || std::memcmp(in.data(), journal_magic, 8) != 0) return false;
+  uint64_t fields[6];
+  std::memcpy(fields, in.data() + 8, sizeof fields);
+  dev = fields[0], ino = fields[1], size = fields[2], offset = fields[3];
+  if (fields[4] != in.size() - journal_header) return false;
+  payload.assign(in.begin() + journal_header, in.end());
+  return checksum() == fields[5];
+}
+
+bool edit_journal::belongs_to(const struct stat& st) const {
+  return static_cast<uint64_t>(st.st_dev) == dev && static_cast<uint64_t>(st.st_ino) == ino &&
+         static_cast<uint64_t>(st.st_size) == size && offset <= size && payload.size() <= size - offset;
+}
+
+result<std::vector<std::byte>> read_small_file(const std::filesystem::path& p) {
+  auto fail = [&] { return make_error(errc::io_error, no_offset, "cannot read " + p.string() + ": " + std::strerror(errno)); };
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail();
+  struct stat st {};
+  std::vector<std::byte> b;
+  bool ok = ::fstat(fd, &st) == 0 && st.st_size <= (int64_t{1} << 30);
+  if (ok) {
+    b.resize(static_cast<size_t>(st.st_size));
+    for (size_t done = 0; ok && done < b.size();) {
+      ssize_t k = ::pread(fd, b.data() + done, b.size() - done, static_cast<off_t>(done));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) ok = false;
+      else done += static_cast<size_t>(k);
+    }
+  }
+  auto e = ok ? result<std::vector<std::byte>>(std::move(b)) : fail();
+  ::close(fd);
+  return e;
+}
+
+result<journal_probe> probe_journal(const std::filesystem::path& target, const struct stat& st) {
+  journal_probe p;
+  const auto jpath = journal_path(target);
+  struct stat jst {};
+  if (::lstat(jpath.c_str(), &jst) != 0) return p;  // the common case: one failed lstat
+  auto bytes = read_small_file(jpath);
+  if (!bytes) {  // the file may be half-edited: not read without its journal
+    return make_error(errc::io_error, no_offset,
+                      "an interrupted in-place edit left its journal " + jpath.string() +
+                          ", which cannot be read: " + bytes.error().detail);
+  }
+  // An incomplete journal never reached the file (it is renamed into place whole and
+  // fsynced before the file is written): the file is as before.
+  if (!p.journal.decode(*bytes)) {
+    p.state = pending_edit::incomplete;
+    p.journal = {};
+    return p;
+  }
+  if (!p.journal.belongs_to(st)) {
+    p.state = pending_edit::foreign;
+    p.journal = {};
+    return p;
+  }
+  p.state = pending_edit::applied;
+  return p;
+}
+
+}  // namespace gguf::detail
