@@ -7,7 +7,6 @@
 //
 // Output: one line per case, tab-separated:
 //   type kind nrows n_per_row imatrix seed sha256(quantized bytes) sha256(to_float floats)
-#include <openssl/sha.h>
 
 #include <cstdio>
 #include <string>
@@ -17,18 +16,6 @@
 #include "ggml.h"
 
 namespace {
-
-std::string hex_sha256(const void* p, size_t n) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(static_cast<const unsigned char*>(p), n, md);
-  std::string s;
-  char b[3];
-  for (unsigned char c : md) {
-    std::snprintf(b, sizeof b, "%02x", c);
-    s += b;
-  }
-  return s;
-}
 
 ggml_type type_by_name(std::string_view name) {
   for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
@@ -63,8 +50,8 @@ int main() {
       }
       std::printf("%s\t%s\t%lld\t%lld\t%d\t%llu\t%s\t%s\n", c.type.c_str(),
                   std::string(quant_cases::kind_names[static_cast<int>(c.k)]).c_str(), (long long)c.nrows,
-                  (long long)c.n_per_row, c.imatrix, (unsigned long long)c.seed, hex_sha256(q.data(), q.size()).c_str(),
-                  hex_sha256(deq.data(), deq.size() * sizeof(float)).c_str());
+                  (long long)c.n_per_row, c.imatrix, (unsigned long long)c.seed, quant_cases::hex_sha256(q.data(), q.size()).c_str(),
+                  quant_cases::hex_sha256(deq.data(), deq.size() * sizeof(float)).c_str());
     }
   }
   return 0;

@@ -35,6 +35,18 @@ void min_max(const float* x, float& min, float& max) {
   }
 }
 
+// q4_1 / q5_1 with weights: make_qkx3_quants per block (levels 0..nmax into L), d and
+// -min stored as fp16 at y.
+void affine_weighted(const float* xb, const float* qw, float sigma2, int nmax, uint8_t* L, uint8_t* y) {
+  float weight[qk32];
+  uint8_t Laux[qk32];
+  legacy_weights(xb, qw, sigma2, weight);
+  float min = 0;
+  const float d = make_qkx3_quants(qk32, nmax, xb, weight, L, &min, Laux, -0.9f, 0.05f, 36, false);
+  put_fp16(y, d);
+  put_fp16(y + 2, -min);
+}
+
 // The 5th bits of 32 levels (0..31), element j at bit j (q5_0, q5_1: qh).
 void pack_q5(const uint8_t* L, uint8_t* qs, uint8_t* qh) {
   uint32_t h = 0;
@@ -157,15 +169,9 @@ void quantize_q4_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
     return;
   }
   const float sigma2 = row_sigma2(x, n);
-  float weight[qk32];
-  uint8_t L[qk32], Laux[qk32];
+  uint8_t L[qk32];
   for (int64_t ib = 0; ib < nb; ++ib, y += sizeof(block_q4_1)) {
-    const float* xb = x + qk32 * ib;
-    legacy_weights(xb, qw + qk32 * ib, sigma2, weight);
-    float min = 0;
-    const float d = make_qkx3_quants(qk32, 15, xb, weight, L, &min, Laux, -0.9f, 0.05f, 36, false);
-    put_fp16(y, d);
-    put_fp16(y + 2, -min);
+    affine_weighted(x + qk32 * ib, qw + qk32 * ib, sigma2, 15, L, y);
     for (int j = 0; j < 16; ++j) y[4 + j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
   }
 }
@@ -214,15 +220,8 @@ void quantize_q5_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
     return;
   }
   const float sigma2 = row_sigma2(x, n);
-  float weight[qk32];
-  uint8_t Laux[qk32];
   for (int64_t ib = 0; ib < nb; ++ib, y += sizeof(block_q5_1)) {
-    const float* xb = x + qk32 * ib;
-    legacy_weights(xb, qw + qk32 * ib, sigma2, weight);
-    float min = 0;
-    const float d = make_qkx3_quants(qk32, 31, xb, weight, L, &min, Laux, -0.9f, 0.05f, 36, false);
-    put_fp16(y, d);
-    put_fp16(y + 2, -min);
+    affine_weighted(x + qk32 * ib, qw + qk32 * ib, sigma2, 31, L, y);
     pack_q5(L, y + 8, y + 4);
   }
 }

@@ -2,9 +2,13 @@
 // linked against ggml) and the replay test (test_quantize_rows.cpp): a case is its
 // parameters; its rows and importance weights are regenerated from them, bit for bit, by
 // integer arithmetic and exact float operations only (no libm), so a recording made on one
-// machine replays on any other. Header-only and free of gguf and ggml includes.
+// machine replays on any other. Header-only and free of gguf and ggml includes; the
+// digests are OpenSSL's SHA-256.
 #pragma once
 
+#include <openssl/sha.h>
+
+#include <cstdio>
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -132,6 +136,19 @@ inline std::vector<row_case> cases_for(const std::string& type, int64_t blck, bo
     }
   }
   return out;
+}
+
+/// Lowercase hex SHA-256 of n bytes (the recorded digests).
+inline std::string hex_sha256(const void* p, size_t n) {
+  unsigned char md[SHA256_DIGEST_LENGTH];
+  SHA256(static_cast<const unsigned char*>(p), n, md);
+  std::string s;
+  char b[3];
+  for (unsigned char c : md) {
+    std::snprintf(b, sizeof b, "%02x", c);
+    s += b;
+  }
+  return s;
 }
 
 /// The types recorded: every type ggml_quantize_chunk handles (ggml v0.5.0).

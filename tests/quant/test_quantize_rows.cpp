@@ -4,7 +4,6 @@
 // libggml-base). We regenerate each case's rows, quantize them, and require the same
 // bytes; then dequantize our bytes and require ggml's floats.
 #include <gtest/gtest.h>
-#include <openssl/sha.h>
 
 #include <cstdio>
 #include <fstream>
@@ -26,18 +25,6 @@ struct recorded {
   quant_cases::row_case c;
   std::string sha_q, sha_deq;
 };
-
-std::string hex_sha256(const void* p, size_t n) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(static_cast<const unsigned char*>(p), n, md);
-  std::string s;
-  char b[3];
-  for (unsigned char c : md) {
-    std::snprintf(b, sizeof b, "%02x", c);
-    s += b;
-  }
-  return s;
-}
 
 const std::map<std::string, std::vector<recorded>>& recording() {
   static const auto all = [] {
@@ -124,14 +111,14 @@ void replay(const std::string& name, bool simd) {
     const std::string label = name + " " + std::string(quant_cases::kind_names[int(c.k)]) + " " +
                               std::to_string(c.nrows) + "x" + std::to_string(c.n_per_row) + " imatrix " +
                               std::to_string(c.imatrix);
-    if (hex_sha256(q.data(), q.size()) == r.sha_q) {
+    if (quant_cases::hex_sha256(q.data(), q.size()) == r.sha_q) {
       ++same;
     } else {
       ADD_FAILURE() << label << ": bytes differ from ggml's";
     }
     std::vector<float> deq(rows.size());
     ASSERT_TRUE(gguf::dequantize_row(*type, std::as_bytes(std::span(q)), deq));
-    if (hex_sha256(deq.data(), deq.size() * sizeof(float)) == r.sha_deq) {
+    if (quant_cases::hex_sha256(deq.data(), deq.size() * sizeof(float)) == r.sha_deq) {
       ++deq_same;
     } else {
       ADD_FAILURE() << label << ": dequantized floats differ from ggml's to_float";
