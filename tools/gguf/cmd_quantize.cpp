@@ -101,7 +101,9 @@ int run(int argc, char** argv) {
   app.add_option("IN OUT TYPE NTHREADS", pos, "input model (a file, a shard of a split model or a URL), output, "
                                                "file type, threads (OUT may be left out, as llama-quantize: "
                                                "ggml-model-TYPE.gguf beside IN)")
-      ->expected(2, 4);
+      ->expected(2, 4)
+      ->required()
+      ->type_name("");
   app.add_flag("--allow-requantize", o.allow_requantize, "allow requantizing tensors that are already quantized");
   app.add_flag("--leave-output-tensor", leave_output, "leave output.weight un(re)quantized");
   app.add_flag("--pure", o.pure, "no k-quant mixtures: every tensor the same type");
