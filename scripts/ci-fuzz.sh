@@ -126,6 +126,20 @@ seed_vocab() {
   rm -rf "$mini"
 }
 
+# Seeds of fuzz_quantize (layout in fuzz/fuzz_quantize.cpp): every type id, with and
+# without an importance matrix, over slices of the real weights of the test models.
+seed_quantize() {
+  local dir=$1 t flags m
+  m=$(find "$data/models" -name '*.gguf' -type f 2>/dev/null | sort | head -1)
+  for t in $(seq 0 42); do
+    for flags in 0 1 27; do
+      { printf "\\$(printf '%03o' "$t")\\$(printf '%03o' "$flags")"
+        if [ -n "$m" ]; then tail -c +$((65536 + t * 4096)) "$m" | head -c 1024; else seq 1 300 | head -c 1024; fi
+      } >"$dir/q-$t-$flags"
+    done
+  done
+}
+
 # The fuzzing record: one line per target run appended to $work/ledger.tsv (UTC time,
 # commit, target, seconds it ran, executions, coverage, features, corpus size, exit code), so
 # executions add up over runs; `scripts/ci-fuzz.sh --ledger` prints the totals.
@@ -155,10 +169,12 @@ for t in $targets; do
   case "$t" in
     fuzz_name) seed_names "$seeds" ;;
     fuzz_vocab) seed_vocab "$seeds" ;;
+    fuzz_jinja) python3 scripts/jinja_fuzz_seeds.py "$data" "$seeds" >/dev/null 2>&1 || true ;;
     fuzz_dequant)
       seed_gguf "$seeds"
       [ -d "$data" ] && "$build/fuzz/gguf_fuzz_seeds" --blocks "$data"/quant/*.gguf "$data"/models/*.gguf \
         "$data"/compat/*-be.gguf "$seeds" >/dev/null 2>&1 ;;
+    fuzz_quantize) seed_quantize "$seeds" ;;
     *) seed_gguf "$seeds" ;;
   esac
   seed_regressions "$seeds" "$t"

@@ -47,6 +47,8 @@ enum class errc : int {
   unsupported,           ///< valid input this library does not handle (yet); says what
   invalid_vocab,         ///< the tokenizer keys are inconsistent
   invalid_model,         ///< the architecture keys or tensors are inconsistent
+  invalid_template,      ///< a chat template (Jinja) does not parse; detail names line and column
+  template_error,        ///< a chat template raised while rendering (raise_exception, undefined, type error)
 };
 
 /// Short English description of a code, e.g. "bad magic".

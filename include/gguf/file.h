@@ -203,11 +203,14 @@ class file {
   /// Reads an http:// or https:// URL with range requests (gguf/remote.h): the metadata
   /// in one request when it fits `options.first_request`, then only the missing bytes.
   /// Tensor data is not fetched: call fetch() before reading tensor_info::data.
+  /// A hub name (hf://OWNER/REPO..., gguf/remote.h) is resolved first (resolve_hub_name);
+  /// path() is then the URL read.
   /// Errors: io_error (one line: HTTP status, timeout, a response that does not answer
-  /// the request, a file changed between requests) and every format error.
+  /// the request, a file changed between requests, a hub name that resolves to nothing)
+  /// and every format error.
   static result<file> open_url(const std::string& url, const remote_options& options = {},
                                const reader_limits& limits = {});
-  /// open_url for "http(s)://…", open otherwise.
+  /// open_url for "http(s)://…" and "hf://…", open otherwise.
   static result<file> open_any(const std::string& path_or_url, const remote_options& options = {},
                                const reader_limits& limits = {});
 

@@ -1,5 +1,6 @@
-// gguf/quant.h — dequantization of ggml tensor data to float32, and row lookup
-// (ggml_get_rows) over a mapped file.
+// gguf/quant.h — dequantization of ggml tensor data to float32, row lookup
+// (ggml_get_rows) over a mapped file, and quantization of float32 rows to every type ggml
+// quantizes to (ggml_quantize_chunk).
 //
 //   auto f = gguf::file::open("model.gguf").value();
 //   const auto* t = f.get_tensor("token_embd.weight").value();     // [n_embd, n_vocab]
@@ -23,6 +24,7 @@
 // bytes it writes).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -76,6 +78,52 @@ result<void> get_rows(const file& f, const tensor_info& t, std::span<const int32
 /// F16C found at run time: AVX-512 kernels where a type has one, else AVX2), "avx2" (AVX2 +
 /// F16C) or "scalar". Outputs of 16 MiB and more are written with non-temporal stores.
 std::string_view dequantize_isa() noexcept;
+
+// ---------------------------------------------------------------------------------------
+// Quantization: float32 rows to ggml blocks, byte-identical to ggml v0.5.0's
+// ggml_quantize_chunk (ggml.c) and the quantizers of ggml-quants.c it dispatches to.
+//
+//   std::vector<float> w(n_rows * n_per_row);              // row-major, n_per_row fastest
+//   std::vector<uint8_t> q(n_rows * gguf::ggml_row_size(gguf::ggml_type::q4_K, n_per_row).value());
+//   auto n = gguf::quantize_rows(gguf::ggml_type::q4_K, w.data(), q.data(), n_rows, n_per_row, nullptr);
+//
+// Which algorithm runs is ggml's choice, per type: without importance weights most types
+// use their reference quantizer (quantize_row_<type>_ref); with them, the weighted search
+// (quantize_row_<type>_impl). q8_0, mxfp4, nvfp4, tq1_0, tq2_0, q1_0, q2_0, f16, bf16, f32
+// ignore the weights; the iq2/iq3/iq1 types always search their grids (with weights
+// derived from the row when none are given, as ggml does). docs/quant.md lists them all.
+// ---------------------------------------------------------------------------------------
+
+/// True when quantize_rows() writes `type`: f32 f16 bf16, q1_0 q2_0 q4_0 q4_1 q5_0 q5_1
+/// q8_0, mxfp4 nvfp4, q2_K..q6_K, tq1_0 tq2_0, iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs
+/// iq3_s iq4_nl iq4_xs (every type ggml_quantize_chunk handles). Not: q8_1, q8_K (ggml's
+/// dot-product intermediates), f64 and the integer types.
+bool can_quantize(ggml_type type) noexcept;
+
+/// True for the types ggml refuses to quantize without an importance matrix
+/// (ggml_quantize_requires_imatrix): iq2_xxs, iq2_xs, iq1_s.
+bool quantize_requires_imatrix(ggml_type type) noexcept;
+
+/// Builds the search tables a type needs (the iq2/iq1 grids' maps and neighbour lists,
+/// the iq3 ones), as ggml_quantize_init does. Optional: quantize_rows() calls it. Thread
+/// safe; each type's tables are built once per process and kept (a few hundred KiB).
+void quantize_init(ggml_type type);
+
+/// Quantizes `nrows` rows of `n_per_row` floats at `src` (row-major, contiguous) into
+/// `dst`, which must hold nrows * ggml_row_size(type, n_per_row) bytes (rows packed one
+/// after another, each a sequence of whole blocks, little-endian, ggml's block layouts).
+/// `imatrix` is nullptr or n_per_row importance weights (one per column, the same for
+/// every row: llama-quantize's per-tensor imatrix entry), each >= 0 and finite.
+/// `src` must be finite (NaN/inf give unspecified bytes, as in ggml); any alignment works.
+/// Returns the bytes written (nrows * row size).
+/// Errors: invalid_ggml_type (unknown id), unsupported (a type that cannot be quantized),
+/// partial_block (n_per_row not a multiple of the type's block size), invalid_argument
+/// (nrows < 0, n_per_row <= 0, null src/dst with rows to do, or no imatrix for a type
+/// where quantize_requires_imatrix()), size_overflow.
+/// Follows ggml_quantize_chunk(type, src, dst, 0, nrows, n_per_row, imatrix) of ggml
+/// v0.5.0 byte for byte (the same float operations in the same order).
+result<std::size_t> quantize_rows(ggml_type type, const float* src, void* dst, std::int64_t nrows,
+                                  std::int64_t n_per_row, const float* imatrix);
 
 }  // namespace gguf
 #pragma GCC visibility pop

@@ -26,9 +26,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "gguf/error.h"
 
 #pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
@@ -53,6 +56,9 @@ struct remote_options {
   /// Directory of cached metadata keyed by URL + ETag ("" = no cache). A cached file
   /// costs one conditional request (304 Not Modified) instead of the metadata.
   std::string cache_dir;
+  /// Token of the Hugging Face hub, sent as "Authorization: Bearer TOKEN" to the hub's
+  /// hosts (request_headers) when no Authorization header is given. Empty: $HF_TOKEN.
+  std::string hf_token;
   /// Called with one line per request (method, range, status, bytes, milliseconds), and
   /// never with header values. Empty: silent.
   std::function<void(std::string_view)> log;
@@ -67,10 +73,57 @@ struct transfer_stats {
 /// True for "http://…" and "https://…" (case-insensitive scheme).
 bool is_url(std::string_view path) noexcept;
 
-/// The headers to send for `url`: `headers`, plus "Authorization: Bearer $HF_TOKEN" when
-/// HF_TOKEN is set, no Authorization header is given and the URL's host is
-/// huggingface.co, hf.co (or a subdomain), or the host of $HF_ENDPOINT (as huggingface_hub).
-std::vector<std::string> request_headers(std::string_view url, std::vector<std::string> headers);
+/// The headers to send for `url`: `headers`, plus "Authorization: Bearer TOKEN" when a
+/// token is given (`hf_token`, else $HF_TOKEN), no Authorization header is given and the
+/// URL's host is huggingface.co, hf.co (or a subdomain), or the host of $GGUF_HF_ENDPOINT
+/// or $HF_ENDPOINT (as huggingface_hub).
+std::vector<std::string> request_headers(std::string_view url, std::vector<std::string> headers,
+                                         std::string_view hf_token = {});
+
+// ---- models by hub name (docs/remote.md, "Models by hub name") ----
+//
+//   hf://OWNER/REPO[@REV]/PATH.gguf   that file (no API request)
+//   hf://OWNER/REPO[@REV]:QUANT       the model file whose name carries QUANT (Q4_K_M,
+//                                     UD-Q4_K_XL, ...; case-insensitive), its first shard
+//                                     when the quant is split
+//   hf://OWNER/REPO[@REV]             the default llama-server -hf picks: Q4_K_M, else
+//                                     Q8_0, else the first model file
+// REV is a branch, tag or commit (default main; '/' spelled %2F). The repository's files
+// come from the Hub's model API (GET ENDPOINT/api/models/OWNER/REPO/revision/REV, its
+// "siblings" and "sha"), once per process; with remote_options::cache_dir the answer is
+// kept there and revalidated with If-None-Match. ENDPOINT is $GGUF_HF_ENDPOINT, else
+// $HF_ENDPOINT, else https://huggingface.co. The file is read from
+// ENDPOINT/OWNER/REPO/resolve/COMMIT/PATH (the commit of the listing, so that every shard
+// of a set comes from one commit). Selection follows llama.cpp common/download.cpp
+// (find_best_model, gguf_filename_is_model, get_split_files): projector (mmproj),
+// imatrix and draft-head files are never picked.
+
+/// A parsed hub name.
+struct hub_name {
+  std::string repo;      ///< "OWNER/REPO"
+  std::string revision;  ///< after '@'; "main" when absent
+  std::string file;      ///< the path of hf://OWNER/REPO/PATH.gguf, else empty
+  std::string quant;     ///< the tag after ':', as given, else empty
+};
+
+/// True for "hf://…" (case-insensitive scheme).
+bool is_hub_name(std::string_view path) noexcept;
+/// True for a URL (is_url) or a hub name (is_hub_name): what file::open_any reads remotely.
+bool is_remote(std::string_view path) noexcept;
+/// Parses a hub name. Errors: io_error naming the forms accepted.
+result<hub_name> parse_hub_name(std::string_view name);
+/// The hub's base URL: $GGUF_HF_ENDPOINT, else $HF_ENDPOINT, else https://huggingface.co
+/// (no trailing '/').
+std::string hub_endpoint();
+/// The files `quant` picks from a repository's file paths (empty quant: the default pick),
+/// as llama-server -hf picks them: the model file first, then the rest of its shard set in
+/// order (a single file: just it). Errors: io_error "no file for quant Q; its quants: A,
+/// B" (the tags of the repository's model files), or "no GGUF model file".
+result<std::vector<std::string>> select_hub_files(std::span<const std::string> files, std::string_view quant);
+/// The URL a hub name reads (the first shard of a split model; file::open_model-style
+/// readers find the others by name). Errors: io_error with one line: a bad name, the
+/// model API's failure (401/403: private or gated, give a token), no such quant.
+result<std::string> resolve_hub_name(std::string_view name, const remote_options& options);
 
 }  // namespace gguf
 #pragma GCC visibility pop

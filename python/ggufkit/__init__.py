@@ -7,6 +7,8 @@
     t = f.tensor("token_embd.weight")                # t.type 'q4_K', t.ne, t.shape
     t.data                                           # zero-copy uint8 view of the mapping
     t.dequantize()                                   # float32 array of t.shape
+    t.quantize("q4_K", imatrix=None)                 # its rows quantized: uint8 [..., row bytes]
+    ggufkit.quantize_rows(rows, "q8_0")              # float32 rows -> ggml blocks, as ggml writes them
     v = ggufkit.Vocab("model.gguf")                  # llama.cpp's tokenizer, exact ids
     v.encode("Hello"), v.encode_batch(texts, threads=0), v.decode(ids)
     ggufkit.Model("model.gguf").embed("Hello")       # token embeddings [n_tokens, n_embd]
@@ -25,9 +27,13 @@ from . import _core
 from ._core import File, Model, Tensor, Vocab
 from ._errors import GGUFError
 
-__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "GGUFError", "default_tokenizer_cache_dir"]
+__all__ = ["open", "File", "Tensor", "Metadata", "Vocab", "Model", "edit", "quantize", "GGUFError", "default_tokenizer_cache_dir",
+           "quantize_rows", "can_quantize", "quantize_requires_imatrix"]
 
 default_tokenizer_cache_dir = _core.default_tokenizer_cache_dir
+quantize_rows = _core.quantize_rows
+can_quantize = _core.can_quantize
+quantize_requires_imatrix = _core.quantize_requires_imatrix
 __version__ = "0.1.0"
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -75,9 +81,11 @@ File.metadata = property(Metadata, doc="The file's metadata as a read-only Mappi
 
 def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | None = None,  # noqa: A001
          timeout: float = 30, retries: int = 3, cache_dir: PathLike | None = None,
-         first_request: int | None = None) -> File:
-    """Maps and parses a GGUF file, or reads an http:// / https:// URL with range
-    requests; every rule of the format is checked before use.
+         first_request: int | None = None, hf_token: str | None = None) -> File:
+    """Maps and parses a GGUF file, or reads an http:// / https:// URL or a hub name
+    (hf://OWNER/REPO/FILE.gguf, hf://OWNER/REPO:QUANT, hf://OWNER/REPO@REV...: the file
+    llama-server -hf would pick, docs/remote.md) with range requests; every rule of the
+    format is checked before use.
 
     A URL costs one request for the metadata of most models (`first_request` bytes,
     default 8 MiB), then only the missing bytes; tensor data is fetched when it is read:
@@ -92,21 +100,24 @@ def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | 
     - retries: retries after 429, 5xx or a broken connection (backoff 0.25 s, doubling);
     - cache_dir: a directory of cached metadata keyed by URL + ETag (a second open is one
       conditional request);
-    - first_request: bytes of the first request.
+    - first_request: bytes of the first request;
+    - hf_token: token of the Hugging Face hub (default: HF_TOKEN); the hub is
+      GGUF_HF_ENDPOINT, else HF_ENDPOINT, else https://huggingface.co.
 
     Raises GGUFError: code "io_error" for an unreadable file or a failed transfer (the
     message names the cause: HTTP status, timeout, a response that does not answer the
     request), else the format error with its byte offset and key / tensor.
     """
     s = os.fspath(path_or_url)
-    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://")):
+    if isinstance(s, str) and s[:8].lower().startswith(("http://", "https://", "hf://")):
         if isinstance(headers, Mapping):
             hs = [f"{k}: {v}" for k, v in headers.items()]
         else:
             hs = [str(h) for h in headers or ()]
         return _core._open_url(s, hs, float(timeout), int(retries),
                                os.fspath(cache_dir) if cache_dir is not None else "",
-                               None if first_request is None else int(first_request))
+                               None if first_request is None else int(first_request),
+                               hf_token or "")
     return File(s)
 
 
@@ -136,3 +147,41 @@ def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = Non
     (unwritable, or another process is editing the file). On error the file is unchanged.
     """
     return _core.edit(path, set, remove, out, in_place, force, break_links)
+
+
+def quantize(inp: PathLike, out: PathLike, type: str, *, nthread: int = 0,  # noqa: A002
+             allow_requantize: bool = False, leave_output_tensor: bool = False, pure: bool = False,
+             imatrix: PathLike | None = None, include_weights: Any = (), exclude_weights: Any = (),
+             output_tensor_type: str | None = None, token_embedding_type: str | None = None,
+             tensor_types: Any = (), prune_layers: Any = (), keep_split: bool = False,
+             override_kv: Any = (), dry_run: bool = False, force: bool = False) -> dict:
+    """Quantizes the model `inp` (a file, any shard of a split model, or a URL) to `out` as
+    llama.cpp's llama-quantize v0.5.0 does, byte for byte: `type` is one of its file types
+    ("Q4_K_M", "IQ4_XS", "Q8_0", "COPY", ... or the number, e.g. "15"); the keyword options are
+    its options (imatrix: a GGUF imatrix or legacy .dat; tensor_types: (regex, ggml type)
+    pairs or "regex=type" strings; override_kv: "KEY=TYPE:VALUE" strings; keep_split: `out`
+    is then the prefix of the shards). The output is written atomically (temporary file,
+    fsync, rename); an existing `out` is replaced only with force=True. nthread=0 uses every
+    core; the bytes never depend on it. dry_run=True writes nothing.
+    Returns the plan: {"file_type", "tensors": [{"name", "type_in", "type", "size_in",
+    "size", "fallback"}], "size_in", "size", "file_sizes", "paths", "n_fallback",
+    "needs_imatrix"}. Raises GGUFError naming the reason (an imatrix required or of another
+    model, requantizing without allow_requantize, an unknown type, io_error).
+    """
+    pairs = []
+    for t in tensor_types:
+        if isinstance(t, str):
+            name, sep, ty = t.partition("=")
+            if not sep:
+                raise GGUFError(f"malformed tensor type {t!r} (expected PATTERN=TYPE)", "invalid_argument")
+            pairs.append((name, ty))
+        else:
+            pairs.append((str(t[0]), str(t[1])))
+    return _core.quantize(os.fspath(inp), os.fspath(out), str(type), int(nthread), bool(allow_requantize),
+                          bool(leave_output_tensor), bool(pure),
+                          None if imatrix is None else os.fspath(imatrix),
+                          [include_weights] if isinstance(include_weights, str) else list(include_weights),
+                          [exclude_weights] if isinstance(exclude_weights, str) else list(exclude_weights),
+                          output_tensor_type, token_embedding_type, pairs, [int(x) for x in prune_layers],
+                          bool(keep_split), [override_kv] if isinstance(override_kv, str) else list(override_kv),
+                          bool(dry_run), bool(force))

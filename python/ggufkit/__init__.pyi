@@ -5,6 +5,8 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, Optional, Union
 
 from ._core import File as File, Model as Model, Tensor as Tensor, Vocab as Vocab
+from ._core import can_quantize as can_quantize, quantize_requires_imatrix as quantize_requires_imatrix
+from ._core import quantize_rows as quantize_rows
 from ._errors import GGUFError as GGUFError
 
 __version__: str
@@ -39,3 +41,11 @@ def edit(path: Union[str, os.PathLike[str]], set: Optional[Mapping[str, Any]] = 
          remove: Optional[Union[str, Iterable[str]]] = None, out: Optional[Union[str, os.PathLike[str]]] = None,
          in_place: bool = True, force: bool = False, break_links: bool = False) -> dict[str, Any]:
     """Metadata edits written atomically to `out` or over `path`. Raises GGUFError."""
+def quantize(inp: Union[str, os.PathLike[str]], out: Union[str, os.PathLike[str]], type: str, *,
+             nthread: int = 0, allow_requantize: bool = False, leave_output_tensor: bool = False,
+             pure: bool = False, imatrix: Optional[Union[str, os.PathLike[str]]] = None,
+             include_weights: Union[str, Iterable[str]] = (), exclude_weights: Union[str, Iterable[str]] = (),
+             output_tensor_type: Optional[str] = None, token_embedding_type: Optional[str] = None,
+             tensor_types: Iterable[Any] = (), prune_layers: Iterable[int] = (), keep_split: bool = False,
+             override_kv: Union[str, Iterable[str]] = (), dry_run: bool = False, force: bool = False) -> dict[str, Any]:
+    """A model quantized as llama-quantize v0.5.0 does it (byte-identical). Raises GGUFError."""

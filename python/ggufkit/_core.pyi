@@ -93,6 +93,10 @@ class Tensor:
         a remote file fetches the tensor's bytes first).
         GGUFError "unsupported" for q8_1 / q8_K and for types without a big-endian layout
         in a big-endian file."""
+    def quantize(self, type: Union[str, int], imatrix: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.uint8]:
+        """The tensor dequantized (bit for bit as ggml) and its rows of ne[0] quantized to
+        `type` as ggufkit.quantize_rows does: uint8 of shape shape[:-1] + (row bytes,).
+        imatrix: None or ne[0] weights. Errors: those of dequantize and quantize_rows."""
 
 class Vocab:
     """llama.cpp's tokenizer built from a GGUF file's tokenizer.ggml.* keys: ids equal to
@@ -111,6 +115,23 @@ class Vocab:
     @property
     def from_cache(self) -> bool:
         """True when the tables were mapped from the cache (a hit)."""
+    def apply_chat_template(self, messages: Sequence[dict[str, Any]], tools: Optional[Sequence[dict[str, Any]]] = None,
+                            add_generation_prompt: bool = False, tokenize: bool = False, server: bool = False,
+                            **kwargs: Any) -> Union[str, list[int]]:
+        """The prompt of a conversation under the file's chat template (tokenizer.chat_template;
+        its tool_use variant when tools are given; chatml when the file has none), with
+        transformers' argument names: as transformers' tokenizer.apply_chat_template renders it
+        (default), or as llama-server v0.5.0 builds it for a chat request (server=True).
+        kwargs become template variables (e.g. enable_thinking=False); chat_template= gives a
+        template text or a built-in name (llama.cpp's: chatml, llama3, ...) instead. tokenize:
+        the token ids instead (transformers: add_special off; server: as llama-server
+        tokenizes a prompt). GGUFError "template_error" when the template raises,
+        "invalid_template" when it does not parse, "invalid_argument" for a request
+        llama-server refuses. docs/chat.md."""
+    @property
+    def chat_template_caps(self) -> Optional[dict[str, bool]]:
+        """llama.cpp's nine capabilities of the file's template (supports_system_role,
+        supports_tools, ...) and supports_enable_thinking; None when it does not parse."""
     def encode(self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = True) -> list[int]:
         """Token ids of `text` (releases the GIL). add_special: BOS/EOS/SEP as the model
         is configured; parse_special: control-token text becomes those tokens.
@@ -163,5 +184,20 @@ class Model:
 def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
          out: Optional[_Path] = None, in_place: bool = True, force: bool = False,
          break_links: bool = False) -> dict[str, Any]: ...
+def quantize_rows(array: npt.ArrayLike, type: Union[str, int],
+                  imatrix: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.uint8]:
+    """Quantizes rows of float32 (the last axis is a row of n_per_row values; other dtypes
+    are converted) to the ggml type `type` (name, case-insensitive, e.g. "q4_K", or id),
+    byte for byte as ggml's ggml_quantize_chunk (v0.5.0) writes them. imatrix: None or
+    n_per_row importance weights (llama-imatrix's per-column values, >= 0). Returns uint8
+    of the same leading shape, the last axis ggml_row_size(type, n_per_row) bytes.
+    Raises GGUFError: "invalid_ggml_type" (unknown name or id), "unsupported" (a type
+    ggml does not quantize to: q8_1, q8_K, f64, integers), "partial_block" (n_per_row not
+    a multiple of the block size), "invalid_argument" (iq2_xxs, iq2_xs, iq1_s without an
+    imatrix); ValueError for an imatrix of the wrong shape. Releases the GIL."""
+def can_quantize(type: Union[str, int]) -> bool:
+    """True when quantize_rows writes `type`."""
+def quantize_requires_imatrix(type: Union[str, int]) -> bool:
+    """True for iq2_xxs, iq2_xs, iq1_s (ggml_quantize_requires_imatrix)."""
 def ggml_types() -> list[tuple[int, str, int, int]]:
     """(id, name, blck_size, type_size) of every ggml type."""

@@ -6,6 +6,7 @@
 
 #include "../../tools/gguf/hparams_json.h"
 #include "common.h"
+#include "gguf/chat.h"
 #include "gguf/model.h"
 #include "gguf/model_files.h"
 #include "gguf/vocab.h"
@@ -19,6 +20,8 @@ struct py_vocab {
   std::string path;
   std::string cache_dir;  // the compiled tokenizer cache it was loaded with ("" = none)
   py::object ints;  // list of the ints 0 .. n_tokens-1, made on the first encode (see id_list)
+  // the file's chat template (tokenizer.chat_template, its tool_use variant), or why not
+  std::shared_ptr<const gguf::result<gguf::chat_template>> chat;
 
   /// The ids as a list of Python ints taken from `ints` (a reference each, no allocation).
   py::list id_list(std::span<const int32_t> ids) {
@@ -115,7 +118,8 @@ py_vocab load_vocab(py::handle src, py::object cache_dir) {
       cache_dir.is_none() ? std::string() : std::string(py::str(py::module_::import("os").attr("fspath")(cache_dir)));
   py::gil_scoped_release unlocked;
   auto v = take(gguf::vocab::load(f, gguf::vocab_load_options{dir}));
-  return py_vocab{std::move(v), f.path(), dir, py::object()};
+  auto chat = std::make_shared<const gguf::result<gguf::chat_template>>(gguf::chat_template::load(f, v));
+  return py_vocab{std::move(v), f.path(), dir, py::object(), std::move(chat)};
 }
 
 py_model load_model(py::handle src) {
@@ -217,6 +221,55 @@ void register_vocab(py::module_& m) {
              return text_replace(s.v.token_to_piece(int32_t(id), true));
            },
            py::arg("id"))
+      .def("apply_chat_template",
+           [](py_vocab& s, py::handle messages, py::handle tools, bool add_generation_prompt, bool tokenize, bool server,
+              py::kwargs kwargs) -> py::object {
+             auto dumps = py::module_::import("json").attr("dumps");
+             // transformers' chat_template= argument: a template text (or a built-in name) instead of the file's
+             std::optional<gguf::chat_template> own;
+             if (kwargs.contains("chat_template")) {
+               py::object t = kwargs["chat_template"];
+               PyDict_DelItemString(kwargs.ptr(), "chat_template");
+               if (!t.is_none()) own = take(gguf::chat_template::from_source(py::str(t), s.chat->ok() ? (**s.chat).tokens() : gguf::chat_tokens{}));
+             }
+             if (!own && !*s.chat) take(gguf::result<void>(s.chat->error()));
+             const gguf::chat_template& tmpl = own ? *own : **s.chat;
+             gguf::chat_request req;
+             req.messages_json = py::str(dumps(messages));
+             req.tools_json = tools.is_none() ? std::string() : std::string(py::str(dumps(tools)));
+             req.add_generation_prompt = add_generation_prompt;
+             req.kwargs_json = py::str(dumps(kwargs));
+             std::string prompt;
+             std::vector<int32_t> ids;
+             {
+               py::gil_scoped_release unlocked;
+               prompt = take(tmpl.apply(req, server ? gguf::chat_mode::server : gguf::chat_mode::transformers));
+               // transformers tokenizes the rendered chat with add_special_tokens=False (the
+               // template wrote them); llama-server tokenizes its prompt with add_special
+               if (tokenize) ids = take(s.v.tokenize(prompt, server, true));
+             }
+             if (tokenize) return s.id_list(ids);
+             return text_replace(prompt);
+           },
+           py::arg("messages"), py::arg("tools") = py::none(), py::arg("add_generation_prompt") = false,
+           py::arg("tokenize") = false, py::arg("server") = false)
+      .def_property_readonly("chat_template_caps",
+                             [](const py_vocab& s) -> py::object {
+                               if (!*s.chat) return py::none();
+                               const auto c = (**s.chat).caps();
+                               py::dict d;
+                               d["supports_system_role"] = c.supports_system_role;
+                               d["supports_tools"] = c.supports_tools;
+                               d["supports_tool_calls"] = c.supports_tool_calls;
+                               d["supports_parallel_tool_calls"] = c.supports_parallel_tool_calls;
+                               d["supports_string_content"] = c.supports_string_content;
+                               d["supports_typed_content"] = c.supports_typed_content;
+                               d["supports_object_arguments"] = c.supports_object_arguments;
+                               d["supports_preserve_reasoning"] = c.supports_preserve_reasoning;
+                               d["supports_reasoning_effort"] = c.supports_reasoning_effort;
+                               d["supports_enable_thinking"] = c.supports_enable_thinking;
+                               return d;
+                             })
       .def_property_readonly("n_tokens", [](const py_vocab& s) { return s.v.n_tokens(); })
       .def_property_readonly("bos", [](const py_vocab& s) { return special(s.v.bos()); })
       .def_property_readonly("eos", [](const py_vocab& s) { return special(s.v.eos()); })

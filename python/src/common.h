@@ -60,5 +60,12 @@ void register_file(py::module_& m);
 void register_vocab(py::module_& m);
 void register_model(py::module_& m);
 void register_edit(py::module_& m);
+void register_quant(py::module_& m);
+void register_quantize_model(py::module_& m);
+
+/// Rows of `array` (float32-convertible, last axis = one row) quantized to `type` (ggml
+/// name or id), with optional importance weights: uint8 array of the same leading shape,
+/// last axis the row's bytes (bind_quant.cpp).
+py::array quantize_array(py::handle array, py::handle type, py::handle imatrix);
 
 }  // namespace ggufkit

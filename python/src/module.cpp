@@ -169,8 +169,9 @@ void fetch(const gguf::file& f, std::span<const std::byte> view) {
 }
 
 std::shared_ptr<py_file> open_url(const std::string& url, std::vector<std::string> headers, double timeout, int retries,
-                    std::string cache_dir, std::optional<uint64_t> first_request) {
+                    std::string cache_dir, std::optional<uint64_t> first_request, std::string hf_token) {
   gguf::remote_options o;
+  o.hf_token = std::move(hf_token);
   o.headers = std::move(headers);
   o.timeout_seconds = std::max(1L, long(std::ceil(timeout)));
   o.retries = retries;
@@ -288,7 +289,7 @@ void register_file(py::module_& m) {
       });
 
   m.def("_open_url", &open_url, py::arg("url"), py::arg("headers"), py::arg("timeout"), py::arg("retries"),
-        py::arg("cache_dir"), py::arg("first_request"));
+        py::arg("cache_dir"), py::arg("first_request"), py::arg("hf_token") = std::string());
 
   m.def("ggml_types", [] {
     // (id, name, blck_size, type_size) of every ggml type id in use
@@ -332,6 +333,11 @@ void register_file(py::module_& m) {
         take(std::move(r));
         return out;
       })
+      .def("quantize", [](const py_tensor& s, py::handle type, py::handle imatrix) {
+        // dequantized (bit-exact) to float32 rows of ne[0], then quantized
+        py::object floats = py::cast(s).attr("dequantize")();
+        return quantize_array(floats, type, imatrix);
+      }, py::arg("type"), py::arg("imatrix") = py::none())
       .def("__repr__", [](const py_tensor& s) {
         std::string ne;
         for (uint32_t i = 0; i < s.t->n_dims; ++i) ne += (i ? ", " : "") + std::to_string(s.t->ne[i]);
@@ -348,4 +354,6 @@ PYBIND11_MODULE(_core, m) {
   ggufkit::register_vocab(m);
   ggufkit::register_model(m);
   ggufkit::register_edit(m);
+  ggufkit::register_quant(m);
+  ggufkit::register_quantize_model(m);
 }

@@ -2,6 +2,7 @@
 open(url), Tensor.data, Tensor.dequantize(), Vocab(url) and Model(url) give what the
 local file gives; tensor bytes are fetched only when read; headers, HF_TOKEN, the
 metadata cache and HTTP errors."""
+import json
 import os
 import pickle
 import shutil
@@ -43,6 +44,14 @@ def nginx_config(d: Path, root: Path, port: int) -> str:
             "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"
             "    }\n"
             f"    location /slow/ {{ alias {root}/; limit_rate 64; }}\n"
+            # a mimic of the Hugging Face hub: the model API's answers under d/hub/api, files
+            # resolved by a redirect to /data/models on another host name
+            f"    location /hub/api/ {{ alias {d}/hub/api/; default_type application/json; }}\n"
+            "    location ~ ^/hub/gated/([^/]+)/resolve/[^/]+/(.*)$ {\n"
+            "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"
+            f"      return 302 http://localhost:{port}/data/models/$2;\n"
+            "    }\n"
+            f"    location ~ ^/hub/([^/]+)/([^/]+)/resolve/[^/]+/(.*)$ {{ return 302 http://localhost:{port}/data/models/$3; }}\n"
             "  }\n}\n")
 
 
@@ -56,6 +65,13 @@ def server(data):
     d = Path(tempfile.mkdtemp(prefix="ggufkit-nginx-"))
     os.chmod(d, 0o755)  # the worker may run as another user
     (d / "tmp").mkdir()
+    for repo in ("test/tiny-GGUF", "gated/tiny-GGUF"):
+        api = d / "hub/api/models" / repo / "revision"
+        api.mkdir(parents=True)
+        files = ["stories260K-Q4_0.gguf", "stories260K-Q8_0.gguf", "stories260K-F16.gguf"]
+        (api / "main").write_text(json.dumps({"sha": "1" * 40, "siblings": [{"rfilename": f} for f in files]}))
+    for p in (d / "hub", d / "hub/api", d / "hub/api/models"):
+        os.chmod(p, 0o755)
     proc = None
     try:
         for _ in range(5):  # another process may take the port between bind and listen
@@ -215,3 +231,23 @@ def test_http_errors_raise_gguf_error(server):
         ggufkit.open(f"{server}/slow/models/stories260K.gguf", timeout=1, retries=0)
     assert e.value.code == "io_error" and "stalled" in str(e.value)
     assert time.monotonic() - t0 < 10
+
+
+def test_hub_names(server, data, monkeypatch):
+    monkeypatch.setenv("GGUF_HF_ENDPOINT", server + "/hub")
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    for name, local in (("hf://test/tiny-GGUF:q4_0", "stories260K-Q4_0.gguf"),
+                        ("hf://test/tiny-GGUF", "stories260K-Q8_0.gguf"),  # no Q4_K_M: Q8_0, as llama-server
+                        ("hf://test/tiny-GGUF/stories260K-F16.gguf", "stories260K-F16.gguf")):
+        f, want = ggufkit.open(name), ggufkit.open(data / "models" / local)
+        assert f.metadata["general.file_type"] == want.metadata["general.file_type"], name
+        assert [t.name for t in f.tensors] == [t.name for t in want.tensors], name
+    with pytest.raises(ggufkit.GGUFError) as e:
+        ggufkit.open("hf://test/tiny-GGUF:Q5_K_M")
+    assert e.value.code == "io_error"
+    assert "no file for quant Q5_K_M in test/tiny-GGUF; its quants: F16, Q4_0, Q8_0" in str(e.value)
+    with pytest.raises(ggufkit.GGUFError) as e:
+        ggufkit.open("hf://gated/tiny-GGUF:Q8_0")
+    assert "access denied (HTTP 401)" in str(e.value)
+    f = ggufkit.open("hf://gated/tiny-GGUF:Q8_0", hf_token="test-token")
+    assert f.metadata["general.file_type"] == ggufkit.open(data / "models/stories260K-Q8_0.gguf").metadata["general.file_type"]

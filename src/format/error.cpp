@@ -39,8 +39,10 @@ constexpr code_row code_table[] = {
     {errc::unsupported, "unsupported", "not supported"},
     {errc::invalid_vocab, "invalid_vocab", "invalid vocabulary"},
     {errc::invalid_model, "invalid_model", "invalid model"},
+    {errc::invalid_template, "invalid_template", "invalid chat template"},
+    {errc::template_error, "template_error", "chat template error"},
 };
-static_assert(std::size(code_table) == static_cast<size_t>(errc::invalid_model) + 1);
+static_assert(std::size(code_table) == static_cast<size_t>(errc::template_error) + 1);
 
 const code_row* row(errc code) {
   auto i = static_cast<size_t>(code);

@@ -277,13 +277,18 @@ result<file> file::open(const std::filesystem::path& path, const reader_limits& 
 }
 
 result<file> file::open_url(const std::string& url, const remote_options& options, const reader_limits& limits) {
+  if (is_hub_name(url)) {
+    auto resolved = resolve_hub_name(url, options);
+    if (!resolved) return resolved.error();
+    return open_url(*resolved, options, limits);
+  }
   auto s = detail::http_source::open(url, options);
   if (!s) return s.error();
   return parse_source(std::move(*s), url, limits, &file::make);
 }
 
 result<file> file::open_any(const std::string& path_or_url, const remote_options& options, const reader_limits& limits) {
-  if (is_url(path_or_url)) return open_url(path_or_url, options, limits);
+  if (gguf::is_remote(path_or_url)) return open_url(path_or_url, options, limits);
   return open(path_or_url, limits);
 }
 

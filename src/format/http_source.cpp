@@ -453,7 +453,7 @@ result<void> http_source::attempt(exchange& x) {
   if (x.status == 404 || x.status == 410) return fail("not found (HTTP " + std::to_string(x.status) + ")");
   if (x.status == 401 || x.status == 403) {
     return fail("access denied (HTTP " + std::to_string(x.status) +
-                "): give a token with --header 'Authorization: Bearer …' or the HF_TOKEN variable");
+                "): give a token with --hf-token, --header 'Authorization: Bearer …' or the HF_TOKEN variable");
   }
   if (x.status == 429) return fail("HTTP 429: too many requests");
   if (x.status >= 500) return fail("HTTP " + std::to_string(x.status) + ": server error");
@@ -569,7 +569,7 @@ result<std::unique_ptr<http_source>> http_source::open(const std::string& url, c
   if (!c) return s->fail("cannot start libcurl");
   s->curl_ = c;
   curl_slist* list = nullptr;
-  for (const auto& h : request_headers(url, opt.headers)) list = curl().slist_append(list, h.c_str());
+  for (const auto& h : request_headers(url, opt.headers, opt.hf_token)) list = curl().slist_append(list, h.c_str());
   s->header_list_ = list;
   curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
   curl().easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
@@ -707,6 +707,92 @@ void http_source::parsed(uint64_t end) noexcept {
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
+namespace {
+struct small_exchange {
+  small_reply reply;
+  uint64_t max_body = 0;
+  bool too_big = false;
+};
+size_t small_header(char* data, size_t size, size_t n, void* user) {
+  auto& x = *static_cast<small_exchange*>(user);
+  std::string_view line(data, size * n);
+  if (line.starts_with("HTTP/")) {  // a new response (after a redirect)
+    x.reply.etag.clear();
+    return size * n;
+  }
+  auto colon = line.find(':');
+  if (colon != std::string_view::npos && lower(trim(line.substr(0, colon))) == "etag")
+    x.reply.etag = trim(line.substr(colon + 1));
+  return size * n;
+}
+size_t small_body(char* data, size_t size, size_t n, void* user) {
+  auto& x = *static_cast<small_exchange*>(user);
+  if (x.reply.body.size() + size * n > x.max_body) {
+    x.too_big = true;
+    return 0;
+  }
+  x.reply.body.append(data, size * n);
+  return size * n;
+}
+}  // namespace
+
+result<small_reply> http_get_small(const std::string& url, const remote_options& opt,
+                                   const std::vector<std::string>& extra_headers, uint64_t max_body) {
+  const std::string shown = url.substr(0, url.find('?'));
+  auto fail = [&](const std::string& what) { return make_error(errc::io_error, no_offset, shown + ": " + what); };
+  if (url.find_first_of("\r\n") != std::string::npos) return fail("a URL cannot contain a line break");
+  if (!curl().error.empty()) return fail(curl().error);
+  std::unique_ptr<CURL, void (*)(CURL*)> c(curl().easy_init(), curl().easy_cleanup);
+  if (!c) return fail("cannot start libcurl");
+  curl_slist* list = nullptr;
+  for (const auto& h : request_headers(url, opt.headers, opt.hf_token)) list = curl().slist_append(list, h.c_str());
+  for (const auto& h : extra_headers) list = curl().slist_append(list, h.c_str());
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(list, curl().slist_free_all);
+  CURL* h = c.get();
+  curl().easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl().easy_setopt(h, CURLOPT_HTTPHEADER, list);
+  curl().easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl().easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT, std::max(1L, opt.timeout_seconds));
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_TIME, std::max(1L, opt.timeout_seconds));
+  curl().easy_setopt(h, CURLOPT_USERAGENT, "gguf/0.1 (libcurl)");
+  curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // JSON: any encoding libcurl decodes
+  curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, &small_header);
+  curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, &small_body);
+  for (int tries = 0;; ++tries) {
+    small_exchange x;
+    x.max_body = max_body;
+    curl().easy_setopt(h, CURLOPT_HEADERDATA, &x);
+    curl().easy_setopt(h, CURLOPT_WRITEDATA, &x);
+    char curl_error[CURL_ERROR_SIZE] = {};
+    curl().easy_setopt(h, CURLOPT_ERRORBUFFER, curl_error);
+    const auto t0 = std::chrono::steady_clock::now();
+    const CURLcode rc = curl().easy_perform(h);
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    curl().easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
+    curl().easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.reply.status);
+    if (opt.log) {
+      opt.log("GET " + shown + " -> " + std::to_string(x.reply.status) + ", " + std::to_string(x.reply.body.size()) +
+              " bytes, " + std::to_string(ms) + " ms");
+    }
+    if (x.too_big) return fail("the response is larger than " + human(max_body));
+    const bool again = rc != CURLE_OK || x.reply.status == 429 || (x.reply.status >= 500 && x.reply.status <= 599);
+    if (again && tries < opt.retries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250L << std::min(tries, 6)));
+      continue;
+    }
+    if (rc == CURLE_OPERATION_TIMEDOUT) return fail("no response within " + std::to_string(opt.timeout_seconds) + " s");
+    if (rc != CURLE_OK)
+      return fail(std::string("HTTP request failed: ") + (curl_error[0] ? curl_error : curl().easy_strerror(rc)));
+    return std::move(x.reply);
+  }
+}
+
 }  // namespace gguf::detail
 
 // ---- public helpers (gguf/remote.h) ----
@@ -741,16 +827,20 @@ bool host_in(const std::string& host, std::string_view domain) {
 }
 }  // namespace
 
-std::vector<std::string> request_headers(std::string_view url, std::vector<std::string> headers) {
+std::vector<std::string> request_headers(std::string_view url, std::vector<std::string> headers,
+                                         std::string_view hf_token) {
   bool has_auth = std::any_of(headers.begin(), headers.end(),
                               [](const std::string& h) { return detail::lower(h).starts_with("authorization:"); });
-  const char* token = std::getenv("HF_TOKEN");
-  if (has_auth || !token || !*token) return headers;
+  const char* env_token = std::getenv("HF_TOKEN");
+  const std::string_view token = !hf_token.empty() ? hf_token : env_token ? std::string_view(env_token) : "";
+  if (has_auth || token.empty()) return headers;
   std::string host = url_host(url);
-  const char* endpoint = std::getenv("HF_ENDPOINT");
-  bool hf = host_in(host, "huggingface.co") || host_in(host, "hf.co") ||
-            (endpoint && *endpoint && host == url_host(endpoint));
-  if (hf) headers.push_back(std::string("Authorization: Bearer ") + token);
+  bool hf = host_in(host, "huggingface.co") || host_in(host, "hf.co");
+  for (const char* var : {"GGUF_HF_ENDPOINT", "HF_ENDPOINT"}) {
+    const char* endpoint = std::getenv(var);
+    if (endpoint && *endpoint && host == url_host(endpoint)) hf = true;
+  }
+  if (hf) headers.push_back("Authorization: Bearer " + std::string(token));
   return headers;
 }
 

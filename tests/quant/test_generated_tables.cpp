@@ -7,3 +7,7 @@
 TEST(generated_tables, quant_tables_cpp_is_the_generator_output) {
   gguf::test::expect_generated("gen_quant_tables.py", "src/quant/tables.cpp");
 }
+
+TEST(generated_tables, grid_tables_cpp_is_the_generator_output) {
+  gguf::test::expect_generated("gen_quantize_grids.py", "src/quant/grid_tables.cpp");
+}

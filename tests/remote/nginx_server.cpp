@@ -75,6 +75,21 @@ std::string config(const fs::path& dir, const fs::path& data, const fs::path& sc
     << "    location /norange/ { alias " << root << "/; max_ranges 0; }\n"
     << "    location /slow/ { alias " << root << "/; limit_rate 64; }\n"
     << "    location /mutable/ { alias " << mut << "/; }\n"
+    // a mimic of the Hugging Face hub (docs/remote.md) over SCRATCH/hub: the model API's
+    // answers are static files, /resolve/ redirects to a CDN on another host name
+    // (localhost instead of 127.0.0.1) that refuses any Authorization header, and the
+    // repositories of the owner "gated" need "Authorization: Bearer test-token"
+    << "    location /hub/api/ { alias " << mut << "/hub/api/; default_type application/json; }\n"
+    << "    location ~ ^/hub/gated/([^/]+)/resolve/[^/]+/(.*)$ {\n"
+    << "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"
+    << "      return 302 http://localhost:" << port << "/cdn/gated/$1/$2;\n"
+    << "    }\n"
+    << "    location ~ ^/hub/([^/]+)/([^/]+)/resolve/[^/]+/(.*)$ { return 302 http://localhost:" << port
+    << "/cdn/$1/$2/$3; }\n"
+    << "    location /cdn/ {\n"
+    << "      alias " << mut << "/hub/files/;\n"
+    << "      if ($http_authorization) { return 403; }\n"
+    << "    }\n"
     << "    location /authmutable/ {\n"
     << "      alias " << mut << "/;\n"
     << "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"

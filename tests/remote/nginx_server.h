@@ -25,7 +25,11 @@ class nginx_server {
   /// Starts nginx serving `data` (retries another port if one is taken meanwhile).
   /// Locations: /data/ (the files), /redirect/X (302 to /data/X), /auth/ (401 unless
   /// "Authorization: Bearer test-token"), /norange/ (ignores Range: 200 with the whole
-  /// file), /slow/ (64 bytes/s), /mutable/ (a scratch folder the test may change).
+  /// file), /slow/ (64 bytes/s), /mutable/ (a scratch folder the test may change), and a
+  /// mimic of the Hugging Face hub at /hub (its files in scratch()/hub: api/... the model
+  /// API's answers, files/OWNER/REPO/... the files; /hub/OWNER/REPO/resolve/REV/PATH
+  /// redirects to the CDN http://localhost:PORT/cdn/OWNER/REPO/PATH, which refuses an
+  /// Authorization header; the owner "gated" needs "Bearer test-token" to resolve).
   /// started() is false (with a reason) when nginx is not installed or cannot start.
   explicit nginx_server(const std::filesystem::path& data);
   ~nginx_server();

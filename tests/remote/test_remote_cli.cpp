@@ -252,7 +252,7 @@ TEST(RemoteCli, AuthorizationHeaderAndHfToken) {
   std::string u = url("auth", "models/stories260K.gguf");
   auto none = run_gguf({"info", u});
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_EQ(none.err, "gguf: " + u + ": access denied (HTTP 401): give a token with --header 'Authorization: Bearer …' or the HF_TOKEN variable\n");
+  EXPECT_EQ(none.err, "gguf: " + u + ": access denied (HTTP 401): give a token with --hf-token, --header 'Authorization: Bearer …' or the HF_TOKEN variable\n");
   auto wrong = run_gguf({"info", u, "--header", "Authorization: Bearer nope"});
   EXPECT_EQ(wrong.exit_code, 2);
   auto hdr = run_gguf({"info", u, "--header", "Authorization: Bearer test-token", "--verbose"});

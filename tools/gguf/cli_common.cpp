@@ -25,6 +25,7 @@ struct remote_flags {
   std::string cache;
   bool verbose = false;
   uint64_t first_request = 0;
+  std::string hf_token;
 } remote;
 
 std::vector<command>& registry() {
@@ -98,7 +99,7 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
     }
     return gguf::file::from_buffer(std::move(bytes), {}, "<stdin>");
   }
-  if (!is_url(path)) {
+  if (!is_remote(path)) {
     // Readers never write (issue 29, item 3): the library reads an interrupted edit's
     // consistent state; the next edit finishes it.
     auto f = gguf::file::open(path);
@@ -110,6 +111,7 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
   o.timeout_seconds = remote.timeout;
   o.retries = remote.retries;
   o.cache_dir = remote.cache;
+  o.hf_token = remote.hf_token;
   if (remote.first_request) o.first_request = remote.first_request;
   if (remote.verbose) {
     o.log = [](std::string_view line) { std::cerr << "gguf: " << line << "\n"; };  // never a header
@@ -119,7 +121,7 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
 
 std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths) {
   for (auto p : paths) {
-    if (is_url(p)) {
+    if (is_remote(p)) {  // http(s):// or hf://
       std::cerr << "gguf " << cmd << ": " << p << ": writing needs a local file (download it first)\n";
       return exit_usage;
     }
@@ -137,10 +139,14 @@ std::optional<int> check_output_path(const std::string& out, std::span<const std
 }
 
 void add_remote_options(CLI::App& app) {
-  const char* group = "Remote files (http:// or https:// URLs)";
+  const char* group = "Remote files (http:// or https:// URLs, hf://OWNER/REPO[@REV][:QUANT | /FILE.gguf])";
   app.add_option("--header", remote.headers,
                  "request header 'Name: value', e.g. 'Authorization: Bearer TOKEN' (repeatable; HF_TOKEN is used "
                  "for huggingface.co when no Authorization is given)")
+      ->group(group);
+  app.add_option("--hf-token", remote.hf_token,
+                 "token of the Hugging Face hub for hf:// names and hub URLs (default: $HF_TOKEN); hub: "
+                 "$GGUF_HF_ENDPOINT, else $HF_ENDPOINT, else https://huggingface.co")
       ->group(group);
   app.add_option("--timeout", remote.timeout, "seconds to connect, and seconds a transfer may stall (default 30)")
       ->check(CLI::Range(1L, 86400L))

@@ -1,42 +1,52 @@
-// gguf detokenize -m FILE [IDS...] [--jsonl [--threads N]] [--remove-special] [--unparse-special]
+// gguf detokenize -m FILE [IDS... | -f FILE] [--jsonl [--threads N]] [--remove-special] [--unparse-special]
 // Text of token ids exactly as llama.cpp's llama_detokenize gives it.
+#include <charconv>
+#include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "commands.h"
+#include "input.h"
 #include "jsonl.h"
 #include "gguf/vocab.h"
 
 namespace gguf::cli {
 namespace {
 
-// Ids from free text: integers separated by spaces, commas or brackets.
-bool parse_ids(const std::string& s, std::vector<int64_t>& out) {
-  std::string cleaned = s;
-  for (char& c : cleaned)
-    if (c == ',' || c == '[' || c == ']') c = ' ';
-  std::istringstream in(cleaned);
-  std::string tok;
-  while (in >> tok) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(tok, &used);
-      if (used != tok.size()) return false;
-      out.push_back(v);
-    } catch (...) {
-      return false;
+// Ids from free text: integers separated by white space, commas or brackets (one pass
+// with from_chars: a file of ids is read at memory speed).
+bool parse_ids(std::string_view s, std::vector<int64_t>& out) {
+  const auto separator = [](char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == ',' || c == '[' ||
+           c == ']';
+  };
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (p < end) {
+    if (separator(*p)) {
+      ++p;
+      continue;
     }
+    const char* q = p;
+    while (q < end && !separator(*q)) ++q;
+    const char* first = p < q && *p == '+' && q - p > 1 && p[1] != '-' ? p + 1 : p;  // stoll took a '+'
+    int64_t v = 0;
+    const auto r = std::from_chars(first, q, v);
+    if (r.ec != std::errc() || r.ptr != q) return false;
+    out.push_back(v);
+    p = q;
   }
   return true;
 }
 
 int run(int argc, char** argv) {
   CLI::App app{"Turn token ids back into text with the tokenizer embedded in a GGUF file.", "detokenize"};
-  std::string model;
+  std::string model, file;
   std::vector<std::string> args;
   bool jsonl = false, remove_special = false, unparse_special = false;
   app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
-  app.add_option("IDS", args, "token ids (default: read from standard input)");
+  auto* ids_opt = app.add_option("IDS", args, "token ids (default: read from standard input)");
+  app.add_option("-f,--file", file, "read the ids (or with --jsonl, the lines) from FILE ('-': standard input)")
+      ->excludes(ids_opt);
   unsigned threads = 1;
   app.add_flag("--jsonl", jsonl, "each input line is a JSON array of ids; prints one JSON string per line");
   app.add_option("--threads", threads, "with --jsonl: detokenize on N threads, output order kept (0 = every core; default 1)");
@@ -71,14 +81,15 @@ int run(int argc, char** argv) {
     std::vector<int64_t> raw;
     std::vector<int32_t> ids;
     std::string all;
+    input_text in;
     if (args.empty()) {
-      std::stringstream ss;
-      ss << std::cin.rdbuf();
-      all = ss.str();
+      auto r = input_text::read(file);
+      if (!r) return report(input_source(file), r.error());
+      in = std::move(*r);
     } else {
       for (auto& a : args) all += a + " ";
     }
-    if (!parse_ids(all, raw)) {
+    if (!parse_ids(args.empty() ? in.view() : std::string_view(all), raw)) {
       std::cerr << "gguf detokenize: IDS must be integers (see --help)\n";
       return exit_usage;
     }
@@ -87,10 +98,14 @@ int run(int argc, char** argv) {
       std::cerr << err;
       return exit_invalid;
     }
-    std::cout << v->detokenize(ids, remove_special, unparse_special) << '\n';
+    std::string text = v->detokenize(ids, remove_special, unparse_special);
+    text += '\n';
+    std::fwrite(text.data(), 1, text.size(), stdout);
     return exit_ok;
   }
-  jsonl_reader in(0);
+  auto opened = jsonl_reader::open(file);
+  if (!opened) return report(input_source(file), opened.error());
+  jsonl_reader& in = *opened;
   threads = jsonl_threads(threads);
   struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::vector<int64_t> raw;

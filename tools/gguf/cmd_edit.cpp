@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "edit_support.h"
+#include "gguf/chat.h"
 #include "gguf/keys.h"
 #include "gguf/vocab.h"
 #include "gguf/writer.h"
@@ -134,10 +135,23 @@ int build_ops(const edit_args& a, const file& f, std::vector<edit_op>& ops) {
     }
     if (int rc = add(k->key, json_to_value(j, shape))) return rc;
   }
-  if (a.have_chat_template) ops.push_back(edit_op::set("tokenizer.chat_template", value::string(a.chat_template)));
+  // a chat template that does not parse is refused unless --force (gguf/chat.h)
+  auto check_template = [&](const std::string& text, const std::string& what) -> std::optional<int> {
+    if (a.flags.force) return std::nullopt;
+    auto t = chat_template::from_source(text);
+    if (t) return std::nullopt;
+    std::fprintf(stderr, "gguf edit: %s: the chat template does not parse: %s (use --force to write it anyway)\n",
+                 what.c_str(), t.error().detail.c_str());
+    return exit_invalid;
+  };
+  if (a.have_chat_template) {
+    if (auto rc = check_template(a.chat_template, "--chat-template")) return *rc;
+    ops.push_back(edit_op::set("tokenizer.chat_template", value::string(a.chat_template)));
+  }
   if (!a.chat_template_file.empty()) {
     auto text = read_text_file(a.chat_template_file);
     if (!text) return usage(cmd, "cannot read " + a.chat_template_file);
+    if (auto rc = check_template(*text, a.chat_template_file)) return *rc;
     ops.push_back(edit_op::set("tokenizer.chat_template", value::string(*text)));
   }
   if (!a.pre_tokenizer.empty()) {

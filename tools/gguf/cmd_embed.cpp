@@ -1,8 +1,6 @@
-// gguf embed -m FILE [TEXT] [--jsonl [--threads N]] [--no-add-special]: token embeddings of a text, i.e.
+// gguf embed -m FILE [TEXT | -f FILE] [--jsonl [--threads N]] [--no-add-special]: token embeddings of a text, i.e.
 // tokenize as llama_tokenize (add_special on unless --no-add-special, parse_special off)
 // and look the ids up in token_embd.weight (ggml_get_rows).
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "input.h"
 #include "jsonl.h"
 #include "gguf/model.h"
 #include "gguf/vocab.h"
@@ -53,26 +52,17 @@ void append_result(std::string& out, std::span<const int32_t> ids, std::span<con
   out += "]}\n";
 }
 
-std::string read_stdin() {
-  std::string s;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(0, buf, sizeof buf);
-    if (n <= 0) break;
-    s.append(buf, static_cast<size_t>(n));
-  }
-  return s;
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"Token embeddings of a text: tokenize (add_special on, parse_special off), then look the "
                "ids up in token_embd.weight. Output: {\"ids\": [...], \"embeddings\": [[n_embd floats], ...]}, "
                "each float printed so that it reads back to the same float32.",
                "embed"};
-  std::string path, text;
+  std::string path, text, file;
   bool jsonl = false, no_add_special = false;
   app.add_option("-m,--model", path, "GGUF model file")->required();
-  app.add_option("TEXT", text, "text to embed (default: standard input)");
+  auto* text_opt = app.add_option("TEXT", text, "text to embed (default: standard input)");
+  app.add_option("-f,--file", file, "read the text (or with --jsonl, the lines) from FILE ('-': standard input)")
+      ->excludes(text_opt);
   app.add_flag("--jsonl", jsonl,
                "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
                "write one JSON object per line");
@@ -110,14 +100,23 @@ int run(int argc, char** argv) {
   };
 
   if (!jsonl) {
-    if (!have_text) text = read_stdin();
+    input_text in;
+    if (!have_text) {
+      auto r = input_text::read(file);
+      if (!r) return report(input_source(file), r.error());
+      in = std::move(*r);
+    }
     std::vector<float> rows;
     std::string out;
-    if (auto r = embed_one(text, rows, out); !r) return report(path, r.error());
+    if (auto r = embed_one(have_text ? std::string_view(text) : in.view(), rows, out); !r)
+      return report(path, r.error());
     std::fwrite(out.data(), 1, out.size(), stdout);
     return exit_ok;
   }
-  jsonl_reader in(0, size_t(64) << 10, 1);  // one line per block: the output of one line at a time
+  // one line per block: the output of one line at a time
+  auto opened = jsonl_reader::open(file, size_t(64) << 10, 1);
+  if (!opened) return report(input_source(file), opened.error());
+  jsonl_reader& in = *opened;
   threads = jsonl_threads(threads);
   struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::string text;

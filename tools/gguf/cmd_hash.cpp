@@ -145,7 +145,7 @@ int run(int argc, char** argv) {
   req.per_tensor = !no_layer;
   req.uuid = uuid;
   req.threads = threads;
-  req.fetch = is_url(path);
+  req.fetch = is_remote(path);
   auto hashed = hash_tensors(*f, req);
   if (!hashed) return report(path, hashed.error());
   const hash_result& h = *hashed;

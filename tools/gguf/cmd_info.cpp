@@ -1,12 +1,9 @@
 // gguf info FILE [--json]: a summary of a GGUF file that never walks the vocabulary.
 #include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "commands.h"
-#include "hparams_json.h"
-#include "gguf/keys.h"
-#include "gguf/model.h"
+#include "info_json.h"
 
 namespace gguf::cli {
 namespace {
@@ -30,13 +27,6 @@ std::string human_count(uint64_t n) {
   return human(static_cast<double>(n), units, 1000.0);
 }
 
-
-// llama_ftype name of a general.file_type value, "unknown" for an id it does not know.
-std::string ftype_name(uint64_t id) {
-  auto name = id <= UINT32_MAX ? file_type_name(static_cast<uint32_t>(id)) : std::string_view{};
-  return name.empty() ? std::string("unknown") : std::string(name);
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"Summarize a GGUF file: version, byte order, alignment, counts, architecture, name, "
                "file type, parameters and sizes.",
@@ -57,59 +47,8 @@ int run(int argc, char** argv) {
   if (!f) return report(input_name(path, use_stdin), f.error());
   // a shard of a split model: its own size; the model is the whole set
   const uint64_t file_size = split.count ? split.own_size : f->size();
-
-  uint64_t n_params = 0, data_bytes = 0;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> by_type;  // name -> (tensors, bytes)
-  for (const auto& t : f->tensors()) {
-    n_params += t.nelements();
-    data_bytes += t.nbytes;
-    auto& slot = by_type[std::string(ggml_type_name(t.type))];
-    slot.first += 1;
-    slot.second += t.nbytes;
-  }
-  auto str_or_null = [&](std::string_view key) -> nlohmann::ordered_json {
-    auto v = f->get_string(key);
-    return v ? nlohmann::ordered_json(std::string(*v)) : nlohmann::ordered_json(nullptr);
-  };
-  auto uint_or_null = [&](std::string_view key) -> nlohmann::ordered_json {
-    auto v = f->get_uint(key);
-    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-  };
-  uint64_t n_vocab = 0;
-  if (auto toks = f->get_array("tokenizer.ggml.tokens")) n_vocab = toks->size();
-
-  nlohmann::ordered_json j;
-  j["file"] = input_name(path, use_stdin);
-  j["file_size"] = file_size;
-  if (split.count) j["split"] = {{"count", split.count}, {"no", split.no}, {"total_size", split.total_size}};
-  j["version"] = f->version();
-  j["byte_order"] = std::string(byte_order_name(f->byte_order()));
-  j["alignment"] = f->alignment();
-  j["kv_count"] = f->kv_count();
-  j["tensor_count"] = f->tensor_count();
-  j["metadata_size"] = f->metadata_end();
-  j["data_offset"] = f->data_offset();
-  j["data_size"] = data_bytes;
-  j["architecture"] = str_or_null("general.architecture");
-  j["name"] = str_or_null("general.name");
-  j["file_type"] = uint_or_null("general.file_type");
-  j["file_type_name"] = j["file_type"].is_null()
-                            ? nlohmann::ordered_json(nullptr)
-                            : nlohmann::ordered_json(ftype_name(j["file_type"].get<uint64_t>()));
-  j["quantization_version"] = uint_or_null("general.quantization_version");
-  j["parameters"] = n_params;
-  j["tokenizer_model"] = str_or_null("tokenizer.ggml.model");
-  j["n_vocab"] = n_vocab;
-  if (auto m = gguf::model::load(*f)) {
-    j["hparams"] = hparams_json(m->hparams());
-  } else {
-    j["hparams"] = nullptr;
-    j["hparams_error"] = m.error().message();
-  }
-  auto types = nlohmann::ordered_json::object();
-  for (const auto& [name, cb] : by_type) types[name] = {{"tensors", cb.first}, {"bytes", cb.second}};
-  j["tensor_types"] = types;
-
+  const auto j = info_json(*f, input_name(path, use_stdin), split);
+  const uint64_t n_params = j["parameters"], data_bytes = j["data_size"], n_vocab = j["n_vocab"];
   if (json) {
     print_json(j);
     return exit_ok;
@@ -142,10 +81,24 @@ int run(int argc, char** argv) {
     std::printf("tokenizer:     %s, %llu tokens\n", text(j["tokenizer_model"]).c_str(),
                 static_cast<unsigned long long>(n_vocab));
   }
-  if (!by_type.empty()) {
+  if (const auto& ct = j["chat_template"]; !ct.is_null()) {
+    std::string line = std::to_string(ct["bytes"].get<uint64_t>()) + " bytes";
+    if (ct.contains("error")) {
+      line += ", does not parse: " + ct["error"].get<std::string>();
+    } else {
+      if (!ct["detected_builtin"].is_null()) line += ", llama.cpp detects " + ct["detected_builtin"].get<std::string>();
+      std::string on;
+      for (const auto& [k, v] : ct["caps"].items())
+        if (v.get<bool>()) on += (on.empty() ? "" : " ") + k.substr(9);  // drop "supports_"
+      line += "; supports: " + (on.empty() ? std::string("-") : on);
+    }
+    std::printf("chat template: %s\n", line.c_str());
+  }
+  if (!j["tensor_types"].empty()) {
     std::printf("tensor types: ");
-    for (const auto& [name, cb] : by_type) {
-      std::printf(" %s x%llu (%s)", name.c_str(), static_cast<unsigned long long>(cb.first), human_bytes(cb.second).c_str());
+    for (const auto& [name, cb] : j["tensor_types"].items()) {
+      std::printf(" %s x%llu (%s)", name.c_str(), static_cast<unsigned long long>(cb["tensors"].get<uint64_t>()),
+                  human_bytes(cb["bytes"].get<uint64_t>()).c_str());
     }
     std::printf("\n");
   }

@@ -1,12 +1,12 @@
-// gguf tokenize -m FILE [TEXT] [--jsonl [--threads N]] [--no-add-special] [--no-parse-special] [--pieces] [--count]
-// Token ids of TEXT (or standard input) exactly as llama.cpp's llama_tokenize gives them.
+// gguf tokenize -m FILE [TEXT | -f FILE] [--jsonl [--threads N]] [--no-add-special] [--no-parse-special] [--pieces] [--count]
+// Token ids of TEXT (or of FILE, or standard input: read as input.h reads) exactly as llama.cpp's llama_tokenize gives them.
 // --jsonl streams through the shared loop (jsonl.h): each block of lines is decoded,
 // tokenized and formatted on one of N threads, and written in input order.
-#include <algorithm>
+#include <cstdio>
 #include <iostream>
-#include <iterator>
 
 #include "commands.h"
+#include "input.h"
 #include "jsonl.h"
 #include "gguf/vocab.h"
 
@@ -25,11 +25,13 @@ std::string dump(const nlohmann::ordered_json& j) {
 
 int run(int argc, char** argv) {
   CLI::App app{"Tokenize text with the tokenizer embedded in a GGUF file (llama.cpp-identical ids).", "tokenize"};
-  std::string model, text;
+  std::string model, text, file;
   bool jsonl = false, no_add = false, no_parse = false, pieces = false, count = false;
   unsigned threads = 1;
   app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
-  app.add_option("TEXT", text, "text to tokenize (default: standard input)");
+  auto* text_opt = app.add_option("TEXT", text, "text to tokenize (default: standard input)");
+  app.add_option("-f,--file", file, "read the text (or with --jsonl, the lines) from FILE ('-': standard input)")
+      ->excludes(text_opt);
   app.add_flag("--jsonl", jsonl, "each input line is a JSON string or an object with \"text\"; prints one JSON array per line");
   app.add_option("--threads", threads, "with --jsonl: tokenize on N threads, output order kept (0 = every core; default 1)");
   app.add_flag("--no-add-special", no_add, "do not add BOS/EOS/SEP");
@@ -39,7 +41,7 @@ int run(int argc, char** argv) {
   add_remote_options(app);
   add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
-  const bool from_stdin = app.count("TEXT") == 0;
+  const bool from_stdin = app.count("TEXT") == 0;  // standard input or FILE
 
   auto f = open_model(model);
   if (!f) return report(model, f.error());
@@ -47,8 +49,13 @@ int run(int argc, char** argv) {
   if (!v) return report(model, v.error());
 
   if (!jsonl) {
-    if (from_stdin) text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    auto r = v->tokenize(text, !no_add, !no_parse);
+    input_text in;
+    if (from_stdin) {
+      auto r = input_text::read(file);
+      if (!r) return report(input_source(file), r.error());
+      in = std::move(*r);
+    }
+    auto r = v->tokenize(from_stdin ? in.view() : std::string_view(text), !no_add, !no_parse);
     if (!r) return report(model, r.error());
     if (count) {
       std::cout << r->size() << '\n';
@@ -58,12 +65,18 @@ int run(int argc, char** argv) {
       j["pieces"] = pieces_json(*v, *r);
       std::cout << dump(j) << '\n';
     } else {
-      std::cout << dump(nlohmann::ordered_json(*r)) << '\n';
+      std::string out;
+      out.reserve(r->size() * 7 + 3);
+      append_ids_json(out, *r);
+      out += '\n';
+      std::fwrite(out.data(), 1, out.size(), stdout);
     }
     return exit_ok;
   }
 
-  jsonl_reader in = from_stdin ? jsonl_reader(0) : jsonl_reader(text);
+  auto opened = from_stdin ? jsonl_reader::open(file) : result<jsonl_reader>(jsonl_reader(text));
+  if (!opened) return report(input_source(file), opened.error());
+  jsonl_reader& in = *opened;
   threads = jsonl_threads(threads);
   struct alignas(64) scratch {  // a cache line each: threads write their own only
     std::string text;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "gguf/chat.h"
 #include "gguf/schema.h"
 #include "loader_check.h"
 
@@ -110,6 +111,17 @@ int run(int argc, char** argv) {
       r = validate(*f, validate_options{[](const std::string& p) { return open_input(p); }});
       add_loader_diagnostics(*f, r);  // what llama.cpp's loader refuses (issue 29, item 4)
       r.path = name;
+      // the chat templates parse and render a plain exchange (gguf/chat.h, docs/validation-rules.md)
+      for (auto& issue : check_chat_templates(*f)) {
+        diagnostic d;
+        d.level = issue.is_error ? severity::error : severity::warning;
+        d.rule = std::move(issue.rule);
+        d.subject = std::move(issue.key);
+        d.offset = issue.offset;
+        d.message = std::move(issue.message);
+        d.code = issue.is_error ? errc::invalid_template : errc::template_error;
+        r.diagnostics.push_back(std::move(d));
+      }
     }
     if (!r.passes(strict)) rc = std::max(rc, exit_invalid);
 

@@ -49,7 +49,8 @@ int report(std::string_view file, const gguf::error& e);
 /// (gguf::pending_edit): that it awaits a writer, or that a foreign journal is ignored.
 void note_interrupted_edit(const std::string& path, pending_edit state);
 
-/// Opens FILE, an http(s):// URL (with the options of add_remote_options), or standard
+/// Opens FILE, an http(s):// URL or an hf:// hub name (with the options of
+/// add_remote_options), or standard
 /// input for "-" (or when `use_stdin`).
 result<gguf::file> open_input(const std::string& path, bool use_stdin = false);
 
@@ -65,8 +66,8 @@ struct split_facts {
 };
 result<gguf::file> open_model(const std::string& path, bool use_stdin = false, split_facts* split = nullptr);
 
-/// Adds the options of reading a URL (--header, --timeout, --retries, --cache,
-/// --verbose) to a command that reads files; open_input uses them.
+/// Adds the options of reading a URL or hub name (--header, --hf-token, --timeout,
+/// --retries, --cache, --verbose) to a command that reads files; open_input uses them.
 void add_remote_options(CLI::App& app);
 
 /// Adds --tokenizer-cache DIR and --no-tokenizer-cache (the compiled tokenizer cache,

@@ -19,13 +19,34 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "input.h"
 
 namespace gguf::cli {
 
 jsonl_reader::jsonl_reader(int fd, size_t block_bytes, size_t max_lines)
     : fd_(fd), block_(std::max<size_t>(block_bytes, 4096)), max_lines_(std::max<size_t>(max_lines, 1)) {}
 
-jsonl_reader::jsonl_reader(std::string_view text) : buf_(text), eof_(true) {}
+jsonl_reader::jsonl_reader(std::string_view text) : source_("<argument>"), buf_(text), eof_(true) {}
+
+result<jsonl_reader> jsonl_reader::open(const std::string& path, size_t block_bytes, size_t max_lines) {
+  auto fd = open_input_fd(path);
+  if (!fd) return fd.error();
+  jsonl_reader r(*fd, block_bytes, max_lines);
+  r.owned_ = owned_fd(*fd);
+  r.source_ = input_source(path);
+  return r;
+}
+
+jsonl_reader::owned_fd& jsonl_reader::owned_fd::operator=(owned_fd&& o) noexcept {
+  if (this != &o) {
+    close_input_fd(fd);
+    fd = o.fd;
+    o.fd = -1;
+  }
+  return *this;
+}
+
+jsonl_reader::owned_fd::~owned_fd() { close_input_fd(fd); }
 
 bool jsonl_reader::next(jsonl_block& block) {
   block.lines.clear();
@@ -95,8 +116,8 @@ bool write_out(const std::string& s) {
   return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::fflush(stdout) == 0;
 }
 
-int read_failed() {
-  std::cerr << "gguf: <stdin>: cannot read standard input\n";
+int read_failed(const jsonl_reader& in) {
+  std::cerr << "gguf: " << in.source() << ": cannot read " << (in.source() == "<stdin>" ? "standard input" : "it") << "\n";
   return exit_usage;
 }
 
@@ -112,7 +133,7 @@ int run_serial(jsonl_reader& in, const jsonl_block_fn& fn) {
       return rc;
     }
   }
-  return in.failed() ? read_failed() : exit_ok;
+  return in.failed() ? read_failed(in) : exit_ok;
 }
 
 // One block on its way through the pipeline.
@@ -224,7 +245,7 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
     spare.push_back(std::move(in_flight.front()));
     in_flight.pop_front();
   }
-  return in.failed() ? read_failed() : exit_ok;
+  return in.failed() ? read_failed(in) : exit_ok;
 }
 
 namespace {

@@ -39,8 +39,14 @@ class jsonl_reader {
   /// larger than its input (embed) takes blocks of one line, so it never holds the output
   /// of more than one line.
   explicit jsonl_reader(int fd, size_t block_bytes = size_t(256) << 10, size_t max_lines = SIZE_MAX);
+  /// Lines of the file `path` (-f/--file), or of standard input for "" or "-"; the file is
+  /// read in blocks (input.h) and closed with the reader. Errors: io_error "cannot open".
+  static result<jsonl_reader> open(const std::string& path, size_t block_bytes = size_t(256) << 10,
+                                   size_t max_lines = SIZE_MAX);
   /// Lines of a text given on the command line.
   explicit jsonl_reader(std::string_view text);
+  jsonl_reader(jsonl_reader&&) noexcept = default;
+  jsonl_reader& operator=(jsonl_reader&&) noexcept = default;
   /// The next block of lines (its buffers are reused); false at the end of the
   /// input or when reading failed (then failed() is true).
   bool next(jsonl_block& block);
@@ -48,12 +54,22 @@ class jsonl_reader {
   /// True when next() would not wait for the writer: a whole line is buffered, the input
   /// has ended, or the descriptor has data (poll, no timeout).
   bool ready() const;
-  /// What the lines come from, for errors: "<stdin>", or "<argument>" for a text given
-  /// on the command line.
-  std::string_view source() const noexcept { return fd_ < 0 ? "<argument>" : "<stdin>"; }
+  /// What the lines come from, for errors: "<stdin>", the file's path, or "<argument>"
+  /// for a text given on the command line.
+  std::string_view source() const noexcept { return source_; }
 
  private:
+  struct owned_fd {  // a file opened by open(), closed with the reader (never standard input)
+    int fd = -1;
+    owned_fd() = default;
+    explicit owned_fd(int f) : fd(f) {}
+    owned_fd(owned_fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+    owned_fd& operator=(owned_fd&& o) noexcept;
+    ~owned_fd();
+  };
   int fd_ = -1;
+  owned_fd owned_;
+  std::string source_ = "<stdin>";
   size_t block_ = 0;
   size_t max_lines_ = SIZE_MAX;
   std::string buf_;

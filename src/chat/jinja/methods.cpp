@@ -1,0 +1,665 @@
+// Attribute and item access under jinja2's ImmutableSandboxedEnvironment, and the
+// methods of str, dict and list that templates call.
+//
+// jinja2's `obj.name` tries the Python attribute first, then the item; `obj[key]` the
+// item first, then the attribute. So `message.items` is the dict method, not a key named
+// "items". The sandbox refuses methods that mutate a list or dict (append, pop, update,
+// ...): jinja2 raises SecurityError when such a method is called, and so do we.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "chat/jinja/runtime.h"
+#include "chat/jinja/text.h"
+
+namespace gguf::jinja {
+
+using namespace std::string_view_literals;
+
+namespace {
+
+constexpr std::string_view str_methods[] = {
+    "capitalize", "casefold", "center", "count", "endswith", "find", "format", "index", "isalnum", "isalpha",
+    "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle", "isupper", "join", "ljust", "lower",
+    "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
+    "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill"};
+constexpr std::string_view dict_safe[] = {"copy", "get", "items", "keys", "values"};
+constexpr std::string_view dict_unsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
+// jinja2 3.1's sandbox lists MutableSequence's append, extend, insert, remove, reverse,
+// sort as unsafe, not pop and clear: those two work (and change the list, shared as in Python).
+constexpr std::string_view list_safe[] = {"copy", "count", "index", "pop", "clear"};
+constexpr std::string_view list_unsafe[] = {"append", "extend", "insert", "remove", "reverse", "sort"};
+
+template <size_t N>
+bool in_set(const std::string_view (&set)[N], std::string_view n) {
+  for (std::string_view s : set)
+    if (n == s) return true;
+  return false;
+}
+
+std::string obj_repr(const value& v) {
+  if (v.is_none()) return "'None'";
+  return std::string("'") + type_name(v) + " object'";
+}
+
+value no_element(const value& obj, const value& key) {
+  std::string t = obj.is_none() ? "None" : std::string(type_name(obj)) + " object";
+  return value::undefined(t + " has no element " + key.repr());
+}
+
+value no_attr(const value& obj, std::string_view name) {
+  return value::undefined(obj_repr(obj) + " has no attribute '" + std::string(name) + "'");
+}
+
+value unsafe(const value& obj, std::string_view name) {
+  return value::undefined("access to attribute '" + std::string(name) + "' of '" + type_name(obj) +
+                          "' object is unsafe.");
+}
+
+struct bound_method : object {
+  value self;
+  std::string name;
+  value call(arguments& a, interp& in) override { return in.call_method(self, name, a); }
+  std::string str() const override {
+    return "<built-in method " + name + " of " + type_name(self) + " object>";
+  }
+  bool callable() const override { return true; }
+};
+
+value bind(const value& self, std::string_view name) {
+  auto b = std::make_shared<bound_method>();
+  b->self = self;
+  b->name = std::string(name);
+  return value::make_object(std::move(b));
+}
+
+// A Python method's positional argument with a default.
+value arg(const arguments& a, size_t i, const value& def = value()) { return i < a.pos.size() ? a.pos[i] : def; }
+
+std::optional<std::string> opt_str(const value& v, const char* what) {
+  if (v.is_none() || v.is_undefined()) return std::nullopt;
+  if (!v.is_string()) throw raised(std::string(what) + " arg must be None or str");
+  return v.as_string();
+}
+
+int64_t int_arg(const value& v, int64_t def) {
+  if (v.is_undefined() || v.is_none()) return def;
+  if (!v.is_int() && !v.is_bool())
+    throw raised(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
+  return v.as_int();
+}
+
+value str_list(std::vector<std::string> parts, interp& in) {
+  std::vector<value> items;
+  items.reserve(parts.size());
+  for (auto& p : parts) items.emplace_back(std::move(p));
+  in.charge(items.size() * sizeof(value));
+  return value::make_list(std::move(items));
+}
+
+// code point index of byte offset b in s
+int64_t cp_index(const std::string& s, size_t b) { return static_cast<int64_t>(utf8_length(std::string_view(s).substr(0, b))); }
+
+std::string pad(const std::string& s, int64_t width, char align, const std::string& fill) {
+  int64_t n = static_cast<int64_t>(utf8_length(s));
+  if (width <= n) return s;
+  int64_t total = width - n, left = 0;
+  if (align == '>') left = total;
+  else if (align == '^') left = total / 2;
+  std::string out;
+  for (int64_t i = 0; i < left; ++i) out += fill;
+  out += s;
+  for (int64_t i = 0; i < total - left; ++i) out += fill;
+  return out;
+}
+
+}  // namespace
+
+std::string str_format(interp& in, const std::string& fmt, arguments& a);
+
+value interp::getattr(const value& obj, std::string_view name) {
+  switch (obj.type()) {
+    case kind::undefined:
+      if (llama()) return value::undefined(obj.undefined_hint());
+      undefined_error(obj);
+    case kind::dict:
+      if (in_set(dict_safe, name)) return bind(obj, name);
+      if (in_set(dict_unsafe, name)) return unsafe(obj, name);
+      if (const value* v = obj.find(name)) return *v;
+      return no_attr(obj, name);
+    case kind::ns:
+      if (const value* v = obj.find(name)) return *v;
+      return value::undefined("'Namespace' object has no attribute '" + std::string(name) + "'");
+    case kind::string:
+      if (in_set(str_methods, name)) return bind(obj, name);
+      return no_attr(obj, name);
+    case kind::list:
+      if (in_set(list_safe, name)) return bind(obj, name);
+      if (in_set(list_unsafe, name)) return unsafe(obj, name);
+      return no_attr(obj, name);
+    case kind::tuple:
+      if (name == "count"sv || name == "index"sv) return bind(obj, name);
+      if (obj.is_group() && name == "grouper"sv) return obj.items()[0];
+      if (obj.is_group() && name == "list"sv) return obj.items()[1];
+      return no_attr(obj, name);
+    case kind::object: {
+      if (obj.obj().has_method(name)) return bind(obj, name);
+      return obj.obj().attr(name, *this);
+    }
+    case kind::integer:
+    case kind::boolean:
+      if (name == "real"sv || name == "numerator"sv) return value(obj.as_int());
+      if (name == "imag"sv) return value(int64_t{0});
+      if (name == "denominator"sv) return value(int64_t{1});
+      return no_attr(obj, name);
+    case kind::floating:
+      if (name == "real"sv) return obj;
+      if (name == "imag"sv) return value(0.0);
+      return no_attr(obj, name);
+    default: return no_attr(obj, name);
+  }
+}
+
+value interp::getitem(const value& obj, const value& key) {
+  switch (obj.type()) {
+    case kind::undefined:
+      if (llama()) return value::undefined(obj.undefined_hint());
+      undefined_error(obj);
+    case kind::dict:
+    case kind::ns:
+      if (const value* v = obj.find(key)) return *v;
+      if (key.is_string()) return getattr(obj, key.as_string());
+      return no_element(obj, key);
+    case kind::list:
+    case kind::tuple:
+    case kind::string: {
+      if (key.is_string()) return getattr(obj, key.as_string());
+      if (!key.is_int() && !key.is_bool()) {
+        if (key.is_undefined()) undefined_error(key);
+        return no_element(obj, key);
+      }
+      int64_t i = key.as_int();
+      if (obj.is_string()) {
+        const std::string& s = obj.as_string();
+        auto cp = text::cpts(s);
+        int64_t n = static_cast<int64_t>(cp.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return no_element(obj, key);
+        return value(text::utf8({cp[i]}));
+      }
+      if (obj.is_generator()) throw raised("'generator' object is not subscriptable");
+      const auto& it = obj.items();
+      int64_t n = static_cast<int64_t>(it.size());
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) return no_element(obj, key);
+      return it[i];
+    }
+    case kind::object:
+      if (key.is_string()) return obj.obj().attr(key.as_string(), *this);
+      return no_element(obj, key);
+    default:
+      if (key.is_string()) return no_attr(obj, key.as_string());
+      return no_element(obj, key);
+  }
+}
+
+namespace {
+
+value string_method(interp& in, const std::string& s, std::string_view n, arguments& a) {
+  if (n == "strip"sv || n == "lstrip"sv || n == "rstrip"sv) {
+    auto chars = opt_str(arg(a, 0), n == "strip"sv ? "strip" : n == "lstrip"sv ? "lstrip" : "rstrip");
+    return value(text::strip(s, chars, n != "rstrip", n != "lstrip"));
+  }
+  if (n == "split"sv || n == "rsplit"sv) {
+    const value* sv = a.get(0, "sep");
+    auto sep = opt_str(sv ? *sv : value::none(), "sep");
+    if (sep && sep->empty()) throw raised("empty separator");
+    const value* m = a.get(1, "maxsplit");
+    return str_list(text::split(s, sep, m ? int_arg(*m, -1) : -1, n == "rsplit"sv), in);
+  }
+  if (n == "splitlines"sv) {
+    const value* k = a.get(0, "keepends");
+    return str_list(text::splitlines(s, k && k->truthy()), in);
+  }
+  if (n == "startswith"sv || n == "endswith"sv) {
+    const value& p = arg(a, 0);
+    std::vector<std::string> cands;
+    if (p.is_string()) cands.push_back(p.as_string());
+    else if (p.is_tuple())
+      for (const auto& x : p.items()) {
+        if (!x.is_string()) throw raised("tuple for " + std::string(n) + " must only contain str");
+        cands.push_back(x.as_string());
+      }
+    else
+      throw raised(std::string(n) + " first arg must be str or a tuple of str, not " + type_name(p));
+    for (const auto& c : cands) {
+      if (n == "startswith"sv ? s.compare(0, c.size(), c) == 0 && s.size() >= c.size()
+                            : s.size() >= c.size() && s.compare(s.size() - c.size(), c.size(), c) == 0)
+        return value(true);
+    }
+    return value(false);
+  }
+  if (n == "upper"sv) return value(text::to_upper(s));
+  if (n == "lower"sv || n == "casefold"sv) return value(text::to_lower(s));
+  if (n == "title"sv) return value(text::to_title(s));
+  if (n == "capitalize"sv) return value(text::capitalize(s));
+  if (n == "swapcase"sv) {
+    auto v = text::cpts(s);
+    for (auto& c : v) c = text::is_cased_upper(c) ? text::lower(c) : text::upper(c);
+    return value(text::utf8(v));
+  }
+  if (n == "replace"sv) {
+    const value &o = arg(a, 0), &w = arg(a, 1);
+    if (!o.is_string() || !w.is_string()) throw raised("replace() argument must be str");
+    int64_t count = int_arg(arg(a, 2), -1);
+    const std::string &from = o.as_string(), &to = w.as_string();
+    std::string out;
+    if (from.empty()) {
+      auto v = text::cpts(s);
+      int64_t done = 0;
+      for (size_t i = 0; i <= v.size(); ++i) {
+        if (count < 0 || done < count) out += to, ++done;
+        if (i < v.size()) out += text::utf8({v[i]});
+      }
+    } else {
+      size_t pos = 0;
+      int64_t done = 0;
+      for (;;) {
+        size_t f = count >= 0 && done >= count ? std::string::npos : s.find(from, pos);
+        if (f == std::string::npos) break;
+        out.append(s, pos, f - pos);
+        out += to;
+        in.charge(to.size());
+        pos = f + from.size();
+        ++done;
+      }
+      out.append(s, pos);
+    }
+    in.charge(out.size());
+    return value(std::move(out));
+  }
+  if (n == "find"sv || n == "rfind"sv || n == "index"sv || n == "rindex"sv || n == "count"sv) {
+    const value& sub = arg(a, 0);
+    if (!sub.is_string()) throw raised("must be str, not " + std::string(type_name(sub)));
+    const std::string& t = sub.as_string();
+    // start/end in code points
+    auto cp = text::cpts(s);
+    int64_t len = static_cast<int64_t>(cp.size());
+    auto norm = [&](int64_t x) { return x < 0 ? std::max<int64_t>(0, x + len) : std::min(x, len); };
+    int64_t st = norm(int_arg(arg(a, 1), 0)), en = norm(int_arg(arg(a, 2), len));
+    auto byte_of = [&](int64_t c) {
+      size_t b = 0;
+      for (int64_t i = 0; i < c; ++i) b += text::utf8({cp[i]}).size();
+      return b;
+    };
+    size_t bs = byte_of(st), be = std::max(bs, byte_of(std::max(st, en)));
+    std::string_view win(s.data() + bs, be - bs);
+    if (n == "count"sv) {
+      if (t.empty()) return value(static_cast<int64_t>(utf8_length(win)) + 1);
+      int64_t c = 0;
+      for (size_t p = win.find(t); p != std::string_view::npos; p = win.find(t, p + t.size())) ++c;
+      return value(c);
+    }
+    size_t f = n[0] == 'r' ? win.rfind(t) : win.find(t);
+    if (f == std::string_view::npos) {
+      if (n == "index"sv || n == "rindex"sv) throw raised("substring not found");
+      return value(int64_t{-1});
+    }
+    return value(cp_index(s, bs + f));
+  }
+  if (n == "join"sv) {
+    std::string out;
+    bool first = true;
+    for (const auto& x : in.iterate(arg(a, 0))) {
+      if (!x.is_string())
+        throw raised("sequence item: expected str instance, " + std::string(type_name(x)) + " found");
+      if (!first) out += s;
+      first = false;
+      out += x.as_string();
+    }
+    in.charge(out.size());
+    return value(std::move(out));
+  }
+  if (n == "format"sv) return value(str_format(in, s, a));
+  if (n == "center"sv || n == "ljust"sv || n == "rjust"sv) {
+    int64_t w = int_arg(arg(a, 0), 0);
+    if (w > (1 << 20)) in.fail_limit("width too large");
+    std::string fill = arg(a, 1).is_string() ? arg(a, 1).as_string() : " ";
+    char align = n == "center"sv ? '^' : n == "ljust"sv ? '<' : '>';
+    if (n == "center"sv) {  // Python centers with the extra space on the right when odd... on the left when the width is odd
+      int64_t len = static_cast<int64_t>(utf8_length(s));
+      if (w <= len) return value(s);
+      int64_t total = w - len, left = total / 2 + (total & w & 1);
+      std::string out;
+      for (int64_t i = 0; i < left; ++i) out += fill;
+      out += s;
+      for (int64_t i = 0; i < total - left; ++i) out += fill;
+      return value(std::move(out));
+    }
+    return value(pad(s, w, align, fill));
+  }
+  if (n == "zfill"sv) {
+    int64_t w = int_arg(arg(a, 0), 0);
+    if (w > (1 << 20)) in.fail_limit("width too large");
+    int64_t len = static_cast<int64_t>(utf8_length(s));
+    if (w <= len) return value(s);
+    size_t sign = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    return value(s.substr(0, sign) + std::string(w - len, '0') + s.substr(sign));
+  }
+  if (n == "partition"sv || n == "rpartition"sv) {
+    const value& sep = arg(a, 0);
+    if (!sep.is_string() || sep.as_string().empty()) throw raised("empty separator");
+    const std::string& d = sep.as_string();
+    size_t f = n == "partition"sv ? s.find(d) : s.rfind(d);
+    if (f == std::string::npos)
+      return n == "partition"sv ? value::make_tuple({value(s), value(""), value("")})
+                              : value::make_tuple({value(""), value(""), value(s)});
+    return value::make_tuple({value(s.substr(0, f)), value(d), value(s.substr(f + d.size()))});
+  }
+  if (n == "removeprefix"sv || n == "removesuffix"sv) {
+    const value& x = arg(a, 0);
+    if (!x.is_string()) throw raised(std::string(n) + "() argument must be str");
+    const std::string& p = x.as_string();
+    if (n == "removeprefix"sv && s.compare(0, p.size(), p) == 0 && s.size() >= p.size()) return value(s.substr(p.size()));
+    if (n == "removesuffix"sv && s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0)
+      return value(s.substr(0, s.size() - p.size()));
+    return value(s);
+  }
+  auto all_of = [&](bool (*pred)(uint32_t)) {
+    auto v = text::cpts(s);
+    return value(!v.empty() && std::all_of(v.begin(), v.end(), pred));
+  };
+  if (n == "isalpha"sv) return all_of(text::is_alpha);
+  if (n == "isdigit"sv || n == "isdecimal"sv || n == "isnumeric"sv) return all_of(text::is_digit);
+  if (n == "isspace"sv) return all_of(text::is_space);
+  if (n == "isalnum"sv) return all_of([](uint32_t c) { return text::is_alpha(c) || text::is_digit(c); });
+  if (n == "islower"sv || n == "isupper"sv) {
+    auto v = text::cpts(s);
+    bool any = false;
+    for (uint32_t c : v) {
+      if (text::is_cased_upper(c)) {
+        if (n == "islower"sv) return value(false);
+        any = true;
+      } else if (text::is_cased_lower(c)) {
+        if (n == "isupper"sv) return value(false);
+        any = true;
+      }
+    }
+    return value(any);
+  }
+  if (n == "istitle"sv) return value(!s.empty() && text::to_title(s) == s && text::to_lower(s) != s);
+  throw raised("'str' object has no attribute '" + std::string(n) + "'");
+}
+
+}  // namespace
+
+value interp::call_method(const value& obj, std::string_view name, arguments& a) {
+  step();
+  switch (obj.type()) {
+    case kind::undefined: undefined_error(obj);
+    case kind::string:
+      if (in_set(str_methods, name)) return string_method(*this, obj.as_string(), name, a);
+      break;
+    case kind::dict:
+      if (name == "get"sv) {
+        const value* k = a.get(0, "key");
+        if (!k) throw raised("get expected at least 1 argument, got 0");
+        if (const value* v = obj.find(*k)) return *v;
+        const value* d = a.get(1, "default");
+        return d ? *d : value::none();
+      }
+      if (name == "items"sv || name == "keys"sv || name == "values"sv) {
+        std::vector<value> out;
+        out.reserve(obj.entries().size());
+        for (const auto& [k, v] : obj.entries())
+          out.push_back(name == "items"sv ? value::make_tuple({k, v}) : name == "keys"sv ? k : v);
+        charge(out.size() * sizeof(value) * 3);
+        return value::make_list(std::move(out));
+      }
+      if (name == "copy"sv) {
+        value d = value::make_dict();
+        for (const auto& [k, v] : obj.entries()) d.set(k, v);
+        return d;
+      }
+      if (in_set(dict_unsafe, name)) undefined_error(unsafe(obj, name));
+      break;
+    case kind::list:
+    case kind::tuple:
+      if (name == "count"sv || name == "index"sv) {
+        const value& x = arg(a, 0);
+        int64_t c = 0, i = 0;
+        for (const auto& v : obj.items()) {
+          if (v == x) {
+            if (name == "index"sv) return value(i);
+            ++c;
+          }
+          ++i;
+        }
+        if (name == "index"sv) throw raised(x.repr() + " is not in list");
+        return value(c);
+      }
+      if (obj.is_list() && name == "copy"sv) return value::make_list(obj.items());
+      if (obj.is_list() && name == "append"sv && llama()) {
+        if (a.pos.size() != 1) throw raised("append: expects one argument");
+        charge(sizeof(value));
+        const_cast<value&>(obj).mutable_items().push_back(a.pos[0]);
+        return obj;
+      }
+      if (obj.is_list() && name == "clear"sv) {
+        const_cast<value&>(obj).mutable_items().clear();
+        return value::none();
+      }
+      if (obj.is_list() && name == "pop"sv) {
+        auto& it = const_cast<value&>(obj).mutable_items();
+        if (it.empty()) throw raised("pop from empty list");
+        int64_t n = static_cast<int64_t>(it.size());
+        int64_t i = int_arg(arg(a, 0), -1);
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) throw raised("pop index out of range");
+        value r = it[i];
+        it.erase(it.begin() + i);
+        return r;
+      }
+      if (obj.is_list() && in_set(list_unsafe, name)) undefined_error(unsafe(obj, name));
+      break;
+    case kind::object:
+      if (obj.obj().has_method(name)) return obj.obj().call_method(name, a, *this);
+      break;
+    default: break;
+  }
+  return call(getattr(obj, name), a);
+}
+
+// ---- str.format ----
+
+std::string format_spec(interp& in, const value& v, const std::string& spec);
+
+std::string str_format(interp& in, const std::string& fmt, arguments& a) {
+  std::string out;
+  size_t auto_idx = 0;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    char c = fmt[i];
+    if (c == '}') {
+      if (i + 1 < fmt.size() && fmt[i + 1] == '}') {
+        out += '}';
+        ++i;
+        continue;
+      }
+      throw raised("Single '}' encountered in format string");
+    }
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '{') {
+      out += '{';
+      ++i;
+      continue;
+    }
+    size_t e = i + 1;
+    int nest = 1;
+    while (e < fmt.size() && nest) {
+      if (fmt[e] == '{') ++nest;
+      if (fmt[e] == '}') --nest;
+      if (nest) ++e;
+    }
+    if (e >= fmt.size()) throw raised("expected '}' before end of string");
+    std::string field = fmt.substr(i + 1, e - i - 1);
+    i = e;
+    std::string spec, conv;
+    size_t colon = field.find(':'), bang = field.find('!');
+    if (colon != std::string::npos) {
+      spec = field.substr(colon + 1);
+      field.resize(colon);
+    }
+    if (bang != std::string::npos && bang < field.size()) {
+      conv = field.substr(bang + 1);
+      field.resize(bang);
+    }
+    // field name: first part then .attr / [key]
+    size_t p = 0;
+    while (p < field.size() && field[p] != '.' && field[p] != '[') ++p;
+    std::string first = field.substr(0, p);
+    value v;
+    if (first.empty()) {
+      if (auto_idx >= a.pos.size()) throw raised("Replacement index " + std::to_string(auto_idx) + " out of range for positional args tuple");
+      v = a.pos[auto_idx++];
+    } else if (std::all_of(first.begin(), first.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); })) {
+      size_t k = std::stoul(first);
+      if (k >= a.pos.size()) throw raised("Replacement index " + first + " out of range for positional args tuple");
+      v = a.pos[k];
+    } else {
+      const value* kv = a.kwarg(first);
+      if (!kv) throw raised("'" + first + "'");
+      v = *kv;
+    }
+    while (p < field.size()) {
+      if (field[p] == '.') {
+        size_t q = p + 1;
+        while (q < field.size() && field[q] != '.' && field[q] != '[') ++q;
+        v = in.getattr(v, field.substr(p + 1, q - p - 1));
+        p = q;
+      } else {
+        size_t q = field.find(']', p);
+        if (q == std::string::npos) throw raised("Missing ']' in format string");
+        std::string key = field.substr(p + 1, q - p - 1);
+        bool num = !key.empty() && std::all_of(key.begin(), key.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
+        v = in.getitem(v, num ? value(static_cast<int64_t>(std::stoll(key))) : value(key));
+        p = q + 1;
+      }
+    }
+    if (v.is_undefined()) undefined_error(v);
+    if (conv == "r" || conv == "a") v = value(v.repr());
+    else if (conv == "s") v = value(v.str());
+    out += format_spec(in, v, spec);
+  }
+  in.charge(out.size());
+  return out;
+}
+
+std::string format_spec(interp& in, const value& v, const std::string& spec) {
+  if (spec.empty()) return v.str();
+  // [[fill]align][sign][#][0][width][,_][.precision][type]
+  size_t i = 0;
+  std::string fill = " ";
+  char align = 0;
+  auto cp_len = [&](size_t at) {
+    size_t n = 1;
+    while (at + n < spec.size() && (static_cast<unsigned char>(spec[at + n]) & 0xc0) == 0x80) ++n;
+    return n;
+  };
+  size_t fl = spec.empty() ? 0 : cp_len(0);
+  if (fl < spec.size() && std::strchr("<>^=", spec[fl])) {
+    fill = spec.substr(0, fl);
+    align = spec[fl];
+    i = fl + 1;
+  } else if (std::strchr("<>^=", spec[0])) {
+    align = spec[0];
+    i = 1;
+  }
+  char sign = 0;
+  if (i < spec.size() && std::strchr("+- ", spec[i])) sign = spec[i++];
+  bool alt = false;
+  if (i < spec.size() && spec[i] == '#') alt = true, ++i;
+  if (i < spec.size() && spec[i] == '0') {
+    if (!align) fill = "0", align = '=';
+    ++i;
+  }
+  int64_t width = 0;
+  while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) width = width * 10 + (spec[i++] - '0');
+  if (width > (1 << 20)) in.fail_limit("format width too large");
+  char group = 0;
+  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) group = spec[i++];
+  int prec = -1;
+  if (i < spec.size() && spec[i] == '.') {
+    ++i;
+    prec = 0;
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) prec = prec * 10 + (spec[i++] - '0');
+  }
+  char type = i < spec.size() ? spec[i] : 0;
+  std::string body;
+  if (v.is_string()) {
+    if (type && type != 's') throw raised(std::string("Unknown format code '") + type + "' for object of type 'str'");
+    body = v.as_string();
+    if (prec >= 0) body = text::utf8([&] { auto c = text::cpts(body); c.resize(std::min<size_t>(c.size(), prec)); return c; }());
+    return pad(body, width, align ? (align == '=' ? '<' : align) : '<', fill);
+  }
+  if (!v.is_number()) return pad(v.str(), width, align ? align : '<', fill);
+  bool neg = false;
+  char buf[512];
+  if (type == 0 && v.is_float() && prec < 0) {
+    body = float_repr(v.as_double());
+  } else if (type == 0 || type == 'd' || type == 'n' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
+    if (v.is_float() && type != 0) throw raised(std::string("Unknown format code '") + type + "' for object of type 'float'");
+    if (v.is_float()) {
+      std::snprintf(buf, sizeof buf, "%.*g", prec, v.as_double());
+      body = buf;
+    } else {
+      int64_t x = v.as_int();
+      neg = x < 0;
+      uint64_t u = neg ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+      if (type == 'x' || type == 'X' || type == 'o') {
+        std::snprintf(buf, sizeof buf, type == 'x' ? "%llx" : type == 'X' ? "%llX" : "%llo", static_cast<unsigned long long>(u));
+        body = (alt ? (type == 'o' ? "0o" : type == 'x' ? "0x" : "0X") : "") + std::string(buf);
+      } else if (type == 'b') {
+        body.clear();
+        do body.insert(body.begin(), char('0' + (u & 1))); while (u >>= 1);
+        if (alt) body = "0b" + body;
+      } else {
+        body = std::to_string(u);
+      }
+    }
+  } else if (std::strchr("eEfFgG%", type)) {
+    double d = v.as_double();
+    neg = std::signbit(d) && !std::isnan(d);
+    if (neg) d = -d;
+    if (type == '%') d *= 100;
+    std::string f = std::string("%") + (alt ? "#" : "") + "." + std::to_string(prec < 0 ? 6 : prec) + (type == '%' ? 'f' : type);
+    std::snprintf(buf, sizeof buf, f.c_str(), d);
+    body = buf;
+    if (type == '%') body += '%';
+  } else {
+    throw raised(std::string("Unknown format code '") + type + "' for object of type '" + type_name(v) + "'");
+  }
+  if (!body.empty() && body[0] == '-') neg = true, body.erase(0, 1);
+  if (group) {
+    size_t dot = body.find_first_not_of("0123456789");
+    if (dot == std::string::npos) dot = body.size();
+    std::string g;
+    for (size_t k = 0; k < dot; ++k) {
+      if (k && (dot - k) % 3 == 0) g += group;
+      g += body[k];
+    }
+    body = g + body.substr(dot);
+  }
+  std::string sgn = neg ? "-" : sign == '+' ? "+" : sign == ' ' ? " " : "";
+  if (align == '=') {
+    int64_t n = static_cast<int64_t>(utf8_length(body) + sgn.size());
+    std::string f;
+    for (int64_t k = n; k < width; ++k) f += fill;
+    return sgn + f + body;
+  }
+  return pad(sgn + body, width, align ? align : '>', fill);
+}
+
+}  // namespace gguf::jinja

@@ -1,0 +1,602 @@
+// The Jinja runtime: statements, expressions, scopes, loops and macros.
+#include "chat/jinja/runtime.h"
+
+#include <algorithm>
+
+namespace gguf::jinja {
+
+using namespace std::string_view_literals;
+
+using namespace detail;
+
+result<program> parse(std::string_view source, const options& opts) {
+  auto prog = std::make_shared<program_impl>();
+  prog->source_size = source.size();
+  auto b = parse_body_of(source, opts, *prog);
+  if (!b) return b.error();
+  prog->root = std::move(*b);
+  prog->defaults.reserve(prog->symbols.size());
+  for (const auto& n : prog->symbols) {
+    const value* g = find_global(n);
+    prog->defaults.push_back(g ? *g : value::undefined("'" + n + "' is undefined"));
+  }
+  return program(std::move(prog));
+}
+
+result<std::string> render(const program& prog, const value& context, const limits& lim) {
+  return render(prog, context, lim, nullptr);
+}
+
+result<std::string> render(const program& prog, const value& context, const limits& lim, usage* track) {
+  if (!prog.impl()) return make_error(errc::invalid_argument, no_offset, "render of an empty program");
+  interp in(*prog.impl(), context, lim);
+  in.set_usage(track);
+  try {
+    return in.run();
+  } catch (const raised& r) {
+    return make_error(r.code, no_offset, r.msg);
+  } catch (const std::bad_alloc&) {
+    return make_error(errc::limit_exceeded, no_offset, "out of memory");
+  }
+}
+
+interp::interp(const program_impl& prog, const value& context, const limits& lim)
+    : prog_(prog), ctx_(context), lim_(lim) {
+  root_.resize(prog.symbols.size());
+  for (size_t i = 0; i < prog.symbols.size(); ++i) {
+    const std::string& n = prog.symbols[i];
+    const value* v = context.find(std::string_view(n));
+    root_[i] = v ? *v : prog.defaults[i];
+    if (n == "loop"sv) loop_sym_ = static_cast<int>(i);
+    if (n == "varargs"sv) varargs_sym_ = static_cast<int>(i);
+    if (n == "kwargs"sv) kwargs_sym_ = static_cast<int>(i);
+    if (n == "caller"sv) caller_sym_ = static_cast<int>(i);
+  }
+  frame_ = std::make_shared<frame>();
+}
+
+std::string interp::run() {
+  std::string out;
+  out.reserve(prog_.source_size * 2);
+  out_ = &out;
+  try {
+    exec(prog_.root);
+  } catch (raised& r) {
+    if (r.code == errc::template_error || r.code == errc::limit_exceeded)
+      r.msg = "line " + std::to_string(line_) + ": " + r.msg;
+    throw;
+  }
+  return out;
+}
+
+void interp::fail_limit(const std::string& what) { throw raised(what, errc::limit_exceeded); }
+
+void interp::push_depth() {
+  if (++depth_ > lim_.max_depth) {
+    --depth_;
+    fail_limit("recursion limit of " + std::to_string(lim_.max_depth) + " levels reached");
+  }
+}
+
+void interp::emit(std::string_view s) {
+  if (out_->size() + s.size() > lim_.max_output_bytes)
+    fail_limit("output limit of " + std::to_string(lim_.max_output_bytes) + " bytes reached");
+  out_->append(s);
+}
+
+void interp::emit(const value& v) {
+  if (v.is_string()) return emit(std::string_view(v.as_string()));
+  std::string s;
+  v.append_str(s);
+  emit(std::string_view(s));
+}
+
+value interp::lookup(int sym) {
+  for (frame* f = frame_.get(); f; f = f->parent.get())
+    if (value* v = f->find(sym)) {
+      mark(*v);
+      return *v;
+    }
+  mark(root_[sym]);
+  return root_[sym];
+}
+
+void interp::mark_deep(const value& v) {
+  if (!track_) return;
+  mark(v);
+  for (const auto& x : v.items()) mark_deep(x);
+  for (const auto& [k, x] : v.entries()) {
+    mark_deep(k);
+    mark_deep(x);
+  }
+}
+
+std::string interp::capture(const body& b) {
+  std::string buf;
+  std::string* saved = out_;
+  out_ = &buf;
+  try {
+    exec(b);
+  } catch (...) {
+    out_ = saved;
+    throw;
+  }
+  out_ = saved;
+  return buf;
+}
+
+// ---- statements ----
+
+interp::flow interp::exec(const body& b) {
+  for (const auto& s : b) {
+    flow f = exec_stmt(*s);
+    if (f != flow::normal) return f;
+  }
+  return flow::normal;
+}
+
+namespace {
+// Makes `nf` the current scope for the guard's lifetime; a scope nobody else holds
+// afterwards goes back to the interpreter's pool (no allocation per macro call or loop).
+struct scope_guard {
+  interp& in;
+  std::shared_ptr<frame>& slot;
+  std::shared_ptr<frame> saved;
+  scope_guard(interp& i, std::shared_ptr<frame>& s, std::shared_ptr<frame> nf)
+      : in(i), slot(s), saved(std::move(s)) {
+    slot = std::move(nf);
+  }
+  ~scope_guard() {
+    std::shared_ptr<frame> done = std::move(slot);
+    slot = std::move(saved);
+    in.recycle(std::move(done));
+  }
+};
+}  // namespace
+
+std::shared_ptr<frame> interp::new_frame(std::shared_ptr<frame> parent) {
+  std::shared_ptr<frame> f;
+  if (!pool_.empty()) {
+    f = std::move(pool_.back());
+    pool_.pop_back();
+  } else {
+    f = std::make_shared<frame>();
+  }
+  f->parent = std::move(parent);
+  return f;
+}
+
+void interp::recycle(std::shared_ptr<frame> f) {
+  if (f && f.use_count() == 1 && pool_.size() < 64) {
+    f->vars.clear();
+    f->parent.reset();
+    pool_.push_back(std::move(f));
+  }
+}
+
+interp::flow interp::exec_stmt(const stmt& s) {
+  step();
+  line_ = s.line;
+  switch (s.kind) {
+    case sk::text: emit(std::string_view(s.text)); return flow::normal;
+    case sk::output: emit(eval(*s.e)); return flow::normal;
+    case sk::if_:
+      for (const auto& [cond, b] : s.branches) {
+        line_ = cond->line;
+        if (eval(*cond).truthy()) return exec(b);
+      }
+      return exec(s.else_body);
+    case sk::for_: {
+      value it = eval(*s.e);
+      if (track_) {
+        mark(it, "array_access");
+        if (it.is_dict()) mark(it, "object_access");
+      }
+      loop_body(s, it, 1);
+      return flow::normal;
+    }
+    case sk::set: assign(*s.target, eval(*s.e)); return flow::normal;
+    case sk::set_block: {
+      value v(capture(s.main));
+      if (s.e) v = apply_filter(*s.e, v);
+      assign(*s.target, v);
+      return flow::normal;
+    }
+    case sk::macro: {
+      // The macro holds its scope weakly (the scope holds the macro: no cycle); the
+      // render keeps the scope alive until it ends.
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
+      const stmt* m = &s;
+      value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
+        return in.call_macro(*m, closure.lock(), a, value::undefined("'caller' is undefined"));
+      });
+      frame_->set(s.sym, fn);
+      return flow::normal;
+    }
+    case sk::call_block: {
+      keep_scope();
+      std::weak_ptr<frame> closure = frame_;
+      const stmt* cb = &s;
+      value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
+        return in.call_macro(*cb, closure.lock(), a, value::undefined("'caller' is undefined"));
+      });
+      const expr& call = *s.e;
+      arguments a;
+      eval_args(call, a);
+      a.kw.emplace_back("caller", caller);
+      value callee = eval(*call.a);
+      emit(this->call(callee, a));
+      return flow::normal;
+    }
+    case sk::filter_block: {
+      value v(capture(s.main));
+      emit(apply_filter(*s.e, v));
+      return flow::normal;
+    }
+    case sk::break_: return flow::brk;
+    case sk::continue_: return flow::cont;
+    case sk::scope: {
+      auto nf = new_frame(frame_);
+      for (const auto& p : s.params) nf->set(p.sym, eval(*p.def));
+      scope_guard g(*this, frame_, nf);
+      return exec(s.main);
+    }
+  }
+  return flow::normal;
+}
+
+void interp::assign(const expr& target, const value& v) {
+  if (target.kind == ek::name) {
+    frame_->set(target.sym, v);
+  } else if (target.kind == ek::getattr) {
+    value ns = lookup(target.a->sym);
+    if (!ns.is_namespace()) throw raised("can only set attributes of a namespace() object");
+    // namespaces are shared on purpose: set() changes the one the template made
+    const_cast<value&>(ns).set(value(target.name), v);
+  } else if (target.kind == ek::tuple) {
+    std::vector<value> items = iterate(v);
+    if (items.size() != target.args.size())
+      throw raised(items.size() > target.args.size()
+                       ? "too many values to unpack (expected " + std::to_string(target.args.size()) + ")"
+                       : "not enough values to unpack (expected " + std::to_string(target.args.size()) + ", got " +
+                             std::to_string(items.size()) + ")");
+    for (size_t i = 0; i < items.size(); ++i) assign(*target.args[i], items[i]);
+  }
+}
+
+// ---- loops ----
+
+struct loop_obj : object {
+  interp* in = nullptr;
+  const stmt* s = nullptr;
+  std::vector<value> items;
+  size_t index = 0;
+  int depth = 1;
+  value last_changed;
+  bool has_changed = false;
+
+  value attr(std::string_view n, interp&) override {
+    const int64_t len = static_cast<int64_t>(items.size()), i = static_cast<int64_t>(index);
+    if (n == "index"sv) return value(i + 1);
+    if (n == "index0"sv) return value(i);
+    if (n == "revindex"sv) return value(len - i);
+    if (n == "revindex0"sv) return value(len - i - 1);
+    if (n == "first"sv) return value(i == 0);
+    if (n == "last"sv) return value(i == len - 1);
+    if (n == "length"sv) return value(len);
+    if (n == "depth"sv) return value(int64_t(depth));
+    if (n == "depth0"sv) return value(int64_t(depth - 1));
+    if (n == "previtem"sv) return i > 0 ? items[index - 1] : value::undefined("there is no previous item");
+    if (n == "nextitem"sv) return i + 1 < len ? items[index + 1] : value::undefined("there is no next item");
+    return value::undefined("'LoopContext' object has no attribute '" + std::string(n) + "'");
+  }
+  bool has_method(std::string_view n) const override { return n == "cycle"sv || n == "changed"sv; }
+  value call_method(std::string_view n, arguments& a, interp&) override {
+    if (n == "cycle"sv) {
+      if (a.pos.empty()) throw raised("no items for cycling given");
+      return a.pos[index % a.pos.size()];
+    }
+    if (n == "changed"sv) {
+      value cur = value::make_tuple(a.pos);
+      if (!has_changed || !(cur == last_changed)) {
+        has_changed = true;
+        last_changed = cur;
+        return value(true);
+      }
+      return value(false);
+    }
+    throw raised("'LoopContext' object has no attribute '" + std::string(n) + "'");
+  }
+  value call(arguments& a, interp& ip) override {
+    if (!s->recursive) throw raised("The loop must have the 'recursive' marker to be called recursively.");
+    if (a.pos.size() != 1) throw raised("loop() takes exactly one argument");
+    std::string* saved = ip.out_;
+    std::string buf;
+    ip.out_ = &buf;
+    try {
+      ip.loop_body(*s, a.pos[0], depth + 1);
+    } catch (...) {
+      ip.out_ = saved;
+      throw;
+    }
+    ip.out_ = saved;
+    return value(std::move(buf));
+  }
+  bool callable() const override { return true; }
+  std::string str() const override { return "<LoopContext " + std::to_string(index + 1) + "/" + std::to_string(items.size()) + ">"; }
+};
+
+void interp::loop_body(const stmt& s, const value& iterable, int depth) {
+  depth_guard dg(*this);
+  auto lp = std::make_shared<loop_obj>();
+  lp->in = this;
+  lp->s = &s;
+  lp->depth = depth;
+  std::vector<value> all = iterate(iterable);
+  auto nf = new_frame(frame_);
+  scope_guard g(*this, frame_, nf);
+  const int loop_sym = loop_sym_;
+  if (s.cond) {  // the filter runs before the loop: loop.length counts what passes
+    for (auto& v : all) {
+      step();
+      nf->vars.clear();
+      assign(*s.target, v);
+      if (eval(*s.cond).truthy()) lp->items.push_back(std::move(v));
+    }
+  } else {
+    lp->items = std::move(all);
+  }
+  value loop_value = value::make_object(lp);
+  bool any = false;
+  for (size_t i = 0; i < lp->items.size(); ++i) {
+    step();
+    any = true;
+    lp->index = i;
+    nf->vars.clear();
+    assign(*s.target, lp->items[i]);
+    if (loop_sym >= 0) nf->set(loop_sym, loop_value);
+    flow f = exec(s.main);
+    if (f == flow::brk) break;
+  }
+  nf->vars.clear();
+  if (!any) exec(s.else_body);
+}
+
+std::vector<value> interp::iterate(const value& v) {
+  switch (v.type()) {
+    case kind::list:
+    case kind::tuple: return v.items();
+    case kind::dict:
+    case kind::ns: {
+      std::vector<value> keys;
+      keys.reserve(v.entries().size());
+      for (const auto& [k, x] : v.entries()) keys.push_back(k);
+      return keys;
+    }
+    case kind::string: {
+      const std::string& s = v.as_string();
+      std::vector<value> chars;
+      charge(s.size() * 40);
+      for (size_t i = 0; i < s.size();) {
+        size_t n = 1;
+        while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xc0) == 0x80) ++n;
+        chars.emplace_back(s.substr(i, n));
+        i += n;
+      }
+      return chars;
+    }
+    case kind::undefined: return {};
+    default: throw raised("'" + std::string(type_name(v)) + "' object is not iterable");
+  }
+}
+
+// ---- macros ----
+
+value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
+  if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
+  depth_guard dg(*this);
+  auto nf = new_frame(closure);
+  std::vector<value> varargs;
+  const size_t np = m.params.size();
+  for (size_t i = 0; i < args.pos.size(); ++i) {
+    if (i < np) nf->set(m.params[i].sym, args.pos[i]);
+    else varargs.push_back(args.pos[i]);
+  }
+  value kwargs;  // made when the template names `kwargs` or a keyword has no parameter
+  value caller_v = caller;
+  for (auto& [k, v] : args.kw) {
+    bool found = false;
+    for (size_t i = 0; i < np; ++i)
+      if (m.params[i].name == k) {
+        if (i < args.pos.size())
+          throw raised("macro '" + m.text + "' got multiple values for argument '" + k + "'");
+        nf->set(m.params[i].sym, v);
+        found = true;
+      }
+    if (found) continue;
+    if (k == "caller"sv) {
+      caller_v = v;
+    } else {
+      if (!kwargs.is_dict()) kwargs = value::make_dict();
+      kwargs.set(value(k), v);
+    }
+  }
+  scope_guard g(*this, frame_, nf);
+  for (size_t i = args.pos.size(); i < np; ++i) {
+    const param& p = m.params[i];
+    if (nf->find(p.sym)) continue;
+    nf->set(p.sym, p.def ? eval(*p.def) : value::undefined("parameter '" + p.name + "' was not provided"));
+  }
+  if (varargs_sym_ >= 0) nf->set(varargs_sym_, value::make_tuple(varargs));
+  if (kwargs_sym_ >= 0) nf->set(kwargs_sym_, kwargs.is_dict() ? kwargs : value::make_dict());
+  if (caller_sym_ >= 0) nf->set(caller_sym_, caller_v);
+  uint32_t saved_line = line_;
+  std::string out = capture(m.main);
+  line_ = saved_line;
+  charge(out.size());
+  return value(std::move(out));
+}
+
+value interp::call(const value& f, arguments& args) {
+  step();
+  switch (f.type()) {
+    case kind::callable: return f.fn().call(args, *this);
+    case kind::object: return f.obj().call(args, *this);
+    case kind::undefined: undefined_error(f);
+    default: throw raised("'" + std::string(type_name(f)) + "' object is not callable");
+  }
+}
+
+// ---- expressions ----
+
+void interp::eval_args(const expr& e, arguments& a) {
+  a.pos.reserve(e.args.size());
+  for (const auto& x : e.args) a.pos.push_back(eval(*x));
+  for (const auto& [k, x] : e.kwargs) a.kw.emplace_back(k, eval(*x));
+}
+
+value interp::apply_filter(const expr& e, const value& operand) {
+  // a chain made by a filter block: the innermost filter (null operand) applies first
+  value v = e.a ? apply_filter(*e.a, operand) : operand;
+  arguments a;
+  eval_args(e, a);
+  return run_filter(e.name, v, a);
+}
+
+value interp::run_filter(std::string_view name, const value& v, arguments& a) {
+  if (track_) {
+    mark(v, std::string(name));
+    if (name == "tojson"sv || (name == "string"sv && (v.is_sequence() || v.is_dict()))) mark_deep(v);
+  }
+  filter_fn f = find_filter(name);
+  if (!f) throw raised("No filter named '" + std::string(name) + "'.");
+  return f(*this, v, a);
+}
+
+bool interp::run_test(std::string_view name, const value& v, arguments& a) {
+  if (track_) mark(v, "test_is_" + std::string(name));
+  test_fn t = find_test(name);
+  if (!t) throw raised("No test named '" + std::string(name) + "'.");
+  return t(*this, v, a);
+}
+
+value interp::eval(const expr& e) {
+  step();
+  switch (e.kind) {
+    case ek::literal: return e.lit;
+    case ek::name: return lookup(e.sym);
+    case ek::list:
+    case ek::tuple: {
+      std::vector<value> items;
+      items.reserve(e.args.size());
+      for (const auto& x : e.args) items.push_back(eval(*x));
+      charge(items.size() * sizeof(value));
+      return e.kind == ek::list ? value::make_list(std::move(items)) : value::make_tuple(std::move(items));
+    }
+    case ek::dict: {
+      value d = value::make_dict();
+      for (size_t i = 0; i + 1 < e.args.size(); i += 2) d.set(eval(*e.args[i]), eval(*e.args[i + 1]));
+      charge(e.args.size() * sizeof(value));
+      return d;
+    }
+    case ek::getattr: {
+      value obj = eval(*e.a);
+      if (!track_ && e.dict_key && obj.is_dict()) {
+        const value* v = obj.find(std::string_view(e.name));
+        return v ? *v : e.dict_miss;
+      }
+      if (!track_) return getattr(obj, e.name);
+      mark(obj, e.name);
+      value r = getattr(obj, e.name);
+      mark(r);
+      return r;
+    }
+    case ek::getitem: {
+      value obj = eval(*e.a);
+      if (e.b->kind == ek::slice) {
+        const expr& s = *e.b;
+        mark(obj, "slice");
+        return op_slice(*this, obj, s.a ? eval(*s.a) : value::none(), s.b ? eval(*s.b) : value::none(),
+                        s.c ? eval(*s.c) : value::none());
+      }
+      if (!track_ && e.dict_key && obj.is_dict()) {
+        const value* v = obj.find(std::string_view(e.b->lit.as_string()));
+        return v ? *v : e.dict_miss;
+      }
+      value key = eval(*e.b);
+      if (!track_) return getitem(obj, key);
+      value r = getitem(obj, key);
+      mark(obj, key.is_int() ? "array_access" : key.is_string() ? "object_access" : "item");
+      mark(r);
+      return r;
+    }
+    case ek::slice: throw raised("a slice outside of a subscript");
+    case ek::call: {
+      arguments a;
+      if (e.a->kind == ek::getattr) {
+        value obj = eval(*e.a->a);
+        mark(obj, e.a->name);
+        eval_args(e, a);
+        return call_method(obj, e.a->name, a);
+      }
+      value f = eval(*e.a);
+      eval_args(e, a);
+      return call(f, a);
+    }
+    case ek::filter: {
+      value v = e.a ? eval(*e.a) : value();
+      arguments a;
+      eval_args(e, a);
+      if (e.filter && !track_) return e.filter(*this, v, a);
+      return run_filter(e.name, v, a);
+    }
+    case ek::test: {
+      value v = eval(*e.a);
+      arguments a;
+      eval_args(e, a);
+      bool r = e.test && !track_ ? e.test(*this, v, a) : run_test(e.name, v, a);
+      return value(e.negate ? !r : r);
+    }
+    case ek::not_: return value(!eval(*e.a).truthy());
+    case ek::neg:
+    case ek::pos: {
+      value v = eval(*e.a);
+      if (v.is_undefined()) undefined_error(v);
+      if (!v.is_number()) throw raised("bad operand type for unary " + std::string(e.kind == ek::neg ? "-" : "+") + ": '" + type_name(v) + "'");
+      if (e.kind == ek::pos) return v.is_bool() ? value(v.as_int()) : v;
+      if (v.is_float()) return value(-v.as_double());
+      if (v.as_int() == INT64_MIN) throw raised("integer overflow");
+      return value(-v.as_int());
+    }
+    case ek::binop: {
+      value a = eval(*e.a);
+      value b = eval(*e.b);
+      return op_binary(*this, e.bop, a, b);
+    }
+    case ek::compare: {
+      value left = eval(*e.a);
+      for (size_t i = 0; i < e.ops.size(); ++i) {
+        value right = eval(*e.args[i]);
+        if (!op_compare(e.ops[i], left, right)) return value(false);
+        left = std::move(right);
+      }
+      return value(true);
+    }
+    case ek::and_: {
+      value a = eval(*e.a);
+      return a.truthy() ? eval(*e.b) : a;
+    }
+    case ek::or_: {
+      value a = eval(*e.a);
+      return a.truthy() ? a : eval(*e.b);
+    }
+    case ek::cond:
+      if (eval(*e.b).truthy()) return eval(*e.a);
+      return e.c ? eval(*e.c) : value::undefined("the inline if-expression on line " + std::to_string(e.line) +
+                                                  " evaluated to false and no else section was defined.");
+  }
+  return value();
+}
+
+}  // namespace gguf::jinja

@@ -1,0 +1,203 @@
+// gguf::jinja::value — a value with Python's semantics, as jinja2 sees it (internal).
+//
+// Kinds: undefined (jinja2's default `Undefined`: prints as "", iterates as empty, is
+// false, fails on attribute access, arithmetic and JSON), none, boolean, integer (int64;
+// overflow is an error where Python would grow), floating (double), string (UTF-8;
+// indexing and length count code points), list, tuple, dict (insertion-ordered, keys
+// are values), callable (a built-in function, a bound method, a macro), ns (jinja2's
+// `namespace()`: a dict whose attributes can be set). Copies are cheap: strings and
+// containers are shared, and the sandbox forbids mutating a container (jinja2's
+// ImmutableSandboxedEnvironment), so sharing is never observable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace gguf::jinja {
+
+class value;
+class interp;  // the renderer (runtime.h); natives may use it for limits and errors
+
+/// Positional and keyword arguments of a call.
+struct arguments {
+  std::vector<value> pos;
+  std::vector<std::pair<std::string, value>> kw;
+  /// The argument at position `i`, else the keyword `name`, else nullptr.
+  const value* get(size_t i, std::string_view name) const;
+  const value* kwarg(std::string_view name) const;
+};
+
+/// A native function: its arguments, the renderer. Errors: throw jinja::raised (runtime.h).
+using native_fn = std::function<value(arguments&, interp&)>;
+
+struct function_obj;
+struct dict_obj;
+struct list_obj;
+
+enum class kind : uint8_t { undefined, none, boolean, integer, floating, string, list, tuple, dict, callable, ns, object };
+
+/// A host object with attributes (loop, cycler, joiner, bound methods): kind::object.
+struct object {
+  virtual ~object() = default;
+  /// The attribute `name`, or an undefined value.
+  virtual value attr(std::string_view name, interp& in);
+  /// Calls the object (errors: jinja::raised).
+  virtual value call(arguments& args, interp& in);
+  /// What str() prints.
+  virtual std::string str() const;
+  virtual bool callable() const { return false; }
+  /// Methods (`loop.cycle(...)`): whether `name` is one, and calling it.
+  virtual bool has_method(std::string_view) const { return false; }
+  virtual value call_method(std::string_view name, arguments& args, interp& in);
+};
+
+class value {
+ public:
+  value() noexcept : k_(kind::undefined) {}
+  value(std::nullptr_t) noexcept : k_(kind::none) {}  // NOLINT
+  value(bool b) noexcept : k_(kind::boolean) { u_.b = b; }  // NOLINT
+  value(int v) noexcept : k_(kind::integer) { u_.i = v; }  // NOLINT
+  value(int64_t v) noexcept : k_(kind::integer) { u_.i = v; }  // NOLINT
+  value(double v) noexcept : k_(kind::floating) { u_.d = v; }  // NOLINT
+  value(std::string s);  // NOLINT
+  value(std::string_view s) : value(std::string(s)) {}  // NOLINT
+  value(const char* s) : value(std::string(s)) {}  // NOLINT
+
+  static value none() { return value(nullptr); }
+  /// An undefined value; `hint` is what jinja2 would say when it is used ("'x' is undefined").
+  static value undefined(std::string hint = {});
+  static value make_list(std::vector<value> items = {});
+  static value make_tuple(std::vector<value> items = {});
+  /// A list that came from a generator (select, map, ...): jinja2 returns a generator
+  /// there, which is always true, has no length and prints as "<generator object ...>".
+  static value make_generator(std::vector<value> items);
+  static value make_dict();
+  static value make_namespace();
+  static value function(std::string name, native_fn fn);
+  static value make_object(std::shared_ptr<object> o);
+
+  /// From JSON: null, bool, integers (unsigned above INT64_MAX become float), floats,
+  /// strings, arrays (lists), objects (dicts, in the JSON object's order: nlohmann::json
+  /// sorts keys, nlohmann::ordered_json keeps them as written).
+  static value from_json(const nlohmann::json& j);
+  /// The same, keeping the document's key order (what transformers passes along):
+  /// parse with nlohmann::ordered_json::parse for byte-exact renders of dicts.
+  static value from_json(const nlohmann::ordered_json& j);
+  /// To JSON (lists and tuples as arrays; dict keys as Python's json.dumps converts
+  /// them; nlohmann::json sorts object keys). Throws jinja::raised on undefined, callables and non-finite floats as
+  /// nlohmann can't keep NaN.
+  nlohmann::json to_json() const;
+
+  kind type() const noexcept { return k_; }
+  bool is_undefined() const noexcept { return k_ == kind::undefined; }
+  bool is_none() const noexcept { return k_ == kind::none; }
+  bool is_bool() const noexcept { return k_ == kind::boolean; }
+  bool is_int() const noexcept { return k_ == kind::integer; }
+  bool is_float() const noexcept { return k_ == kind::floating; }
+  bool is_number() const noexcept { return k_ == kind::integer || k_ == kind::floating || k_ == kind::boolean; }
+  bool is_string() const noexcept { return k_ == kind::string; }
+  bool is_list() const noexcept { return k_ == kind::list; }
+  bool is_tuple() const noexcept { return k_ == kind::tuple; }
+  bool is_sequence() const noexcept { return k_ == kind::list || k_ == kind::tuple; }
+  bool is_dict() const noexcept { return k_ == kind::dict; }
+  bool is_namespace() const noexcept { return k_ == kind::ns; }
+  bool is_callable() const noexcept { return k_ == kind::callable; }
+  bool is_object() const noexcept { return k_ == kind::object; }
+  bool is_generator() const noexcept { return k_ == kind::list && gen_; }
+  /// A string marked safe (jinja2's Markup, from |safe or |escape): `markup + str`
+  /// HTML-escapes the plain side, as Markup.__add__ does.
+  bool is_markup() const noexcept { return k_ == kind::string && gen_; }
+  static value make_markup(std::string s);
+  /// groupby's (grouper, list) pair: a tuple that also answers .grouper and .list.
+  static value make_group(value grouper, value list);
+  bool is_group() const noexcept { return k_ == kind::tuple && gen_; }
+
+  bool as_bool() const noexcept { return u_.b; }
+  int64_t as_int() const noexcept { return k_ == kind::boolean ? int64_t(u_.b) : u_.i; }
+  double as_double() const noexcept {
+    return k_ == kind::floating ? u_.d : static_cast<double>(as_int());
+  }
+  /// The string of a string value (empty for other kinds).
+  const std::string& as_string() const noexcept;
+  /// The items of a list or tuple (empty for other kinds).
+  const std::vector<value>& items() const noexcept;
+  /// Mutable items of a list or tuple the caller just made (not shared yet).
+  std::vector<value>& mutable_items();
+  /// The entries of a dict or namespace, in order.
+  const std::vector<std::pair<value, value>>& entries() const noexcept;
+  /// The undefined value's hint (what is undefined).
+  const std::string& undefined_hint() const noexcept;
+  const function_obj& fn() const noexcept;
+  object& obj() const noexcept;
+
+  /// Dict / namespace lookup by key (Python equality of keys); nullptr when absent.
+  const value* find(const value& key) const;
+  const value* find(std::string_view key) const;
+  /// Sets a key of a dict or namespace (replaces an existing one in place).
+  void set(value key, value v);
+  /// Appends a key known to be absent (JSON objects have unique keys).
+  void set_new(value key, value v);
+  /// Appends to a list the caller owns.
+  void push_back(value v);
+  /// Number of items (list, tuple, dict, namespace), code points (string), else 0.
+  size_t size() const;
+
+  /// Python truthiness.
+  bool truthy() const;
+  /// Python str(): the text `{{ x }}` prints ("None", "True", "[1, 'a']", "1.0").
+  std::string str() const;
+  void append_str(std::string& out) const;
+  /// Python repr().
+  std::string repr() const;
+  void append_repr(std::string& out) const;
+
+  /// Python ==.
+  friend bool operator==(const value& a, const value& b);
+  /// The shared storage of a string or container (nullptr for scalars): its identity.
+  const void* identity() const noexcept { return p_.get(); }
+  /// Python `a is b` approximation: same kind and (for containers) same object.
+  bool same(const value& o) const noexcept;
+
+ private:
+  kind k_;
+  bool gen_ = false;  // list: a generator; string: Markup
+  union {
+    bool b;
+    int64_t i;
+    double d;
+  } u_{};
+  std::shared_ptr<void> p_;  // std::string, list_obj, dict_obj, function_obj (by kind)
+};
+
+struct function_obj {
+  std::string name;
+  native_fn call;
+};
+
+/// Python's repr() of a float ("1.0", "1e-05", "1e+16", "inf", "nan").
+std::string float_repr(double d);
+/// Python's repr() of a str.
+void append_string_repr(std::string& out, std::string_view s);
+
+/// json.dumps(v, ensure_ascii=False, indent, separators, sort_keys) as transformers'
+/// tojson filter calls it. indent: "" for none, else the indent string (an int indent is
+/// that many spaces). item_sep/key_sep: Python's defaults (", " or "," with indent; ": ").
+struct dumps_options {
+  bool has_indent = false;
+  std::string indent;
+  std::string item_sep = ", ";
+  std::string key_sep = ": ";
+  bool sort_keys = false;
+  bool ensure_ascii = false;
+};
+/// Throws jinja::raised on what json.dumps refuses (undefined, callables).
+void dumps(std::string& out, const value& v, const dumps_options& o, int depth = 0);
+
+}  // namespace gguf::jinja

@@ -1,0 +1,422 @@
+// llama-server's rendering (chat_mode::server): what llama.cpp v0.5.0 sends to the model for
+// an OpenAI-style /v1/chat/completions request, with llama-server's default options. Follows
+//  - tools/server/server-common.cpp oaicompat_chat_params_parse: messages checked, a trailing
+//    assistant message continued (prefill_assistant) instead of a generation prompt,
+//    enable_thinking from the kwarg (default on), the default kwarg preserve_reasoning=true;
+//  - common/chat.cpp common_chat_msgs_parse_oaicompat (message shapes and their errors),
+//    common_chat_msg::to_json_oaicompat (what a message looks like to the template: content
+//    always present, tool-call arguments as strings), messages_inp_normalizer (string-only or
+//    typed-only content), the workarounds (developer -> system, system merged into the next
+//    message where the template has no system role, arguments parsed to objects where the
+//    template takes objects), common_chat_template_direct_apply (the context: messages,
+//    bos_token, eos_token, enable_thinking, tools, datetime, date_string, kwargs,
+//    add_generation_prompt only when true, preserve_reasoning's flags; BOS / EOS text the
+//    model adds itself removed from the ends);
+//  - the per-format handlers' changes to the prompt (GPT-OSS thinking field and <|return|>,
+//    Gemma 4's model turn, DeepSeek V4's tool-result order is not done: docs/chat.md).
+// The differences that remain are listed, with reasons, in docs/chat.md.
+#include <algorithm>
+#include <ctime>
+
+#include "chat/template_impl.h"
+
+namespace gguf::chat_detail {
+namespace {
+
+error bad_request(std::string what) { return error{errc::invalid_argument, no_offset, {}, std::move(what)}; }
+
+bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
+
+bool ends_with(std::string_view s, std::string_view end) {
+  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// common_chat_msg: the fields llama.cpp keeps of a message.
+struct server_msg {
+  std::string role, content, reasoning_content, tool_name, tool_call_id;
+  std::vector<std::pair<std::string, std::string>> parts;  // (type, text)
+  struct call {
+    std::string name, arguments, id;
+  };
+  std::vector<call> tool_calls;
+};
+
+std::string str_field(const ojson& j, const char* key, std::string_view what) {
+  const auto& v = j.at(key);
+  if (!v.is_string()) throw std::invalid_argument(std::string(what) + " must be a string: " + j.dump());
+  return v.get<std::string>();
+}
+
+// common_chat_msgs_parse_oaicompat, with its error texts.
+std::vector<server_msg> parse_messages(const ojson& messages) {
+  if (!messages.is_array()) throw std::invalid_argument("Expected 'messages' to be an array, got " + messages.dump());
+  std::vector<server_msg> out;
+  for (const auto& m : messages) {
+    if (!m.is_object()) throw std::invalid_argument("Expected 'message' to be an object, got " + m.dump());
+    if (!m.contains("role")) throw std::invalid_argument("Missing 'role' in message: " + m.dump());
+    server_msg msg;
+    msg.role = str_field(m, "role", "role");
+    bool has_content = m.contains("content"), has_calls = m.contains("tool_calls");
+    if (has_content) {
+      const auto& c = m["content"];
+      if (c.is_string()) {
+        msg.content = c.get<std::string>();
+      } else if (c.is_array()) {
+        for (const auto& part : c) {
+          if (!part.is_object() || !part.contains("type")) throw std::invalid_argument("Missing content part type: " + part.dump());
+          const auto& type = part["type"];
+          if (type != "text" && type != "media_marker")
+            throw std::invalid_argument("Unsupported content part type: " + type.dump());
+          if (!part.contains("text")) throw std::invalid_argument("Missing content part text: " + part.dump());
+          msg.parts.emplace_back(type.get<std::string>(), str_field(part, "text", "text"));
+        }
+      } else if (!c.is_null()) {
+        throw std::invalid_argument("Invalid 'content' type: expected string or array, got " + c.dump());
+      }
+    }
+    if (has_calls) {
+      for (const auto& tc : m["tool_calls"]) {
+        if (!tc.is_object() || !tc.contains("type")) throw std::invalid_argument("Missing tool call type: " + tc.dump());
+        if (tc["type"] != "function") throw std::invalid_argument("Unsupported tool call type: " + tc.dump());
+        if (!tc.contains("function")) throw std::invalid_argument("Missing tool call function: " + tc.dump());
+        const auto& fc = tc["function"];
+        if (!fc.is_object() || !fc.contains("name")) throw std::invalid_argument("Missing tool call name: " + tc.dump());
+        server_msg::call call;
+        call.name = str_field(fc, "name", "tool call name");
+        if (!fc.contains("arguments")) throw std::invalid_argument("Missing tool call arguments: " + tc.dump());
+        const auto& args = fc["arguments"];
+        call.arguments = args.is_string() ? args.get<std::string>() : args.dump();
+        if (tc.contains("id")) call.id = str_field(tc, "id", "tool call id");
+        msg.tool_calls.push_back(std::move(call));
+      }
+    }
+    if (!has_content && !has_calls) throw std::invalid_argument("Expected 'content' or 'tool_calls'");
+    if (m.contains("reasoning_content")) msg.reasoning_content = str_field(m, "reasoning_content", "reasoning_content");
+    if (m.contains("name")) msg.tool_name = str_field(m, "name", "name");
+    if (m.contains("tool_call_id")) msg.tool_call_id = str_field(m, "tool_call_id", "tool_call_id");
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+// Text parts joined by "\n", no newline around media markers (messages_inp_normalizer).
+std::string concat_parts(const std::vector<std::pair<std::string, std::string>>& parts) {
+  std::string text;
+  bool last_media = false;
+  for (const auto& [type, t] : parts) {
+    bool newline = true;
+    if (type == "text") {
+      newline = !last_media && !text.empty();
+      last_media = false;
+    } else {
+      newline = false;
+      last_media = true;
+    }
+    if (newline) text += '\n';
+    text += t;
+  }
+  return text;
+}
+
+// common_chat_msg::to_json_oaicompat, then the normalizer for string-only / typed-only templates.
+ojson message_json(const server_msg& m, const chat_caps& caps) {
+  ojson j;
+  j["role"] = m.role;
+  bool only_string = caps.supports_string_content && !caps.supports_typed_content;
+  bool only_typed = !caps.supports_string_content && caps.supports_typed_content;
+  if (!m.content.empty()) {
+    if (only_typed) j["content"] = ojson::array({ojson{{"type", "text"}, {"text", m.content}}});
+    else j["content"] = m.content;
+  } else if (!m.parts.empty()) {
+    bool media = std::any_of(m.parts.begin(), m.parts.end(), [](const auto& p) { return p.first == "media_marker"; });
+    if (media || only_string) {
+      j["content"] = concat_parts(m.parts);
+    } else {
+      auto a = ojson::array();
+      for (const auto& [type, t] : m.parts) a.push_back(ojson{{"type", type}, {"text", t}});
+      j["content"] = std::move(a);
+    }
+  } else {
+    j["content"] = only_typed ? ojson::array({ojson{{"type", "text"}, {"text", ""}}}) : ojson("");
+  }
+  if (!m.reasoning_content.empty()) j["reasoning_content"] = m.reasoning_content;
+  if (!m.tool_name.empty()) j["name"] = m.tool_name;
+  if (!m.tool_call_id.empty()) j["tool_call_id"] = m.tool_call_id;
+  if (!m.tool_calls.empty()) {
+    auto calls = ojson::array();
+    for (const auto& c : m.tool_calls) {
+      ojson tc;
+      tc["type"] = "function";
+      tc["function"] = ojson{{"name", c.name}, {"arguments", c.arguments}};
+      if (!c.id.empty()) tc["id"] = c.id;
+      calls.push_back(std::move(tc));
+    }
+    j["tool_calls"] = std::move(calls);
+  }
+  return j;
+}
+
+// common_chat_tools_parse_oaicompat + common_chat_tools_to_json_oaicompat.
+ojson parse_tools(const ojson& tools) {
+  if (tools.is_null()) return ojson();
+  if (!tools.is_array()) throw std::invalid_argument("Expected 'tools' to be an array, got " + tools.dump());
+  if (tools.empty()) return ojson();
+  auto out = ojson::array();
+  for (const auto& t : tools) {
+    if (!t.is_object() || !t.contains("type")) throw std::invalid_argument("Missing tool type: " + t.dump());
+    if (t["type"] != "function") throw std::invalid_argument("Unsupported tool type: " + t.dump());
+    if (!t.contains("function")) throw std::invalid_argument("Missing tool function: " + t.dump());
+    const auto& f = t["function"];
+    if (!f.is_object() || !f.contains("name")) throw std::invalid_argument("Missing tool function name: " + t.dump());
+    ojson fn;
+    fn["name"] = f["name"];
+    fn["description"] = f.contains("description") ? f["description"] : ojson("");
+    fn["parameters"] = f.contains("parameters") ? f["parameters"] : ojson::object();
+    out.push_back(ojson{{"type", "function"}, {"function", std::move(fn)}});
+  }
+  return out;
+}
+
+std::string format_time(int64_t t, const char* fmt) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  char buf[64];
+  size_t n = std::strftime(buf, sizeof buf, fmt, &tm);
+  return std::string(buf, n);
+}
+
+bool replace_all(std::string& s, std::string_view from, std::string_view to) {
+  bool any = false;
+  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to), any = true;
+  return any;
+}
+
+// llama-server's default enable_thinking: common_chat_templates_support_enable_thinking, i.e.
+// whether the template's chat format has reasoning (llama.cpp's differential autoparser or a
+// per-format handler decides). Approximated from the source: a reasoning marker, or a format
+// whose handler always has reasoning. Agrees with llama.cpp on all 77 recorded templates.
+bool thinking_by_default(std::string_view s) {
+  static constexpr std::string_view markers[] = {"<think>", "</think>", "[THINK]", "<|channel", "<seed:think",
+                                                 "reasoning_content", "<|START_THINKING|>"};
+  for (auto m : markers)
+    if (contains(s, m)) return true;
+  auto has = [&](std::string_view w) { return contains(s, w); };
+  return (has("[SYSTEM_PROMPT]") && has("[TOOL_CALLS]") && has("[ARGS]") && !has("[CALL_ID]")) ||  // Ministral 3
+         (has("<atem:function_calls>") && has("<|eom|>")) ||                                     // Muse Glimmer
+         (has("<|tool_calls_section_begin|>") && has("<|tool_call_begin|>")) ||                  // Kimi K2
+         (has("<|open|>") && has("<|close|>") && has("<|end_of_msg|>")) ||                       // Kimi K3
+         (has("<role>ASSISTANT</role>") && has("<arg_key>")) ||                                  // Ling 3
+         (has("<|START_TEXT|>") && has("<|START_ACTION|>")) ||                                   // Cohere2 MoE
+         (has("<|tool_list_start|>") && has("<|tool_list_end|>")) ||                             // LFM2
+         has("List of tools: [") ||                                                                // LFM2.5
+         (has("]<]minimax[>[") && has("<tool_call>") && has("<invoke name=")) ||                 // MiniMax-M3
+         (has("dsml_token") && has("DSML")) ||                                                     // DeepSeek V3.2/V4
+         has("'<|tool_call>call:'") ||                                                             // Gemma 4
+         (has("Tool usage guidelines:") && has("<function name=\"") && has("<param name=\""));   // MiniCPM5
+}
+
+}  // namespace
+
+std::optional<std::string> server_patched_source(std::string_view source) {
+  // common_chat_templates_init: GPT-OSS's check for channel markers in content and Mistral's
+  // check for an empty assistant message are turned off ("{%- if false %}").
+  std::string s(source);
+  bool patched = false;
+  if (contains(s, "<|channel|>") && contains(s, "in message.content or"))
+    patched |= replace_all(s,
+                           "{%- if \"<|channel|>analysis<|message|>\" in message.content or "
+                           "\"<|channel|>final<|message|>\" in message.content %}",
+                           "{%- if false %}");
+  if (contains(s, "[TOOL_CALLS]") && contains(s, "if (message['content'] is none or"))
+    patched |= replace_all(s,
+                           "{%- if (message['content'] is none or message['content'] == '' or "
+                           "message['content']|length == 0) and (message['tool_calls'] is not defined or "
+                           "message['tool_calls'] is none or message['tool_calls']|length == 0) %}",
+                           "{%- if false %}");
+  if (!patched) return std::nullopt;
+  return s;
+}
+
+result<std::string> apply_server(const chat_template_impl& root, const chat_request& req) {
+  auto messages_j = parse_json(req.messages_json, "messages", ojson::array());
+  if (!messages_j) return messages_j.error();
+  auto tools_j = parse_json(req.tools_json, "tools", ojson());
+  if (!tools_j) return tools_j.error();
+  auto kwargs = parse_json(req.kwargs_json, "chat template kwargs", ojson::object());
+  if (!kwargs) return kwargs.error();
+  if (!kwargs->is_object()) return bad_request("chat template kwargs must be a JSON object");
+
+  std::vector<server_msg> msgs;
+  ojson tools;
+  try {
+    if (messages_j->is_array()) {
+      for (const auto& m : *messages_j) {
+        std::string role = m.is_object() && m.contains("role") && m["role"].is_string() ? m["role"].get<std::string>() : "";
+        if (role != "assistant" && m.is_object() && !m.contains("content"))
+          return bad_request("All non-assistant messages must contain 'content'");
+      }
+    }
+    msgs = parse_messages(*messages_j);
+    tools = parse_tools(*tools_j);
+  } catch (const std::exception& e) {
+    return bad_request(std::string("Failed to parse messages or tools: ") + e.what());
+  }
+
+  // oaicompat_chat_params_parse
+  bool add_gen = req.add_generation_prompt;
+  std::optional<server_msg> cont;  // the message continued (prefill_assistant)
+  if (!msgs.empty() && msgs.back().role == "assistant") {
+    if (msgs.size() >= 2 && msgs[msgs.size() - 2].role == "assistant")
+      return bad_request("Cannot have 2 or more assistant messages at the end of the list.");
+    if (!msgs.back().tool_calls.empty()) return bad_request("Cannot continue an assistant message that contains tool calls.");
+    add_gen = false;
+    cont = msgs.back();
+    msgs.pop_back();
+  }
+  const chat_template_impl& t = (tools.is_array() && root.tool_use) ? *root.tool_use : root;
+  bool enable_thinking = t.builtin.empty() && thinking_by_default(t.source);
+  if (auto it = kwargs->find("enable_thinking"); it != kwargs->end()) {
+    if (it->is_boolean()) enable_thinking = it->get<bool>();
+    else if (it->is_string()) return bad_request("invalid type for \"enable_thinking\" (expected boolean, got string)");
+  }
+  ojson extra = ojson::object();
+  int64_t now = template_time();
+  extra["datetime"] = format_time(now, "%b %d %Y");
+  extra["date_string"] = format_time(now, "%d %b %Y");
+  extra["preserve_reasoning"] = true;
+  for (const auto& [k, v] : kwargs->items()) extra[k] = v;
+
+  if (!t.builtin.empty()) {  // llama-server --chat-template NAME: the legacy path
+    std::vector<flat_message> flat;
+    for (const auto& m : msgs) {
+      std::string c = m.content;
+      for (const auto& [type, text] : m.parts) {
+        if (!c.empty()) c += "\n";
+        c += text;
+      }
+      flat.push_back({m.role, c});
+    }
+    if (cont) flat.push_back({cont->role, cont->content.empty() ? concat_parts(cont->parts) : cont->content});
+    return *apply_builtin(t.builtin, flat, add_gen);
+  }
+  const std::string& src = t.source;
+  const chat_caps& caps = template_caps(t);
+  const jinja::program& prog = t.server_program ? *t.server_program : *t.program;
+
+  if (contains(src, "You have access to the following functions in JSONSchema format")) {
+    // StepFun: message contents trimmed (llama.cpp issue #24181)
+    auto trim = [](std::string& s) {
+      size_t b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
+      s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    for (auto& m : msgs) {
+      trim(m.content), trim(m.reasoning_content);
+      for (auto& [type, text] : m.parts)
+        if (type == "text") trim(text);
+    }
+  }
+  ojson messages = ojson::array();
+  for (const auto& m : msgs) messages.push_back(message_json(m, caps));
+
+  const bool gpt_oss = contains(src, "<|channel|>");
+  if (!gpt_oss) {
+    for (auto& m : messages)
+      if (m["role"] == "developer") m["role"] = "system";
+  }
+  if (!caps.supports_system_role && !messages.empty() && messages[0]["role"] == "system") {
+    if (messages.size() > 1) {
+      if (!messages[0]["content"].is_string() || !messages[1]["content"].is_string())
+        return bad_request("cannot merge a system message with typed content into the next message");
+      messages[1]["content"] = messages[0]["content"].get<std::string>() + "\n" + messages[1]["content"].get<std::string>();
+    }
+    messages.erase(messages.begin());
+  }
+  if (caps.supports_object_arguments) {
+    for (auto& m : messages) {
+      if (!m.contains("tool_calls")) continue;
+      for (auto& tc : m["tool_calls"]) {
+        auto& args = tc["function"]["arguments"];
+        if (!args.is_string()) continue;
+        try {
+          args = ojson::parse(args.get<std::string>());
+        } catch (const std::exception& e) {
+          return bad_request(std::string("Failed to parse tool call arguments as JSON: ") + e.what());
+        }
+      }
+    }
+  }
+  if (gpt_oss) {  // reasoning goes to the "thinking" field the template reads
+    for (auto& m : messages) {
+      if (!m.contains("reasoning_content") || !m["reasoning_content"].is_string()) continue;
+      m["thinking"] = m["reasoning_content"];
+      if (m.contains("tool_calls") && !m["tool_calls"].empty()) m.erase("content");
+    }
+  }
+
+  // common_chat_template_direct_apply
+  auto direct_apply = [&](bool gen) -> result<std::string> {
+    ojson ctx = ojson::object();
+    ctx["preserve_thinking"] = true;  // caps_apply_preserve_reasoning(ctx, true), overridable by the variables
+    ctx["clear_thinking"] = false;
+    ctx["truncate_history_thinking"] = false;
+    ctx["drop_thinking"] = false;
+    if (auto it = extra.find("preserve_reasoning"); it != extra.end() && it->is_boolean()) {
+      bool on = it->get<bool>();
+      ctx["preserve_thinking"] = on, ctx["clear_thinking"] = !on, ctx["truncate_history_thinking"] = !on,
+      ctx["drop_thinking"] = !on;
+    }
+    if (auto it = extra.find("reasoning_effort"); it != extra.end() && it->is_string() && !it->get<std::string>().empty())
+      ctx["reasoning_strength"] = *it;
+    ctx["messages"] = messages;
+    ctx["bos_token"] = t.tokens.bos_token.value_or("");
+    ctx["eos_token"] = t.tokens.eos_token.value_or("");
+    ctx["enable_thinking"] = enable_thinking;
+    if (tools.is_array()) ctx["tools"] = tools;
+    for (const auto& [k, v] : extra.items()) ctx[k] = v;
+    if (gen) ctx["add_generation_prompt"] = true;
+    auto out = render_jinja(prog, ctx, jinja::dialect::llama_cpp);  // llama.cpp's own engine semantics
+    if (!out) return out;
+    std::string s = std::move(*out);
+    const std::string bos = t.tokens.bos_token.value_or(""), eos = t.tokens.eos_token.value_or("");
+    if (t.tokens.add_bos && s.compare(0, bos.size(), bos) == 0) s.erase(0, bos.size());
+    if (t.tokens.add_eos && ends_with(s, eos)) s.resize(s.size() - eos.size());
+    return s;
+  };
+
+  auto prompt = direct_apply(add_gen);
+  if (!prompt) return prompt;
+  std::string p = std::move(*prompt);
+  if (gpt_oss && !add_gen) {  // llama.cpp issue #15417: the last <|return|> becomes <|end|>
+    if (size_t pos = p.rfind("<|return|>"); pos != std::string::npos) p.replace(pos, 10, "<|end|>");
+  }
+  const bool gemma4 = contains(src, "'<|tool_call>call:'");
+  if (gemma4 && add_gen && ends_with(p, "<turn|>\n")) p += "<|turn>model\n";
+  if (cont) {
+    // llama.cpp appends the generation prompt, the message's reasoning between the format's
+    // reasoning markers (learned by its autoparser from the template) and the content. The
+    // template shows the same when it renders the message itself: take its rendering of the
+    // message up to the end of the content; else the generation prompt and the content.
+    std::string content = cont->content.empty() ? concat_parts(cont->parts) : cont->content;
+    messages.push_back(message_json(*cont, caps));
+    auto with_msg = direct_apply(false);
+    messages.erase(messages.end() - 1);
+    size_t end = std::string::npos;
+    if (with_msg && with_msg->compare(0, p.size(), p) == 0 && !content.empty()) {
+      size_t at = with_msg->rfind(content);
+      if (at != std::string::npos && at >= p.size()) end = at + content.size();
+    }
+    if (end != std::string::npos) {
+      p = with_msg->substr(0, end);
+    } else {
+      auto with_gen = direct_apply(true);
+      if (!with_gen) return with_gen;
+      size_t k = 0;
+      while (k < p.size() && k < with_gen->size() && p[k] == (*with_gen)[k]) ++k;
+      p += with_gen->substr(k) + content;
+    }
+  }
+  return p;
+}
+
+}  // namespace gguf::chat_detail

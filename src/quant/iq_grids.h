@@ -1,0 +1,45 @@
+// The search structures of the iq quantizers, built once per process from the index grids
+// (grid_tables.cpp), as ggml's iq2xs_init_impl / iq3xs_init_impl build them:
+//   grid        each grid point's values 2l + 1 (8 per point for iq2/iq1, 4 for iq3);
+//   map         for every packed level vector u (2 bits per value for iq2/iq1, 3 for iq3):
+//               the grid index when u is a grid point, else -(offset + 1) into `neighbours`;
+//   neighbours  at each offset: the count n, then n grid indices, the points nearest to u
+//               (squared distance) over the first `nwant` distinct distances, by (distance, index).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gguf/format.h"
+
+namespace gguf::detail {
+
+namespace quant_tables {
+extern const uint16_t kgrid_iq2xxs[256];   ///< ggml's kgrid_2bit_256
+extern const uint16_t kgrid_iq2xs[512];    ///< kgrid_2bit_512
+extern const uint16_t kgrid_iq1s[2048];    ///< kgrid_1bit_2048 (iq1_s and iq1_m)
+extern const uint16_t kgrid_iq2s[1024];    ///< kgrid_2bit_1024
+extern const uint16_t kgrid_iq3xxs[256];   ///< kgrid_256
+extern const uint16_t kgrid_iq3s[512];     ///< kgrid_512
+}  // namespace quant_tables
+
+struct iq_grid {
+  int values_per_point = 0;  ///< 8 (iq2, iq1) or 4 (iq3)
+  int bits = 0;              ///< bits per level in a packed vector: 2 or 3
+  std::vector<int8_t> grid;  ///< points * values_per_point
+  std::vector<int32_t> map;
+  std::vector<uint16_t> neighbours;
+
+  const int8_t* point(int index) const noexcept { return grid.data() + index * values_per_point; }
+  /// The grid index of a packed vector on the grid (0 for one that is not: ggml aborts
+  /// there, which the searches never reach).
+  int index_of(uint32_t u) const noexcept { return u < map.size() && map[u] >= 0 ? map[u] : 0; }
+  /// The neighbour list of a packed vector that is not on the grid: count, then indices.
+  const uint16_t* neighbours_of(uint32_t u) const noexcept { return neighbours.data() - map[u] - 1; }
+};
+
+/// The grid of iq2_xxs, iq2_xs, iq2_s, iq1_s/iq1_m, iq3_xxs or iq3_s; built on first use
+/// (thread safe).
+const iq_grid& iq_grid_for(ggml_type type);
+
+}  // namespace gguf::detail

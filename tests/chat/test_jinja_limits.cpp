@@ -1,0 +1,140 @@
+// Hostile templates: every limit of gguf::jinja::limits ends a runaway render with a
+// clear error (errc::limit_exceeded, or the sandbox's own error as jinja2 raises it),
+// quickly and without unbounded memory; deep nesting is refused by the parser.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "chat/jinja/jinja.h"
+
+namespace gj = gguf::jinja;
+
+namespace {
+
+long peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024;
+}
+
+struct outcome {
+  gguf::errc code = gguf::errc::ok;
+  std::string detail;
+  double seconds = 0;
+};
+
+outcome run(const std::string& src, const gj::limits& lim = {}) {
+  auto t0 = std::chrono::steady_clock::now();
+  outcome o;
+  auto p = gj::parse(src);
+  if (!p) {
+    o.code = p.error().code;
+    o.detail = p.error().detail;
+  } else {
+    auto r = gj::render(*p, gj::value::make_dict(), lim);
+    if (!r) {
+      o.code = r.error().code;
+      o.detail = r.error().detail;
+    }
+  }
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return o;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kBudget = 10.0;  // instrumented builds run ~10x slower
+#elif __has_feature(address_sanitizer)
+constexpr double kBudget = 10.0;
+#else
+constexpr double kBudget = 1.0;
+#endif
+#else
+constexpr double kBudget = 1.0;
+#endif
+
+void expect_stopped(const std::string& src, gguf::errc code, const std::string& what) {
+  long before = peak_rss_mb();
+  outcome o = run(src);
+  EXPECT_EQ(o.code, code) << src << "\n" << o.detail;
+  EXPECT_NE(o.detail.find(what), std::string::npos) << src << "\n" << o.detail;
+  EXPECT_LT(o.seconds, kBudget) << src;
+  // the memory limit (256 MiB of strings and containers by default) bounds the process
+  EXPECT_LT(peak_rss_mb() - before, 600) << src;
+}
+
+}  // namespace
+
+TEST(JinjaLimits, HugeRangeIsRefusedAsTheSandboxDoes) {
+  expect_stopped("{% for i in range(10**12) %}x{% endfor %}", gguf::errc::template_error, "MAX_RANGE");
+}
+
+TEST(JinjaLimits, NestedLoopsRunOutOfFuel) {
+  expect_stopped("{% set r = range(100000) %}{% for i in r %}{% for j in r %}{{ j }}{% endfor %}{% endfor %}",
+                 gguf::errc::limit_exceeded, "step limit");
+}
+
+TEST(JinjaLimits, StringDoublingHitsTheMemoryLimit) {
+  expect_stopped("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+                 gguf::errc::limit_exceeded, "memory limit");
+  expect_stopped("{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l + ns.l %}{% endfor %}",
+                 gguf::errc::limit_exceeded, "memory limit");
+}
+
+TEST(JinjaLimits, HugeRepetitionIsRefusedBeforeAllocating) {
+  expect_stopped("{{ 'x' * 10**12 }}", gguf::errc::limit_exceeded, "memory limit");
+  expect_stopped("{{ [1, 2] * 10**11 }}", gguf::errc::limit_exceeded, "memory limit");
+  expect_stopped("{{ 'ab'.center(10**12) }}", gguf::errc::limit_exceeded, "too large");
+  expect_stopped("{{ '%999999999d' % 1 }}", gguf::errc::limit_exceeded, "too large");
+  expect_stopped("{{ {}|tojson(indent=10**9) }}", gguf::errc::limit_exceeded, "too large");
+}
+
+TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {
+  expect_stopped("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", gguf::errc::limit_exceeded,
+                 "recursion limit");
+  expect_stopped("{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}", gguf::errc::limit_exceeded,
+                 "recursion limit");
+}
+
+TEST(JinjaLimits, OutputIsBounded) {
+  expect_stopped("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", gguf::errc::limit_exceeded,
+                 "output limit");
+  gj::limits small;
+  small.max_output_bytes = 10;
+  auto p = gj::parse("{{ 'abcdefghijkl' }}");
+  ASSERT_TRUE(p);
+  auto r = gj::render(*p, gj::value::make_dict(), small);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, gguf::errc::limit_exceeded);
+}
+
+TEST(JinjaLimits, IntegerOverflowIsAnError) {
+  expect_stopped("{{ 2 ** 10**12 }}", gguf::errc::template_error, "integer overflow");
+  expect_stopped("{{ 9223372036854775807 + 1 }}", gguf::errc::template_error, "integer overflow");
+}
+
+TEST(JinjaLimits, DeepNestingIsAParseError) {
+  std::string deep = "{{ " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }}";
+  expect_stopped(deep, gguf::errc::invalid_template, "nesting");
+  std::string deep_not = "{{ " + std::string(0, ' ');
+  for (int i = 0; i < 100000; ++i) deep_not += "not ";
+  expect_stopped(deep_not + "1 }}", gguf::errc::invalid_template, "nesting");
+  std::string deep_if;
+  for (int i = 0; i < 10000; ++i) deep_if += "{% if true %}";
+  expect_stopped(deep_if, gguf::errc::invalid_template, "nesting");
+  std::string deep_list = "{{ " + std::string(100000, '[') + " }}";
+  expect_stopped(deep_list, gguf::errc::invalid_template, "");
+}
+
+TEST(JinjaLimits, TheSandboxRefusesMutationAndInternals) {
+  expect_stopped("{{ [1].append(2) }}", gguf::errc::template_error, "unsafe");
+  expect_stopped("{{ {}.update({'a': 1}) }}", gguf::errc::template_error, "unsafe");
+  outcome o = run("[{{ ''.__class__ }}][{{ range.__globals__ }}]");
+  EXPECT_EQ(o.code, gguf::errc::ok) << o.detail;  // attributes of Python internals are undefined: nothing leaks
+}
+
+TEST(JinjaLimits, ALimitErrorNamesTheLine) {
+  outcome o = run("line one\n{% for i in range(10**12) %}{% endfor %}");
+  EXPECT_NE(o.detail.find("line 2"), std::string::npos) << o.detail;
+}
