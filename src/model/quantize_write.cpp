@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "io/fd_source.h"
+#include "gguf/output.h"
 #include "gguf/quant.h"
 #include "gguf/writer.h"
 #include "model/quantize_plan.h"
@@ -311,11 +312,6 @@ result<void> copy_tensor(const file& f, const io::fd_source& src, uint64_t off, 
   return {};
 }
 
-bool same_file(const std::filesystem::path& a, const std::string& b) {
-  struct stat sa {}, sb {};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 }  // namespace
 
 result<quantize_plan> plan_quantize(const model_files& in, const std::filesystem::path& out, const quantize_options& o) {
@@ -332,17 +328,12 @@ result<quantize_plan> plan_quantize(const model_files& in, const std::filesystem
 
 result<quantize_plan> quantize_model(const model_files& in, const std::filesystem::path& out, const quantize_options& o) {
   // OUT is checked first, as llama-quantize does before it reads the model.
+  // The overwrite policy of every writer (gguf::check_overwrite, issue 29 item 9): an
+  // existing OUT only with force, never an input shard.
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& shard : in.shards()) inputs.emplace_back(shard.path());
   auto check_out = [&](const std::filesystem::path& path) -> result<void> {
-    for (const auto& shard : in.shards()) {
-      if (same_file(path, shard.path())) {
-        return make_error(errc::io_error, no_offset, "input and output files are the same: " + path.string());
-      }
-    }
-    std::error_code ec;
-    if (!o.force && std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
-      return make_error(errc::io_error, no_offset, path.string() + " exists (use --force to replace it)");
-    }
-    return {};
+    return check_overwrite(path, inputs, o.force, false);
   };
   if (!o.keep_split) {
     if (auto r = check_out(out); !r) return r.error();

@@ -126,7 +126,7 @@ result<gguf::file> open_input(const std::string& path, bool use_stdin) {
 
 std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths) {
   for (auto p : paths) {
-    if (is_remote(p)) {
+    if (is_remote(p)) {  // http(s):// or hf://
       std::cerr << "gguf " << cmd << ": " << p << ": writing needs a local file (download it first)\n";
       return exit_usage;
     }
