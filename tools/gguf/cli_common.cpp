@@ -107,7 +107,7 @@ void add_remote_options(CLI::App& app) {
       ->check(CLI::Range(0, 20))
       ->group(group);
   app.add_option("--cache", remote.cache, "directory of cached metadata, keyed by URL and ETag")->group(group);
-  app.add_option("--first-request", remote.first_request, "bytes of the first request (default 8 MiB)")
+  app.add_option("--first-request", remote.first_request, "bytes of the first request (default 64 KiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34))
       ->group(group);
   app.add_flag("--verbose", remote.verbose, "print each request (range, status, bytes, milliseconds) to stderr")
