@@ -45,9 +45,13 @@ struct remote_options {
   long timeout_seconds = 30;
   /// Retries of a request after 429, 5xx or a broken connection (backoff 0.25 s, doubling).
   int retries = 3;
-  /// Bytes of the first request: the whole metadata of most models (a 256k-token
-  /// vocabulary with merges is about 11 MiB, a 128k one about 7 MiB, 32k under 1 MiB).
-  uint64_t first_request = 8ull << 20;
+  /// Bytes of the first request. 64 KiB: the whole metadata of a model without a
+  /// vocabulary, and enough of any other for the reader to estimate the rest (the header's
+  /// counts, the vocabulary's size), which the second request then fetches in one go.
+  /// Modelled as requests x round trip + bytes / bandwidth (bench/remote/plan_table.py),
+  /// this keeps every test file and a 4 GB model header within 2x of one exact request at
+  /// 10 Mbit/s 100 ms, 100 Mbit/s 50 ms and 1 Gbit/s 20 ms (docs/remote.md).
+  uint64_t first_request = 64ull << 10;
   /// A server that ignores Range (200 with the whole body) is accepted only for files up
   /// to this size; beyond it the transfer is cut and the open fails.
   uint64_t max_unranged = 64ull << 20;

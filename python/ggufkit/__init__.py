@@ -87,8 +87,9 @@ def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | 
     llama-server -hf would pick, docs/remote.md) with range requests; every rule of the
     format is checked before use.
 
-    A URL costs one request for the metadata of most models (`first_request` bytes,
-    default 8 MiB), then only the missing bytes; tensor data is fetched when it is read:
+    A URL costs one or two requests for the metadata of most models (a first request of
+    `first_request` bytes, default 64 KiB, then the rest the reader estimates), then only
+    the missing bytes; tensor data is fetched when it is read:
     ``Tensor.data`` fetches that tensor's bytes, ``Tensor.dequantize()`` too,
     ``File.buffer`` the whole file. Every response is checked (status 206, Content-Range,
     length, the same ETag throughout). Options, for URLs only:

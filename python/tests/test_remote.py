@@ -18,7 +18,7 @@ import pytest
 import ggufkit
 from conftest import read_jsonl
 
-MODEL = "models/synth-llama-256-Q4_K_M.gguf"  # 13 MB: more than the 8 MiB first request
+MODEL = "models/synth-llama-256-Q4_K_M.gguf"  # 13 MB: more than the metadata's requests
 FILES = [MODEL, "models/stories260K.gguf", "vocab/ggml-vocab-llama-bpe.gguf", "quant/quant-fixture.gguf",
          "compat/stories260K-be.gguf"]
 
@@ -147,7 +147,7 @@ def test_url_reads_as_the_local_file(data, server, name):
 def test_tensor_bytes_are_fetched_only_when_read(data, server):
     f = ggufkit.open(f"{server}/data/{MODEL}")
     opened = f.transfer
-    assert opened["requests"] == 1 and opened["bytes"] < f.size  # the metadata, not all the tensors
+    assert opened["requests"] <= 2 and opened["bytes"] < f.size / 10  # the metadata, not all the tensors
     dict(f.metadata.items())
     assert f.transfer == opened  # metadata reads nothing more
     last = max(f.tensors, key=lambda t: t.offset)  # beyond the first request

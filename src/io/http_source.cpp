@@ -64,6 +64,9 @@ result<void> http_source::grow_prefix(uint64_t end, uint64_t hint) {
   // the metadata limit.
   uint64_t want = end + hint + hint / 8 + (64u << 10);
   want = std::max(want, have + std::max<uint64_t>(have / 4, 64u << 10));
+  // Past half the file, the rest of it: a file that is mostly metadata (a vocabulary)
+  // costs one request more than its bytes are worth when the estimate falls short.
+  if (want > buf_.size() / 2) want = buf_.size();
   want = std::min({want, buf_.size(), std::max(end, opt_.max_metadata)});
   return client_->get(have, want);
 }

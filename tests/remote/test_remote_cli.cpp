@@ -24,7 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint64_t first_request = 8ull << 20;  // remote_options' default
+constexpr uint64_t first_request = 64ull << 10;  // remote_options' default
 
 // GGUF_REMOTE_FULL=1: tokenizer vectors of every vocabulary, info/validate/name of every
 // file. Default: a representative subset (below), to keep the suite short.

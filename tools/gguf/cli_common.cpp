@@ -159,7 +159,7 @@ void add_remote_options(CLI::App& app) {
   app.add_option("--retries", remote.retries, "retries after 429, 5xx or a broken connection (default 3)")
       ->check(CLI::Range(0, 20))
       ->group(group);
-  app.add_option("--first-request", remote.first_request, "bytes of the first request (default 8 MiB)")
+  app.add_option("--first-request", remote.first_request, "bytes of the first request (default 64 KiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34))
       ->group(group);
   app.add_flag("--verbose", remote.verbose, "print each request (range, status, bytes, milliseconds) to stderr")
