@@ -1,7 +1,11 @@
 // Opens a template of the recording (shared by the transformers and server replays).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <map>
+#include <string>
 #include <optional>
 
 #include "gguf/chat.h"
@@ -36,5 +40,21 @@ inline std::optional<gguf::result<gguf::chat_template>> open_template(const ojso
   return gguf::chat_template::from_source(t["source"], tk);
 }
 
+// Replays a recording of rendered conversations (`label` names it in messages): every
+// template of templates.jsonl.gz, opened as above, renders each conversation in `mode`.
+inline void replay_rendering(const std::string& label, const std::string& recording, gguf::chat_mode mode) {
+  std::map<std::string, std::optional<gguf::result<gguf::chat_template>>> templates;
+  for (const auto& t : read_jsonl_gz("templates.jsonl.gz")) templates.emplace(t["name"], open_template(t));
+  ASSERT_GE(templates.size(), 70u);
+  replay(label, read_jsonl_gz(recording), [&](const std::string& t, const ojson& conv) -> std::optional<rendered> {
+    const auto& tmpl = templates.at(t);
+    if (!tmpl) return std::nullopt;
+    if (!*tmpl) return rendered{false, tmpl->error().message()};
+    auto out = (*tmpl)->apply(conv["messages"].dump(), conv.contains("tools") ? conv["tools"].dump() : "",
+                              conv.value("add_generation_prompt", false),
+                              conv.contains("chat_template_kwargs") ? conv["chat_template_kwargs"].dump() : "", mode);
+    return out ? rendered{true, *out} : rendered{false, out.error().message()};
+  });
+}
 
 }  // namespace gguf::test::chat

@@ -18,19 +18,7 @@ using gguf::test::chat::open_template;
 
 TEST(ChatTransformers, MatchesJinja2) {
   setenv("SOURCE_DATE_EPOCH", "1721995200", 1);
-  std::map<std::string, std::optional<gguf::result<gguf::chat_template>>> templates;
-  for (const auto& t : tc::read_jsonl_gz("templates.jsonl.gz")) templates.emplace(t["name"], open_template(t));
-  ASSERT_GE(templates.size(), 70u);
-  tc::replay("transformers", tc::read_jsonl_gz("transformers.jsonl.gz"),
-             [&](const std::string& t, const tc::ojson& conv) -> std::optional<tc::rendered> {
-               const auto& tmpl = templates.at(t);
-               if (!tmpl) return std::nullopt;
-               if (!*tmpl) return tc::rendered{false, tmpl->error().message()};
-               auto out = (*tmpl)->apply(conv["messages"].dump(), conv.contains("tools") ? conv["tools"].dump() : "",
-                                         conv.value("add_generation_prompt", false),
-                                         conv.contains("chat_template_kwargs") ? conv["chat_template_kwargs"].dump() : "");
-               return out ? tc::rendered{true, *out} : tc::rendered{false, out.error().message()};
-             });
+  tc::replay_rendering("transformers", "transformers.jsonl.gz", gguf::chat_mode::transformers);
 }
 
 TEST(ChatTransformers, SpecialTokensFromTheVocabulary) {
