@@ -68,6 +68,25 @@ struct chat_caps {
   bool supports_enable_thinking = false;
 };
 
+/// Each capability by its name (the field's name, as `gguf chat --caps` and Python's
+/// Vocab.chat_template_caps print it), in the order of chat_caps.
+struct chat_caps_field {
+  const char* name;
+  bool chat_caps::*member;
+};
+inline constexpr chat_caps_field chat_caps_fields[] = {
+    {"supports_system_role", &chat_caps::supports_system_role},
+    {"supports_tools", &chat_caps::supports_tools},
+    {"supports_tool_calls", &chat_caps::supports_tool_calls},
+    {"supports_parallel_tool_calls", &chat_caps::supports_parallel_tool_calls},
+    {"supports_string_content", &chat_caps::supports_string_content},
+    {"supports_typed_content", &chat_caps::supports_typed_content},
+    {"supports_object_arguments", &chat_caps::supports_object_arguments},
+    {"supports_preserve_reasoning", &chat_caps::supports_preserve_reasoning},
+    {"supports_reasoning_effort", &chat_caps::supports_reasoning_effort},
+    {"supports_enable_thinking", &chat_caps::supports_enable_thinking},
+};
+
 /// One request of apply(): the same fields as `gguf chat --jsonl` takes.
 struct chat_request {
   std::string messages_json;           ///< JSON array of messages

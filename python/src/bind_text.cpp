@@ -258,16 +258,7 @@ void register_vocab(py::module_& m) {
                                if (!*s.chat) return py::none();
                                const auto c = (**s.chat).caps();
                                py::dict d;
-                               d["supports_system_role"] = c.supports_system_role;
-                               d["supports_tools"] = c.supports_tools;
-                               d["supports_tool_calls"] = c.supports_tool_calls;
-                               d["supports_parallel_tool_calls"] = c.supports_parallel_tool_calls;
-                               d["supports_string_content"] = c.supports_string_content;
-                               d["supports_typed_content"] = c.supports_typed_content;
-                               d["supports_object_arguments"] = c.supports_object_arguments;
-                               d["supports_preserve_reasoning"] = c.supports_preserve_reasoning;
-                               d["supports_reasoning_effort"] = c.supports_reasoning_effort;
-                               d["supports_enable_thinking"] = c.supports_enable_thinking;
+                               for (const auto& f : gguf::chat_caps_fields) d[f.name] = c.*f.member;
                                return d;
                              })
       .def_property_readonly("n_tokens", [](const py_vocab& s) { return s.v.n_tokens(); })
