@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace gguf::io {
@@ -48,6 +49,19 @@ const curl_api& curl() {
     return a;
   }();
   return api;
+}
+
+void set_common_options(CURL* h, long timeout_seconds) {
+  const curl_api& c = curl();
+  c.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  c.easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  c.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  c.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  c.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  c.easy_setopt(h, CURLOPT_CONNECTTIMEOUT, std::max(1L, timeout_seconds));
+  c.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  c.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, std::max(1L, timeout_seconds));
+  c.easy_setopt(h, CURLOPT_USERAGENT, "gguf/0.1 (libcurl)");
 }
 
 }  // namespace gguf::io

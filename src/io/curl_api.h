@@ -28,4 +28,9 @@ struct curl_api {
 /// The library, loaded (and curl_global_init run) on the first call; check `error`.
 const curl_api& curl();
 
+/// The options every request of ours sets on a handle: redirects (10 at most, http(s)
+/// only), no signals, the connect and low-speed timeouts of `timeout_seconds` (at least 1),
+/// and our user agent. Requires curl() loaded.
+void set_common_options(CURL* h, long timeout_seconds);
+
 }  // namespace gguf::io

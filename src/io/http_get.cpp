@@ -55,15 +55,7 @@ result<small_reply> http_get_small(const std::string& url, const remote_options&
   CURL* h = c.get();
   curl().easy_setopt(h, CURLOPT_URL, url.c_str());
   curl().easy_setopt(h, CURLOPT_HTTPHEADER, list);
-  curl().easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-  curl().easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
-  curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl().easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT, std::max(1L, opt.timeout_seconds));
-  curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl().easy_setopt(h, CURLOPT_LOW_SPEED_TIME, std::max(1L, opt.timeout_seconds));
-  curl().easy_setopt(h, CURLOPT_USERAGENT, "gguf/0.1 (libcurl)");
+  set_common_options(h, opt.timeout_seconds);
   curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // JSON: any encoding libcurl decodes
   curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, &small_header);
   curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, &small_body);

@@ -318,15 +318,7 @@ result<std::unique_ptr<range_client>> range_client::open(const std::string& url,
   curl_slist* list = nullptr;
   for (const auto& h : request_headers(url, opt.headers, opt.hf_token)) list = curl().slist_append(list, h.c_str());
   s->header_list_ = list;
-  curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl().easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-  curl().easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl().easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT, std::max(1L, opt.timeout_seconds));
-  curl().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, std::max(1L, opt.timeout_seconds));
-  curl().easy_setopt(c, CURLOPT_USERAGENT, "gguf/0.1 (libcurl)");
+  set_common_options(c, opt.timeout_seconds);
   curl().easy_setopt(c, CURLOPT_ACCEPT_ENCODING, nullptr);  // byte ranges of the file itself
   return s;
 }
