@@ -30,8 +30,8 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 void put_file(const fs::path& p, const std::string& text) {
-  std::vector<std::byte> b(text.size());
-  std::memcpy(b.data(), text.data(), text.size());
+  std::vector<std::byte> b;
+  for (char c : text) b.push_back(static_cast<std::byte>(c));
   gguf::test::write_bytes(p, b);
 }
 
