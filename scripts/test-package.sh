@@ -50,8 +50,7 @@ for h in "$root"/include/gguf/*.h; do
   [ "$name" = gguf/gguf.h ] && continue
   grep -q "^#include \"$name\"" "$root/include/gguf/gguf.h" || fail "include/gguf/gguf.h does not include $name"
 done
-grep -q '^#include' "$root/examples/cmake-consumer/main.cpp" &&
-  [ "$(grep '^#include "gguf/' "$root/examples/cmake-consumer/main.cpp")" = '#include "gguf/gguf.h"' ] ||
+[ "$(grep -o '^#include "gguf/[^"]*"' "$root/examples/cmake-consumer/main.cpp")" = '#include "gguf/gguf.h"' ] ||
   fail "examples/cmake-consumer/main.cpp: the consumer includes gguf/gguf.h only"
 
 # every public header exports what it declares (the library is built with hidden visibility)
