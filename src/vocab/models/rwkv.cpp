@@ -591,15 +591,27 @@ class rwkv_model final : public tokenizer_model {
   }
 
  private:
+  // The tables from the compiled cache (fast path only), or built and saved.
   void build(const vocab_data& v, bool fast) {
-    table_cache* cache = fast ? v.cache : nullptr;
-    if (cache && cache->load("rwkv.match", [&](table_reader& r) {
+    load_or_build(
+        fast ? v.cache : nullptr, "rwkv.match",
+        [&](table_reader& r) {
           uint32_t kind = 0;
           if (!r.get_value(kind)) return false;
           use_matcher_ = kind == 1;
           return use_matcher_ ? matcher_.load(r) : trie_.load(r);
-        }))
-      return;
+        },
+        [&] { build_tables(v, fast); },
+        [&](table_writer& w) {
+          w.put_value(uint32_t(use_matcher_ ? 1 : 0));
+          if (use_matcher_)
+            matcher_.save(w);
+          else
+            trie_.save(w);
+        });
+  }
+
+  void build_tables(const vocab_data& v, bool fast) {
     // The token texts unescaped, in id order as they are asked for: most have no escape and
     // are viewed where they are, the others are unescaped one after the other into `arena`
     // (room for every text: unescaping never lengthens one; not zeroed: only the pages of
@@ -622,14 +634,6 @@ class rwkv_model final : public tokenizer_model {
       for (size_t id = 0; id < v.tokens.size(); ++id) entries[id] = {text(id), static_cast<int32_t>(id)};
       trie_ = byte_trie(std::move(entries));
     }
-    if (cache)
-      cache->save("rwkv.match", [&](table_writer& w) {
-        w.put_value(uint32_t(use_matcher_ ? 1 : 0));
-        if (use_matcher_)
-          matcher_.save(w);
-        else
-          trie_.save(w);
-      });
   }
 
   int32_t unk_;

@@ -56,17 +56,24 @@ class ugm_model final : public tokenizer_model {
         add_space_prefix_(v.add_space_prefix),
         remove_extra_whitespaces_(v.remove_extra_whitespaces),
         word_by_word_(word_by_word) {
-    float min_score = FLT_MAX;
     // The two tries and what the texts tell (text_facts) from the compiled cache, or
-    // built (and saved) below.
+    // built and saved.
     text_facts facts;
     ascii_inner inner;
-    const bool cached = v.cache && v.cache->load("ugm.tries", [&](table_reader& r) {
-      return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts) && r.get_value(inner);
-    });
-    std::vector<byte_trie::entry> user_defined;
+    load_or_build(
+        v.cache, "ugm.tries",
+        [&](table_reader& r) {
+          return tokens_.load(r) && user_defined_.load(r) && r.get_value(facts) && r.get_value(inner);
+        },
+        [&] { build_tries(v, facts, inner); },
+        [&](table_writer& w) {
+          tokens_.save(w);
+          user_defined_.save(w);
+          w.put_value(facts);
+          w.put_value(inner);
+        });
+    float min_score = FLT_MAX;
     scores_.resize(v.tokens.size());
-    const std::string_view sep = separator_;
     uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
     float max_abs = 0.0f;
     const auto note_score = [&](float f) {
@@ -77,43 +84,9 @@ class ugm_model final : public tokenizer_model {
     };
     for (size_t id = 0; id < v.tokens.size(); ++id) {
       const token_data& t = v.tokens[id];
-      const auto i = static_cast<int32_t>(id);
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
       if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
       scores_[id] = t.type == token_type::user_defined ? 0.0f : t.score;
-      if (cached) continue;
-      if (is_candidate(t.type)) {
-        // a token holding the separator past its first byte could span a cut
-        if (facts.cut_at_separator && t.text.size() > sep.size() &&
-            std::memchr(t.text.data() + 1, sep[0], t.text.size() - 1) != nullptr &&
-            t.text.find(sep, 1) != std::string_view::npos)
-          facts.cut_at_separator = false;
-      }
-      if (t.type == token_type::user_defined) {
-        user_defined.push_back({t.text, i});
-        if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) facts.space_inside_user_defined = true;
-        for (size_t k = 1; k < t.text.size(); ++k) inner.set(static_cast<uint8_t>(t.text[k]));
-      }
-    }
-    if (!cached) {
-      uint64_t labels[4];
-      charsmap_.inner_labels(labels);
-      facts.charsmap_across_space = (labels[0] >> ' ') & 1;
-      inner.bits[0] |= labels[0];
-      inner.bits[1] |= labels[1];
-      // the candidates straight from the token array (no copy of their texts' views)
-      tokens_ = byte_trie(v.tokens.size(), [&](size_t id) {
-        const token_data& t = v.tokens[id];
-        return byte_trie::entry{is_candidate(t.type) ? t.text : std::string_view(), static_cast<int32_t>(id)};
-      });
-      user_defined_ = byte_trie(std::move(user_defined));
-      if (v.cache)
-        v.cache->save("ugm.tries", [&](table_writer& w) {
-          tokens_.save(w);
-          user_defined_.save(w);
-          w.put_value(facts);
-          w.put_value(inner);
-        });
     }
     cut_at_separator_ = facts.cut_at_separator;
     const float unknown = min_score - unknown_token_score_penalty;
@@ -749,6 +722,38 @@ class ugm_model final : public tokenizer_model {
     bool space_inside_user_defined = false;  // a user-defined token holds ' ' past byte 0
     bool charsmap_across_space = false;      // ugm_charsmap::may_map_across_space
   };
+  // What the texts tell and the two tries, built from the token array and the charsmap.
+  void build_tries(const vocab_data& v, text_facts& facts, ascii_inner& inner) {
+    std::vector<byte_trie::entry> user_defined;
+    const std::string_view sep = separator_;
+    for (size_t id = 0; id < v.tokens.size(); ++id) {
+      const token_data& t = v.tokens[id];
+      if (is_candidate(t.type)) {
+        // a token holding the separator past its first byte could span a cut
+        if (facts.cut_at_separator && t.text.size() > sep.size() &&
+            std::memchr(t.text.data() + 1, sep[0], t.text.size() - 1) != nullptr &&
+            t.text.find(sep, 1) != std::string_view::npos)
+          facts.cut_at_separator = false;
+      }
+      if (t.type == token_type::user_defined) {
+        user_defined.push_back({t.text, static_cast<int32_t>(id)});
+        if (t.text.size() > 1 && t.text.find(' ', 1) != std::string_view::npos) facts.space_inside_user_defined = true;
+        for (size_t k = 1; k < t.text.size(); ++k) inner.set(static_cast<uint8_t>(t.text[k]));
+      }
+    }
+    uint64_t labels[4];
+    charsmap_.inner_labels(labels);
+    facts.charsmap_across_space = (labels[0] >> ' ') & 1;
+    inner.bits[0] |= labels[0];
+    inner.bits[1] |= labels[1];
+    // the candidates straight from the token array (no copy of their texts' views)
+    tokens_ = byte_trie(v.tokens.size(), [&](size_t id) {
+      const token_data& t = v.tokens[id];
+      return byte_trie::entry{is_candidate(t.type) ? t.text : std::string_view(), static_cast<int32_t>(id)};
+    });
+    user_defined_ = byte_trie(std::move(user_defined));
+  }
+
   using word_cache_t = basic_word_cache<double>;  // a word's ids and Viterbi score
   struct raw_entry {
     double delta;            // the Viterbi score of the word
