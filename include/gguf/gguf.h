@@ -10,12 +10,13 @@
 // installed-package consumer (examples/cmake-consumer) with this include only.
 #pragma once
 
-// io: errors, whole reads and writes, atomic output, remote files
+// io: errors, whole reads and writes, atomic output, remote files, worker threads
 #include "gguf/error.h"
 #include "gguf/io.h"
 #include "gguf/output.h"
 #include "gguf/remote.h"
 #include "gguf/version.h"
+#include "gguf/workers.h"
 
 // format: the reader, the writer, editing, shards, byte order
 #include "gguf/byte_swap.h"
