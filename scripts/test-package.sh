@@ -13,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
-data=${2:-${GGUF_TEST_DATA:-$root/../shared/data}}
+data=${GGUF_TEST_DATA:-${2:-$root/../shared/data}}  # the environment first, as the C++ tests
 work=$build/package-test
 rm -rf "$work"
 mkdir -p "$work"
