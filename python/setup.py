@@ -22,9 +22,15 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+# The C++ sources: the repository around this folder, or, in an sdist, its copy in cpp/
+# (SdistWithSources below puts it there, so that an sdist builds on its own).
+ROOT = HERE / "cpp" if (HERE / "cpp" / "CMakeLists.txt").is_file() else HERE.parent
+# What building the extension module needs of the repository (tests, benchmarks and fuzz
+# targets are off in such a build).
+CPP_SOURCES = ["CMakeLists.txt", "cmake", "include", "src", "tools", "python/CMakeLists.txt", "python/src"]
 
 
 def version() -> str:
@@ -79,6 +85,20 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built, target)
 
 
+class SdistWithSources(sdist):
+    """An sdist that builds on its own: the C++ sources it needs are copied into cpp/."""
+
+    def make_release_tree(self, base_dir: str, files: list[str]) -> None:
+        super().make_release_tree(base_dir, files)
+        for rel in CPP_SOURCES:
+            src, dst = ROOT / rel, Path(base_dir) / "cpp" / rel
+            if src.is_dir():
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.o"))
+            else:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+
+
 SCRATCH = scratch_dir()
-setup(version=version(), ext_modules=[Extension("ggufkit._core", sources=[])], cmdclass={"build_ext": CMakeBuild},
+setup(version=version(), ext_modules=[Extension("ggufkit._core", sources=[])], cmdclass={"build_ext": CMakeBuild, "sdist": SdistWithSources},
       options={"build": {"build_base": os.path.join(SCRATCH, "build")}, "egg_info": {"egg_base": SCRATCH}})

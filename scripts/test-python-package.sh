@@ -13,7 +13,9 @@
 #     --no-index: nothing from a registry), imported outside the source tree: __version__
 #     equals CMakeLists.txt's and `gguf --version`, a few calls on real data;
 #  6. mypy --strict on a small typed user script against the installed package, and
-#     mypy's stubtest: the stub _core.pyi names what the module has.
+#     mypy's stubtest: the stub _core.pyi names what the module has;
+#  7. with GGUF_TEST_SDIST=1 (a full build of the C++ library: minutes), a wheel built by pip
+#     from the sdist alone (it carries the C++ sources in cpp/), installed and used.
 #
 #   scripts/test-python-package.sh BUILD_DIR [DATA_DIR]   (ctest runs it as python_package)
 #
@@ -65,6 +67,11 @@ with zipfile.ZipFile(wheel) as z:
     meta = Parser().parsestr(z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode())
 with tarfile.open(sdist) as t:
     pkg_info = Parser().parsestr(t.extractfile(f"ggufkit-{version}/PKG-INFO").read().decode())
+    in_sdist = set(t.getnames())
+# the sdist builds on its own: the C++ sources its setup.py builds are in cpp/
+for need in ("CMakeLists.txt", "cmake/package.cmake", "include/gguf/gguf.h", "src/format/reader.cpp",
+             "tools/gguf/main.cpp", "python/CMakeLists.txt", "python/src/module.cpp"):
+    assert f"ggufkit-{version}/cpp/{need}" in in_sdist, f"sdist without cpp/{need}"
 for m, what in ((meta, "wheel"), (pkg_info, "sdist")):
     assert m["Name"] == "ggufkit" and m["Version"] == version, (what, m["Name"], m["Version"])
     assert m["Requires-Python"] == ">=3.9", (what, m["Requires-Python"])
@@ -151,4 +158,19 @@ if "$venv/bin/python" -m mypy --strict --no-incremental "$work/user_wrong.py" >"
 fi
 "$venv/bin/python" -m mypy.stubtest ggufkit._core --allowlist "$root/python/stubtest-allowlist.txt" \
   >"$work/stubtest.log" 2>&1 || { cat "$work/stubtest.log" >&2; fail "stubtest: _core.pyi does not match the module"; }
+# 7. (GGUF_TEST_SDIST=1: a full build of the library, minutes) a wheel from the sdist alone
+if [ "${GGUF_TEST_SDIST:-0}" = 1 ]; then
+  launcher=$(sed -n 's/^CMAKE_CXX_COMPILER_LAUNCHER:[A-Z]*=//p' "$build/CMakeCache.txt")
+  env -u GGUFKIT_CMAKE_BUILD_DIR ${launcher:+CMAKE_CXX_COMPILER_LAUNCHER=$launcher} \
+    "$venv/bin/pip" wheel -q --no-build-isolation --no-deps --no-index -w "$work/from-sdist" "$sdist" \
+    >"$work/sdist-build.log" 2>&1 || { tail -30 "$work/sdist-build.log" >&2; fail "a wheel from the sdist alone"; }
+  "$python" -m venv --system-site-packages "$work/venv2"
+  "$work/venv2/bin/pip" install -q --no-index --no-deps "$work"/from-sdist/ggufkit-*.whl
+  GGUF_TEST_DATA=$data "$work/venv2/bin/python" -c "
+import os, ggufkit
+assert ggufkit.__version__ == '$version', ggufkit.__version__
+v = ggufkit.Vocab(os.path.join(os.environ['GGUF_TEST_DATA'], 'models/stories260K.gguf'))
+print('test-python-package: from the sdist alone:', ggufkit.__version__, v.encode('Hello world'))
+" || fail "the wheel built from the sdist"
+fi
 echo "test-python-package: all ok (ggufkit $version: clean tree, sdist + wheel, venv, mypy --strict, stubtest)"
