@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     for (int call = 0; call < 2; ++call) {
       ids.clear();
       const auto t2 = clk::now();
-      const bool ok = l->v.tokenize_into(text, ids, add_special, parse_special);
+      const bool ok = bool(l->v.tokenize_into(text, ids, add_special, parse_special));
       const auto t3 = clk::now();
       if (!ok) {
         std::fprintf(stderr, "tokenize failed\n");

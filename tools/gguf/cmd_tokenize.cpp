@@ -90,9 +90,8 @@ int run(int argc, char** argv) {
       if (!jsonl_text(line.text, t))
         return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
       ids.clear();
-      if (!v->tokenize_into(t, ids, !no_add, !no_parse)) {
-        auto r = v->tokenize(t, !no_add, !no_parse);
-        gguf::error e = r ? make_error(errc::invalid_argument, no_offset, "tokenization failed") : r.error();
+      if (auto r = v->tokenize_into(t, ids, !no_add, !no_parse); !r) {
+        gguf::error e = r.error();
         e.detail = std::string(in.source()) + " line " + std::to_string(line.line_no) + ": " +
                    (e.detail.empty() ? std::string(error_message(e.code)) : e.detail);
         return report_to(model, e, err);
