@@ -191,9 +191,16 @@ class block_queue {
   bool stop_ = false;
 };
 
-// The calling thread's part: reads blocks, submits them, writes their output in input order.
-int feed_and_write(jsonl_reader& in, size_t max_in_flight, block_queue& q) {
+// The blocks submitted and not yet written (in input order), and finished ones for reuse.
+struct job_lists {
   std::deque<std::unique_ptr<job>> in_flight, spare;
+};
+
+// The calling thread's part: reads blocks, submits them, writes their output in input order.
+// The jobs live in `jobs`, which outlives the workers: after an error, blocks still being
+// worked on are written to until the workers have returned.
+int feed_and_write(jsonl_reader& in, size_t max_in_flight, block_queue& q, job_lists& jobs) {
+  auto& [in_flight, spare] = jobs;
   bool more = true;
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
@@ -243,6 +250,7 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
   if (threads == 1) return run_serial(in, fn);
   // the process's workers (gguf/workers.h): share 0 (this thread) reads and writes,
   // shares 1..threads work on blocks
+  job_lists jobs;  // (declared before the run: the workers may use them until it ends)
   block_queue q(fn);
   int rc = exit_ok;
   run_workers(threads + 1, [&](unsigned k) {
@@ -251,7 +259,7 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
       block_queue& q;
       ~stopper() { q.stop(); }
     } stop_at_end{q};
-    rc = feed_and_write(in, size_t(threads) * 2, q);
+    rc = feed_and_write(in, size_t(threads) * 2, q, jobs);
   });
   return rc;
 }
