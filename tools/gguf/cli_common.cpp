@@ -179,6 +179,16 @@ void add_vocab_cache_options(CLI::App& app) {
   app.add_flag("--no-tokenizer-cache", cache.off, "the same as --no-cache")->group("Disk cache");
 }
 
+void add_text_options(CLI::App& app, text_options& o, const char* model_help, const char* jsonl_help,
+                      const char* verb) {
+  app.add_option("-m,--model", o.model, model_help)->required();
+  o.jsonl_flag = app.add_flag("--jsonl", o.jsonl, jsonl_help);
+  app.add_option("--threads", o.threads,
+                 std::string("with --jsonl: ") + verb + " on N threads, output order kept (0 = every core; default 1)");
+  add_remote_options(app);
+  add_vocab_cache_options(app);
+}
+
 result<gguf::vocab> load_vocab(const gguf::file& f) {
   gguf::vocab_load_options o;
   if (!cache.off) o.cache_dir = cache.dir.empty() ? gguf::default_tokenizer_cache_dir() : cache.dir;

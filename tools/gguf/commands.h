@@ -75,6 +75,19 @@ void add_remote_options(CLI::App& app);
 /// and --no-cache, to a command that loads a vocabulary (after add_remote_options).
 void add_vocab_cache_options(CLI::App& app);
 
+/// The preamble of the commands that work on text with a file's tokenizer (tokenize,
+/// detokenize, embed, chat): -m/--model FILE (required; `model_help`), --jsonl
+/// (`jsonl_help`), --threads N ("with --jsonl: VERB on N threads, ..."), then the remote
+/// and disk-cache options (add_remote_options, add_vocab_cache_options).
+struct text_options {
+  std::string model;
+  bool jsonl = false;
+  unsigned threads = 1;
+  CLI::Option* jsonl_flag = nullptr;  ///< --jsonl, for a command's excludes()
+};
+void add_text_options(CLI::App& app, text_options& o, const char* model_help, const char* jsonl_help,
+                      const char* verb);
+
 /// vocab::load with the compiled tokenizer cache of the options (default: the folder of
 /// gguf::default_tokenizer_cache_dir()); with --verbose, a line on stderr says whether
 /// the cache was used.

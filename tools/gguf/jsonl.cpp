@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "gguf/io.h"
+#include "gguf/utf8.h"
 #include "gguf/workers.h"
 #include "input.h"
 
@@ -302,24 +303,6 @@ size_t utf8_seq(std::string_view s, size_t p) {
     return b(1) >= lo && b(1) <= hi && cont(b(2)) && cont(b(3)) ? 4 : 0;
   }
   return 0;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += char(cp);
-  } else if (cp < 0x800) {
-    out += char(0xC0 | (cp >> 6));
-    out += char(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += char(0xE0 | (cp >> 12));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  } else {
-    out += char(0xF0 | (cp >> 18));
-    out += char(0x80 | ((cp >> 12) & 0x3F));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  }
 }
 
 // A JSON string starting at s[p] == '"', decoded into out; p ends past the closing quote.

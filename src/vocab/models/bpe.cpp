@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 
+#include "vocab/models/byte_fallback.h"
 #include "vocab/models/merge_queue.h"
 #include "vocab/models/tokenizer_model.h"
 #include "vocab/normalizer/normalizer.h"
@@ -170,16 +171,7 @@ class bpe_model final : public tokenizer_model {
         });
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().newline_runs_whole;
-    static constexpr char hex[] = "0123456789ABCDEF";
-    for (int c = 0; c < 256; ++c) {
-      if (byte_encode_) {
-        const char ch = char(c);
-        byte_fallback_[c] = v.find(std::string_view(&ch, 1));
-      } else {
-        const char h[6] = {'<', '0', 'x', hex[c >> 4], hex[c & 15], '>'};
-        byte_fallback_[c] = v.find(std::string_view(h, 6));
-      }
-    }
+    byte_fallback_ = byte_fallback(v, byte_encode_ ? byte_fallback::pieces::raw : byte_fallback::pieces::hex, -1);
   }
 
   // Normalizer: spaces become U+2581 where the pre type escapes whitespace (gemma4).
@@ -309,10 +301,7 @@ class bpe_model final : public tokenizer_model {
         out.push_back(id);
         continue;
       }
-      for (uint32_t j = 0; j < s.len; ++j) {
-        const int32_t b = byte_fallback_[uint8_t(word[s.start + j])];
-        if (b >= 0) out.push_back(b);
-      }
+      byte_fallback_.append(word.substr(s.start, s.len), out);
     }
   }
 
@@ -335,7 +324,7 @@ class bpe_model final : public tokenizer_model {
   pair_filter filter_;  // (last chunk of the left side, first chunk of the right side) of every rule
   merge_table merges_;
   bool byte_encode_ = true, gemma4_newlines_ = false;
-  std::array<int32_t, 256> byte_fallback_{};
+  byte_fallback byte_fallback_;
 };
 
 }  // namespace
