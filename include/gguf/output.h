@@ -106,6 +106,12 @@ class safe_output {
   /// source truncated while it is copied).
   result<void> copy_from_fd(int fd, uint64_t offset, uint64_t n);
 
+  /// The bytes are all written: flushes and fsyncs them and gives back the write
+  /// buffer, so that commit() is only the rename. For a set of outputs that must appear
+  /// together (split's shards): each is finished as it is written, then all are
+  /// committed, and a failure before the commits replaces none. Errors: io_error (as
+  /// write(); commit() then fails).
+  result<void> finish();
   /// Flushes, fsyncs, gives the temp file the target's mode/owner/group, checks that
   /// the target did not change since create(), renames, fsyncs the folder.
   result<void> commit();

@@ -389,6 +389,14 @@ result<void> safe_output::copy_from_fd(int in, uint64_t offset, uint64_t n) {
   return {};
 }
 
+result<void> safe_output::finish() {
+  auto& s = *s_;
+  if (auto r = s.flush(); !r) return r;
+  if (s.opts.durable && ::fsync(s.fd) != 0) return s.sys_fail("(fsync) ");
+  std::vector<char>().swap(s.buf);  // a set of finished outputs holds no buffers
+  return {};
+}
+
 result<void> safe_output::commit() {
   auto& s = *s_;
   if (s.committed) return io_error("cannot write " + s.target.string() + ": already committed");

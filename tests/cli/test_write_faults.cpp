@@ -252,3 +252,43 @@ TEST(WriteFaults, SigkillDuringQuantize) {
       },
       {"q.gguf"});
 }
+
+// A split that fails part way (here: a file size limit, EFBIG, on its second shard; a
+// full disk is the same) replaces no shard: before the fix the shards written so far
+// were renamed into place one by one, so a failed `split --force` over an older shard
+// set of the same name and count left a mixed set (the new metadata with the old
+// tensors) that every reader took for one valid model.
+TEST(WriteFaults, AFailedSplitReplacesNoShard) {
+  GGUF_REQUIRE_DATA();
+  const auto dir = gguf::test::fresh_dir("write-fault-split-efbig");
+  const auto prefix = (dir / "p").string();
+  auto old = gguf::test::run_cli({"split", data_file("models/stories260K-Q8_0.gguf").string(), prefix,
+                                  "--split-max-tensors", "24", "--no-tensor-first-split"});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  std::vector<std::string> names;
+  std::vector<bytes> before;
+  for (int i = 1; i <= 3; ++i) {
+    names.push_back("p-0000" + std::to_string(i) + "-of-00003.gguf");
+    before.push_back(read_bytes(dir / names.back()));
+  }
+  // The new model's metadata-only first shard (about 11 KB) fits under the limit, its
+  // second shard (about 600 KB of f32 tensors) does not.
+  ASSERT_LT(before[0].size(), 100000u);
+  auto r = gguf::test::run_command(
+      "sh", {"-c", "ulimit -f 200 && trap '' XFSZ && exec \"$@\"", "sh", GGUF_CLI_PATH, "split",
+             data_file("models/stories260K.gguf").string(), prefix, "--split-max-tensors", "24",
+             "--no-tensor-first-split", "--force"});
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_TRUE(read_bytes(dir / names[i]) == before[i]) << names[i] << " was replaced";
+  EXPECT_EQ(temps_in(dir), std::vector<std::string>{});
+  // Without an older set: nothing is left at all.
+  for (const auto& n : names) fs::remove(dir / n);
+  r = gguf::test::run_command("sh", {"-c", "ulimit -f 200 && trap '' XFSZ && exec \"$@\"", "sh", GGUF_CLI_PATH, "split",
+                                     data_file("models/stories260K.gguf").string(), prefix, "--split-max-tensors", "24",
+                                     "--no-tensor-first-split"});
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{});
+}
