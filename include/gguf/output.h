@@ -37,6 +37,9 @@
 //     of its target's edit journal, and of other GGUF files there, and names them in
 //     stale_temp_files() (a temp file is never the only copy of anything: the target
 //     is replaced only by a rename of a complete one).
+//   - A replaced target's in-place edit journal (`.NAME.gguf-journal`, gguf/edit.h) is
+//     removed with it: the writer read the file in the state the journal gives (or
+//     replaces it whole), and a journal naming a freed inode could match a later file.
 //   - The target must not change while the output is written: if another process
 //     replaced, truncated or modified it (its inode, size or mtime differ from what
 //     create() saw), commit() refuses and removes the temp file.

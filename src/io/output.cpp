@@ -442,6 +442,9 @@ result<void> safe_output::commit() {
   s.slot = -1;
   ::close(s.fd);
   s.fd = -1;
+  // The journal of an interrupted in-place edit of the file just replaced (gguf/edit.h)
+  // goes with it: it names the old inode, which the file system gives to a later file.
+  if (s.existed) ::unlink((folder_of(s.target) / ("." + s.target.filename().string() + ".gguf-journal")).c_str());
   int dfd = s.opts.durable ? ::open(folder_of(s.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   if (dfd >= 0) {
     ::fsync(dfd);  // the rename is durable (best effort: some file systems refuse)

@@ -24,6 +24,9 @@
 #include <random>
 #include <thread>
 
+#include "gguf/edit.h"
+#include "gguf/file.h"
+#include "journal_builder.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -291,4 +294,46 @@ TEST(WriteFaults, AFailedSplitReplacesNoShard) {
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{});
+}
+
+// A file replaced by a rewrite takes the journal of its interrupted in-place edit along
+// (found in the new-user pass): `convert-endian FILE` (which reads the edit's state) and
+// any writer replacing an OUT with --force left `.FILE.gguf-journal` behind, naming the
+// replaced inode; ext4 gives a freed inode to the next new file (converting twice
+// returns to the same inode), so the journal could match a later file of the same size
+// and be replayed over it.
+TEST(WriteFaults, AReplacedFileTakesItsJournalAlong) {
+  GGUF_REQUIRE_DATA();
+  const auto dir = gguf::test::fresh_dir("write-fault-journal");
+  const auto done = dir / "done.gguf";
+  fs::copy_file(data_file("models/stories260K.gguf"), done);
+  fs::permissions(done, fs::perms::owner_write, fs::perm_options::add);
+  auto r = gguf::test::run_cli({"set", done.string(), "general.name", "journaled", "--in-place=always"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto done_bytes = read_bytes(done);
+  const auto room = static_cast<long>(gguf::file::open(done)->data_offset());
+  const bytes region(done_bytes.begin(), done_bytes.begin() + room);
+  // m.gguf: the edit interrupted before it touched the file, its journal complete.
+  const auto m = dir / "m.gguf";
+  const auto with_journal = [&] {
+    fs::copy_file(data_file("models/stories260K.gguf"), m, fs::copy_options::overwrite_existing);
+    fs::permissions(m, fs::perms::owner_write, fs::perm_options::add);
+    gguf::test::write_bytes(gguf::journal_path(m), gguf::test::make_journal(m, 0, region));
+  };
+
+  with_journal();
+  r = gguf::test::run_cli({"convert-endian", m.string(), "--to", "big"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(gguf::journal_path(m))) << "the rewrite left the journal of the file it replaced";
+  EXPECT_EQ(*gguf::file::open(m)->get_string("general.name"), "journaled");
+  r = gguf::test::run_cli({"convert-endian", m.string(), "--to", "little"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(m) == done_bytes) << "not the edited file, converted there and back";
+
+  // An OUT replaced with --force: its pending edit goes with it.
+  with_journal();
+  r = gguf::test::run_cli({"convert-endian", done.string(), "--to", "big", "-o", m.string(), "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(gguf::journal_path(m)));
+  EXPECT_EQ(gguf::file::open(m)->interrupted_edit(), gguf::pending_edit::none);
 }
