@@ -1,0 +1,136 @@
+// Unicode helpers with llama.cpp's semantics (see unicode.h).
+#include "vocab/unicode/unicode.h"
+
+#include "vocab/runtime/prefault.h"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+
+
+namespace gguf::vocab_detail {
+namespace {
+
+// Built at the first use in a process (the first tokenize call, or a load that finds its
+// newline token): flags_table_size entries, its pages faulted in by one call and written
+// once (prefault.h). The whitespace, case and NFD lists hold no code point past the
+// table (test_generated_tables.cpp checks it): past it, the ranges alone give the flags.
+table_vector<uint16_t> build_flags() {
+  namespace ud = unicode_data;
+  auto t = prefaulted_table<uint16_t>(flags_table_size, 0);
+  for (size_t i = 0; i + 1 < ud::ranges_flags_count; ++i) {
+    const uint32_t end = std::min(ud::ranges_flags[i + 1].start, flags_table_size);
+    for (uint32_t c = ud::ranges_flags[i].start; c < end; ++c) t[c] = ud::ranges_flags[i].flags;
+  }
+  const auto set = [&](uint32_t c, uint16_t bit) {
+    if (c < flags_table_size) t[c] |= bit;
+  };
+  for (size_t i = 0; i < ud::whitespace_count; ++i) set(ud::whitespace[i], cpt_flags::whitespace);
+  for (size_t i = 0; i < ud::map_lowercase_count; ++i) set(ud::map_lowercase[i].to, cpt_flags::lowercase);
+  for (size_t i = 0; i < ud::map_uppercase_count; ++i) set(ud::map_uppercase[i].to, cpt_flags::uppercase);
+  for (size_t i = 0; i < ud::ranges_nfd_count; ++i) set(ud::ranges_nfd[i].nfd, cpt_flags::nfd);
+  return t;
+}
+
+// The flags of a code point past the table: its category range's.
+uint16_t range_flags_of(uint32_t cpt) noexcept {
+  namespace ud = unicode_data;
+  const auto* b = ud::ranges_flags;
+  const auto* e = b + ud::ranges_flags_count;
+  const auto* it = std::upper_bound(b, e, cpt, [](uint32_t v, const ud::range_flags& r) { return v < r.start; });
+  return it == b ? 0 : (it - 1)->flags;
+}
+
+struct byte_alphabet {
+  std::array<std::array<char, 4>, 256> utf8{};
+  std::array<uint8_t, 256> len{};
+  std::array<int16_t, 324> cpt_to_byte{};  // code points 0..323 cover the whole alphabet
+
+  byte_alphabet() {
+    cpt_to_byte.fill(-1);
+    std::array<uint32_t, 256> cpt{};
+    std::array<bool, 256> direct{};
+    for (int b = 0x21; b <= 0x7E; ++b) direct[b] = true;
+    for (int b = 0xA1; b <= 0xAC; ++b) direct[b] = true;
+    for (int b = 0xAE; b <= 0xFF; ++b) direct[b] = true;
+    uint32_t n = 0;
+    for (int b = 0; b < 256; ++b) cpt[b] = direct[b] ? uint32_t(b) : 256 + n++;
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      append_utf8(s, cpt[b]);
+      len[b] = uint8_t(s.size());
+      std::copy(s.begin(), s.end(), utf8[b].begin());
+      cpt_to_byte[cpt[b]] = int16_t(b);
+    }
+  }
+};
+
+const byte_alphabet& alphabet() {
+  static const byte_alphabet a;
+  return a;
+}
+
+}  // namespace
+
+const uint16_t* flags_table() noexcept {
+  static const table_vector<uint16_t> table = build_flags();
+  return table.data();
+}
+
+cpt_flags flags_of(uint32_t cpt) noexcept {
+  if (cpt < flags_table_size) return cpt_flags{flags_table()[cpt]};
+  return cpt < max_codepoints ? cpt_flags{range_flags_of(cpt)} : cpt_flags{};
+}
+
+void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out) {
+  out.clear();
+  out.reserve(s.size());
+  for (size_t off = 0; off < s.size();) {
+    uint32_t c;
+    off += utf8_decode_lenient(s, off, c);
+    out.push_back(c);
+  }
+}
+
+void append_utf8(std::string& out, uint32_t cpt) {
+  char u[4];
+  out.append(u, utf8_encode(cpt, u));
+}
+
+uint32_t to_lower(uint32_t cpt) noexcept {
+  namespace ud = unicode_data;
+  const auto* b = ud::map_lowercase;
+  const auto* e = b + ud::map_lowercase_count;
+  const auto* it = std::lower_bound(b, e, cpt, [](const ud::cpt_pair& p, uint32_t v) { return p.from < v; });
+  return (it != e && it->from == cpt) ? it->to : cpt;
+}
+
+uint32_t to_nfd(uint32_t cpt) noexcept {
+  namespace ud = unicode_data;
+  const auto* b = ud::ranges_nfd;
+  const auto* e = b + ud::ranges_nfd_count;
+  const auto* it = std::upper_bound(b, e, cpt, [](uint32_t v, const ud::range_nfd& r) { return v < r.first; });
+  if (it == b) return cpt;
+  --it;
+  return (it->first <= cpt && cpt <= it->last) ? it->nfd : cpt;
+}
+
+bool is_han(uint32_t c) noexcept {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+         (c >= 0x2CEB0 && c <= 0x2EBEF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+std::string_view byte_to_utf8(uint8_t byte) noexcept {
+  const auto& a = alphabet();
+  return {a.utf8[byte].data(), a.len[byte]};
+}
+
+bool utf8_cpt_to_byte(uint32_t cpt, uint8_t& byte) noexcept {
+  const auto& a = alphabet();
+  if (cpt >= a.cpt_to_byte.size() || a.cpt_to_byte[cpt] < 0) return false;
+  byte = uint8_t(a.cpt_to_byte[cpt]);
+  return true;
+}
+
+}  // namespace gguf::vocab_detail
