@@ -4,7 +4,7 @@
 // (llama_vocab::impl::load in src/llama-vocab.cpp): the vocab_type it selects, the
 // special ids and add_* flags it defaults to, and the special-token template its
 // tokenize applies. Data only (no library): schema validates files against these rows,
-// vocab loads and tokenizes by them (src/vocab/model_table.cpp adds each type's factory
+// vocab loads and tokenizes by them (src/vocab/models/model_table.cpp adds each type's factory
 // and decoder). A new tokenizer model is one row here, plus one row there when it brings
 // a new vocab_type.
 #pragma once

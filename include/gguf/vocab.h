@@ -139,11 +139,11 @@ class vocab {
   /// tokenize() of every text of `texts`, on up to `n_threads` threads (0 = every core,
   /// std::thread::hardware_concurrency()); result i holds the ids of texts[i]. The
   /// vocabulary is shared read-only by the threads; each thread keeps its own word cache
-  /// from one call to the next (src/vocab/thread_scratch.h), so a batch of short texts
+  /// from one call to the next (src/vocab/runtime/thread_scratch.h), so a batch of short texts
   /// runs at the rate of one long text. Threads come from a process-wide pool that
   /// grows to the largest n_threads asked for; one batch runs at a time (concurrent
   /// callers wait). Errors: those of tokenize() for the first text (lowest index) that
-  /// fails, its detail prefixed with "text INDEX: ". Source: src/vocab/batch.cpp.
+  /// fails, its detail prefixed with "text INDEX: ". Source: src/vocab/runtime/batch.cpp.
   result<std::vector<std::vector<int32_t>>> tokenize_batch(std::span<const std::string_view> texts,
                                                            unsigned n_threads = 0, bool add_special = true,
                                                            bool parse_special = true) const;

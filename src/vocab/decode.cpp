@@ -1,9 +1,9 @@
 // Decode: llama.cpp's token_to_piece (lstrip = 0) and detokenize. The per-type part of a
 // piece is the model row's decoder (piece_* below); detokenize adds the leading-space
 // removal and clean_up_tokenization_spaces.
-#include "vocab/normalizer.h"
-#include "vocab/rwkv_unescape.h"
-#include "vocab/unicode.h"
+#include "vocab/normalizer/normalizer.h"
+#include "vocab/models/rwkv_unescape.h"
+#include "vocab/unicode/unicode.h"
 #include "vocab/vocab_impl.h"
 
 namespace gguf {

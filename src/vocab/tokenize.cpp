@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "vocab/thread_scratch.h"
+#include "vocab/runtime/thread_scratch.h"
 #include "vocab/vocab_impl.h"
 
 namespace gguf {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "gguf/vocab.h"
-#include "vocab/model_table.h"
-#include "vocab/table_cache.h"
-#include "vocab/tokenizer_model.h"
+#include "vocab/models/model_table.h"
+#include "vocab/runtime/table_cache.h"
+#include "vocab/models/tokenizer_model.h"
 
 namespace gguf {
 

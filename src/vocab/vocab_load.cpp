@@ -9,7 +9,7 @@
 #include <cctype>
 #include <cstring>
 
-#include "vocab/pre_tokenizer.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
 #include "vocab/vocab_impl.h"
 
 namespace gguf {

@@ -15,7 +15,7 @@
 
 #include "gguf/file.h"
 #include "test_support.h"
-#include "vocab/tokenizer_model.h"
+#include "vocab/models/tokenizer_model.h"
 
 namespace gguf::test::models {
 

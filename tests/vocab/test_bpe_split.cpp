@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "model_vectors.h"
-#include "vocab/pre_tokenizer.h"
-#include "vocab/tokenizer_model.h"
-#include "vocab/word_split.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/models/word_split.h"
 #include "gguf/byte_swap.h"
 #include "gguf/output.h"
 #include "gguf/vocab.h"

@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "vocab/ugm_trie.h"
+#include "vocab/models/ugm_trie.h"
 
 using namespace gguf::vocab_detail;
 

@@ -1,14 +1,14 @@
-// src/vocab/unicode_data.cpp is what scripts/gen_unicode_data.py writes from llama.cpp's
+// src/vocab/unicode/unicode_data.cpp is what scripts/gen_unicode_data.py writes from llama.cpp's
 // src/unicode-data.cpp (skipped where that reference source is absent).
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "test_support.h"
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
 TEST(generated_tables, unicode_data_cpp_is_the_generator_output) {
-  gguf::test::expect_generated("gen_unicode_data.py", "src/vocab/unicode_data.cpp");
+  gguf::test::expect_generated("gen_unicode_data.py", "src/vocab/unicode/unicode_data.cpp");
 }
 
 // The flag table holds the code points below flags_table_size; past it flags_of reads

@@ -16,7 +16,7 @@
 #include "gguf/vocab.h"
 #include "gguf/writer.h"
 #include "test_support.h"
-#include "vocab/pre_tokenizer.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
 
 namespace {
 

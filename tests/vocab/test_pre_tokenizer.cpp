@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "test_support.h"
-#include "vocab/pre_tokenizer.h"
-#include "vocab/unicode.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
+#include "vocab/unicode/unicode.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 
 #include "gguf/vocab.h"
 #include "model_vectors.h"
-#include "vocab/rwkv_matcher.h"
-#include "vocab/rwkv_unescape.h"
+#include "vocab/models/rwkv_matcher.h"
+#include "vocab/models/rwkv_unescape.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;

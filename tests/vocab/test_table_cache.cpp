@@ -22,8 +22,8 @@
 #include "gguf/file.h"
 #include "gguf/vocab.h"
 #include "test_support.h"
-#include "vocab/prefault.h"
-#include "vocab/table_cache.h"
+#include "vocab/runtime/prefault.h"
+#include "vocab/runtime/table_cache.h"
 
 namespace fs = std::filesystem;
 using gguf::test::data_dir;

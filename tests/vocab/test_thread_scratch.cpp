@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "vocab/thread_scratch.h"
+#include "vocab/runtime/thread_scratch.h"
 
 using namespace gguf::vocab_detail;
 

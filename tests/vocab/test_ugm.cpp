@@ -7,8 +7,8 @@
 
 #include "gguf/vocab.h"
 #include "model_vectors.h"
-#include "vocab/ugm_automaton.h"
-#include "vocab/ugm_charsmap.h"
+#include "vocab/models/ugm_automaton.h"
+#include "vocab/normalizer/ugm_charsmap.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;

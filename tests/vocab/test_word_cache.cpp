@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "vocab/id_writer.h"
-#include "vocab/tokenizer_model.h"
-#include "vocab/word_cache.h"
+#include "vocab/runtime/id_writer.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/runtime/word_cache.h"
 
 using namespace gguf::vocab_detail;
 

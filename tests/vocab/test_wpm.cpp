@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "model_vectors.h"
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
 using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::jinja::detail {
 

@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "chat/jinja/lexer.h"
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::jinja::text {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chat/jinja/runtime.h"
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::jinja {
 

@@ -1,5 +1,5 @@
 // precompiled_charsmap walker (see ugm_charsmap.h for the layout and its source).
-#include "vocab/ugm_charsmap.h"
+#include "vocab/normalizer/ugm_charsmap.h"
 
 #include <cstring>
 

@@ -16,9 +16,9 @@
 #include <array>
 #include <mutex>
 
-#include "vocab/tokenizer_model.h"
-#include "vocab/ugm_trie.h"
-#include "vocab/unicode.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/models/ugm_trie.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::vocab_detail {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "vocab/tokenizer_model.h"
+#include "vocab/models/tokenizer_model.h"
 
 namespace gguf::vocab_detail {
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vocab/swar.h"
+#include "vocab/runtime/swar.h"
 
 namespace gguf::vocab_detail {
 

@@ -9,7 +9,7 @@
 //            zero padding to 64 (from the file start), the elements, zero padding to 8.
 // The write is not fsynced: a file cut short by a crash fails its size or checksum
 // check and is rebuilt.
-#include "vocab/table_cache.h"
+#include "vocab/runtime/table_cache.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

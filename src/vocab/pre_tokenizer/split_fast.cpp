@@ -1,8 +1,8 @@
 // Hand-written splitters; see split_fast.h. Positions are code point indices; outside
 // the current piece a code point reads as `none` and its flags as empty.
-#include "vocab/split_fast.h"
+#include "vocab/pre_tokenizer/split_fast.h"
 
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::vocab_detail {
 namespace {

@@ -1,6 +1,6 @@
 // The public list of tokenizer.ggml.pre values llama.cpp accepts (gguf/vocab.h).
 #include "gguf/vocab.h"
-#include "vocab/pre_tokenizer.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
 
 namespace gguf {
 

@@ -4,7 +4,7 @@
 // one row per name; adding a pre-tokenizer is adding rows here.
 #include <array>
 
-#include "vocab/pre_tokenizer.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
 
 namespace gguf::vocab_detail {
 namespace {

@@ -15,11 +15,11 @@
 #include <memory>
 #include <mutex>
 
-#include "vocab/rwkv_matcher.h"
-#include "vocab/rwkv_unescape.h"
-#include "vocab/swar.h"
-#include "vocab/tokenizer_model.h"
-#include "vocab/ugm_trie.h"
+#include "vocab/models/rwkv_matcher.h"
+#include "vocab/models/rwkv_unescape.h"
+#include "vocab/runtime/swar.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/models/ugm_trie.h"
 
 namespace gguf::vocab_detail {
 

@@ -19,9 +19,9 @@
 #include <utility>
 #include <vector>
 
-#include "vocab/prefault.h"
-#include "vocab/swar.h"
-#include "vocab/table_cache.h"
+#include "vocab/runtime/prefault.h"
+#include "vocab/runtime/swar.h"
+#include "vocab/runtime/table_cache.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

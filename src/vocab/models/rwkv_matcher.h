@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vocab/table_cache.h"
+#include "vocab/runtime/table_cache.h"
 
 namespace gguf::vocab_detail {
 

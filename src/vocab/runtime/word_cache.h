@@ -14,9 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "vocab/huge_pages.h"
-#include "vocab/id_writer.h"
-#include "vocab/tokenizer_model.h"
+#include "vocab/runtime/huge_pages.h"
+#include "vocab/runtime/id_writer.h"
+#include "vocab/models/tokenizer_model.h"
 
 namespace gguf::vocab_detail {
 

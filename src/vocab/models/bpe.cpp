@@ -19,14 +19,14 @@
 #include <span>
 #include <string>
 
-#include "vocab/merge_queue.h"
-#include "vocab/tokenizer_model.h"
-#include "vocab/normalizer.h"
-#include "vocab/pre_tokenizer.h"
-#include "vocab/unicode.h"
-#include "vocab/thread_scratch.h"
-#include "vocab/word_cache.h"
-#include "vocab/word_split.h"
+#include "vocab/models/merge_queue.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/normalizer/normalizer.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
+#include "vocab/unicode/unicode.h"
+#include "vocab/runtime/thread_scratch.h"
+#include "vocab/runtime/word_cache.h"
+#include "vocab/models/word_split.h"
 
 namespace gguf::vocab_detail {
 namespace {

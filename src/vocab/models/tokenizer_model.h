@@ -25,8 +25,8 @@
 
 #include "gguf/file.h"
 #include "gguf/tokenizer_models.h"
-#include "vocab/prefault.h"
-#include "vocab/table_cache.h"
+#include "vocab/runtime/prefault.h"
+#include "vocab/runtime/table_cache.h"
 
 namespace gguf::vocab_detail {
 

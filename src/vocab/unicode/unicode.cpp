@@ -1,7 +1,7 @@
 // Unicode helpers with llama.cpp's semantics (see unicode.h).
-#include "vocab/unicode.h"
+#include "vocab/unicode/unicode.h"
 
-#include "vocab/prefault.h"
+#include "vocab/runtime/prefault.h"
 
 #include <algorithm>
 #include <array>

@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "vocab/ugm_trie.h"
+#include "vocab/models/ugm_trie.h"
 
 namespace gguf::vocab_detail {
 

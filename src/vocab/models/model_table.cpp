@@ -1,5 +1,5 @@
 // One row per vocab_type: factory, decoder, newline rule (see model_table.h).
-#include "vocab/model_table.h"
+#include "vocab/models/model_table.h"
 
 namespace gguf::vocab_detail {
 namespace {

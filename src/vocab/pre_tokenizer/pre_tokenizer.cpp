@@ -5,9 +5,9 @@
 
 #include <stdexcept>
 
-#include "vocab/pre_tokenizer.h"
-#include "vocab/split_fast.h"
-#include "vocab/unicode.h"
+#include "vocab/pre_tokenizer/pre_tokenizer.h"
+#include "vocab/pre_tokenizer/split_fast.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::vocab_detail {
 namespace {

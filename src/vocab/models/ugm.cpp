@@ -21,15 +21,15 @@
 #include <cstring>
 #include <limits>
 
-#include "vocab/tokenizer_model.h"
-#include "vocab/id_writer.h"
-#include "vocab/normalizer.h"
-#include "vocab/ugm_automaton.h"
-#include "vocab/ugm_charsmap.h"
-#include "vocab/thread_scratch.h"
-#include "vocab/ugm_trie.h"
-#include "vocab/unicode.h"
-#include "vocab/word_cache.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/runtime/id_writer.h"
+#include "vocab/normalizer/normalizer.h"
+#include "vocab/models/ugm_automaton.h"
+#include "vocab/normalizer/ugm_charsmap.h"
+#include "vocab/runtime/thread_scratch.h"
+#include "vocab/models/ugm_trie.h"
+#include "vocab/unicode/unicode.h"
+#include "vocab/runtime/word_cache.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

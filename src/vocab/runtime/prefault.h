@@ -13,7 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "vocab/huge_pages.h"
+#include "vocab/runtime/huge_pages.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>

@@ -20,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "vocab/swar.h"
-#include "vocab/table_cache.h"
-#include "vocab/unicode.h"
+#include "vocab/runtime/swar.h"
+#include "vocab/runtime/table_cache.h"
+#include "vocab/unicode/unicode.h"
 
 namespace gguf::vocab_detail {
 
