@@ -91,6 +91,7 @@ struct param {
   int sym;
   std::string name;
   expr_ptr def;  ///< default value, may be null
+  value missing;  ///< what the parameter is when a macro call does not provide it (made once)
 };
 
 struct stmt {

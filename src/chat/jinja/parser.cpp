@@ -277,6 +277,7 @@ class parser {
       else {
         for (const auto& q : s.params)
           if (q.def) fail("non-default argument follows default argument");
+        p.missing = value::undefined("parameter '" + p.name + "' was not provided");
       }
       s.params.push_back(std::move(p));
     }
