@@ -636,6 +636,7 @@ class parser {
           auto g = node(ek::getattr, line);
           g->a = std::move(e);
           g->name = cur().value;
+          g->lit = value(g->name);  // the name as a key, for `set ns.name = ...`
           prepare_dict_access(*g, g->name);
           next();
           e = std::move(g);
