@@ -151,6 +151,8 @@ struct quantize_plan {
   uint32_t n_fallback = 0;                    ///< tensors that needed a fallback type
   uint32_t n_input_tensors = 0;               ///< tensors in the input
   bool needs_imatrix = false;                 ///< some tensor requires one and none is given
+  /// Temp files of killed writers that writing removed (safe_output::stale_temp_files).
+  std::vector<std::filesystem::path> stale_temp_files;
 };
 
 /// Computes the plan (tensor types and sizes) without writing. `out` names the output

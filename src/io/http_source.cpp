@@ -29,6 +29,7 @@ result<std::unique_ptr<http_source>> http_source::open(const std::string& url, c
     s->buf_.mark(0, s->cached_.size());
     s->from_cache_ = true;
   }
+  s->buf_.keep(s->buf_.prefix());  // the first request's bytes (or the cached metadata)
   s->cached_.clear();
   s->cached_.shrink_to_fit();
   return s;
@@ -36,7 +37,7 @@ result<std::unique_ptr<http_source>> http_source::open(const std::string& url, c
 
 uint64_t http_source::prefix() const noexcept {
   std::lock_guard lock(mu_);
-  return buf_.prefix();
+  return buf_.kept();
 }
 
 bool http_source::resident(uint64_t off, uint64_t n) const noexcept {
@@ -52,7 +53,9 @@ transfer_stats http_source::stats() const noexcept {
 result<void> http_source::grow_prefix(uint64_t end, uint64_t hint) {
   std::lock_guard lock(mu_);
   end = std::min(end, buf_.size());
-  const uint64_t have = buf_.prefix();
+  // The kept prefix, not every present byte from 0: tensor windows fetched next to it
+  // (the data section follows the metadata) stay releasable.
+  const uint64_t have = buf_.kept();
   if (end <= have) return {};
   if (end > opt_.max_metadata) {
     return client_->fail("the metadata needs more than " + human_size(opt_.max_metadata) +
@@ -68,7 +71,11 @@ result<void> http_source::grow_prefix(uint64_t end, uint64_t hint) {
   // costs one request more than its bytes are worth when the estimate falls short.
   if (want > buf_.size() / 2) want = buf_.size();
   want = std::min({want, buf_.size(), std::max(end, opt_.max_metadata)});
-  return client_->get(have, want);
+  const byte_range grow{have, want};
+  for (auto [a, b] : buf_.missing(std::span(&grow, 1), 0))
+    if (auto r = client_->get(a, b); !r) return r;
+  buf_.keep(std::min(want, buf_.prefix()));
+  return {};
 }
 
 result<void> http_source::fetch(std::span<const byte_range> ranges) {

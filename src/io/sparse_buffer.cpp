@@ -33,7 +33,7 @@ result<void> sparse_buffer::reserve(uint64_t size) {
 void sparse_buffer::unreserve() noexcept {
   if (base_) munmap(base_, reserved_);
   base_ = nullptr;
-  reserved_ = size_ = 0;
+  reserved_ = size_ = kept_ = 0;
   have_.clear();
 }
 
@@ -79,6 +79,8 @@ uint64_t sparse_buffer::prefix() const noexcept {
   return it == have_.end() ? 0 : it->second;
 }
 
+void sparse_buffer::keep(uint64_t end) noexcept { kept_ = std::max(kept_, std::min(end, size_)); }
+
 std::vector<byte_range> sparse_buffer::missing(std::span<const byte_range> ranges, uint64_t gap) const {
   std::vector<byte_range> miss;
   for (auto [a, b] : ranges) {
@@ -107,9 +109,8 @@ std::vector<byte_range> sparse_buffer::missing(std::span<const byte_range> range
 }
 
 void sparse_buffer::release(uint64_t off, uint64_t n) noexcept {
-  uint64_t keep = prefix();
   uint64_t ps = page_size();
-  uint64_t a = std::max(off, keep), b = std::min(off + n, size_);
+  uint64_t a = std::max(off, kept_), b = std::min(off + n, size_);
   a = (a + ps - 1) / ps * ps;
   b = b / ps * ps;
   if (a >= b) return;

@@ -39,18 +39,24 @@ class sparse_buffer {
   void mark(uint64_t from, uint64_t to);
   /// Whether [off, off + n) holds the file's bytes.
   bool resident(uint64_t off, uint64_t n) const noexcept;
-  /// End of the present prefix [0, n).
+  /// End of the present prefix [0, n) (fetched windows next to it included).
   uint64_t prefix() const noexcept;
+  /// Keeps [0, end) (the parsed metadata) from release(); `end` only grows and must be
+  /// present. Fetched bytes past it, even when adjacent, can still be released.
+  void keep(uint64_t end) noexcept;
+  /// End of the kept prefix.
+  uint64_t kept() const noexcept { return kept_; }
   /// The parts of `ranges` not present, sorted, pieces closer than `gap` bytes joined.
   std::vector<byte_range> missing(std::span<const byte_range> ranges, uint64_t gap) const;
-  /// Gives back the whole pages of [off, off + n) outside the present prefix: they must
-  /// be fetched again.
+  /// Gives back the whole pages of [off, off + n) outside the kept prefix: they must be
+  /// fetched again.
   void release(uint64_t off, uint64_t n) noexcept;
 
  private:
   std::byte* base_ = nullptr;
   uint64_t size_ = 0;
   uint64_t reserved_ = 0;
+  uint64_t kept_ = 0;                  // release() never drops [0, kept_)
   std::map<uint64_t, uint64_t> have_;  // present ranges: start -> end, disjoint, merged
 };
 

@@ -147,6 +147,14 @@ result<planned> make_plan(const model_files& in, const std::filesystem::path& ou
   }
   const quantize_options& o = empty_imatrix ? o_copy : opts;
   const file& first = in.shards()[0];
+  // Tensor bytes are read as little-endian (as llama.cpp's loader, which refuses a
+  // big-endian file): a big-endian model would be misread, not quantized.
+  for (const auto& shard : in.shards()) {
+    if (shard.byte_order() == byte_order::big) {
+      return plan_error(errc::unsupported, "the model is big-endian (llama-quantize cannot load it either); convert it first: "
+                                           "gguf convert-endian " + shard.path() + " --to little -o OUT");
+    }
+  }
   const auto default_type = ftype_default_type(o.ftype);
   if (!default_type) return plan_error(errc::invalid_argument, "invalid output file type " + std::to_string(o.ftype));
   auto facts = in.is_split() ? read_facts(in.merged()) : read_facts(first);

@@ -364,6 +364,8 @@ result<quantize_plan> quantize_model(const model_files& in, const std::filesyste
     auto so = safe_output::create(p->plan.paths[i], oo);
     if (!so) return so.error();
     auto& dst = outputs.emplace_back(std::move(*so));
+    const auto& stale = dst.stale_temp_files();
+    p->plan.stale_temp_files.insert(p->plan.stale_temp_files.end(), stale.begin(), stale.end());
     if (auto r = dst.write(l[i].header); !r) return r.error();
     for (const auto* t : l[i].tensors) {
       const auto shard = in.find_tensor(t->source_name)->shard;

@@ -1,7 +1,7 @@
 // The state behind gguf::vocab (internal): the loaded vocab_data, the two rows of its
 // tokenizer model (the public facts, the factory/decoder row), the tokenizer model,
 // llama.cpp's special-token cache and the extra ids the public API exposes.
-// Loading: vocab_load.cpp; tokenize: tokenize.cpp; decode: decode.cpp; accessors:
+// Loading: vocab_load.cpp, special_tokens.cpp; tokenize: tokenize.cpp; decode: decode.cpp; accessors:
 // accessors.cpp.
 #pragma once
 
@@ -48,6 +48,11 @@ struct vocab::impl {
   std::vector<uint32_t> bucket_items;
   std::array<std::vector<uint32_t>, 256> single_byte;
 
+  /// Load-time fix-ups (special_tokens.cpp): special tokens detected by their text and the
+  /// end-of-generation list (fix_up_attrs), llama.cpp's per-model lstrip/rstrip by name
+  /// (set_strip_attrs), the special-token cache and its index (build_special_index).
+  void fix_up_attrs();
+  void set_strip_attrs();
   void build_special_index();
 
   /// vocab::load over the given tables (tests load a made-up tokenizer model with them).

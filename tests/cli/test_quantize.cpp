@@ -228,6 +228,35 @@ TEST(Quantize, ExistingOutputAndSameFile) {
   EXPECT_NE(r.err.find("is the input"), std::string::npos) << r.err;
 }
 
+// A big-endian model (compat/stories260K-be.gguf) is refused, as llama-quantize's loader
+// refuses it: its tensor bytes were quantized as if little-endian into a little-endian
+// file (NaN and 1e37 weights, found by a new-user pass). Nothing is written; the error
+// says how to convert it first; and the model converted to little-endian quantizes to
+// the same bytes as the little-endian original.
+TEST(Quantize, BigEndianInputIsRefusedNotMisread) {
+  GGUF_REQUIRE_DATA();
+  const auto dir = case_dir("big-endian");
+  fs::create_symlink(gguf::test::data_file("compat/stories260K-be.gguf"), dir / "be.gguf");
+  fs::create_symlink(gguf::test::data_file("models/stories260K.gguf"), dir / "le.gguf");
+  for (std::vector<std::string> extra : {std::vector<std::string>{}, {"--dry-run"}}) {
+    std::vector<std::string> args = extra;
+    for (const char* a : {"be.gguf", "out.gguf", "Q8_0", "1"}) args.push_back(a);
+    auto r = quantize_in(dir, args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("big-endian"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("gguf convert-endian be.gguf --to little -o OUT"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out.gguf"));
+  }
+  auto c = run_command(GGUF_CLI_PATH, {"convert-endian", (dir / "be.gguf").string(), "--to", "little", "-o",
+                                       (dir / "converted.gguf").string()});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  auto a = quantize_in(dir, {"converted.gguf", "a.gguf", "Q8_0", "1"});
+  auto b = quantize_in(dir, {"le.gguf", "b.gguf", "Q8_0", "1"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(sha256_file(dir / "a.gguf"), sha256_file(dir / "b.gguf"));
+}
+
 // Starts a quantize run, signals it after `after`, waits.
 int signal_run(const fs::path& dir, int sig, std::chrono::milliseconds after) {
   pid_t pid = fork();

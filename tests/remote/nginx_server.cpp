@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,18 +210,20 @@ timed_result run_gguf(const std::vector<std::string>& args, const std::vector<st
   }
   timed_result r;
   int st = 0;
+  rusage ru{};
   for (;;) {
-    if (::waitpid(pid, &st, WNOHANG) == pid) break;
+    if (::wait4(pid, &st, WNOHANG, &ru) == pid) break;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > limit_s) {
       ::kill(pid, SIGKILL);
-      ::waitpid(pid, &st, 0);
+      ::wait4(pid, &st, 0, &ru);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  r.max_rss_kib = static_cast<uint64_t>(ru.ru_maxrss);
   auto slurp = [](const fs::path& p) {
     std::ifstream f(p, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -58,6 +58,7 @@ struct timed_result {
   int exit_code = -1;  ///< 128 + signal if killed
   std::string out, err;
   double seconds = 0;
+  uint64_t max_rss_kib = 0;  ///< the process's peak resident set (getrusage's ru_maxrss)
 };
 /// Runs the gguf CLI with `args`, environment additions `env` ("NAME=value"), standard
 /// input from `stdin_path` (or /dev/null) and a limit of `limit_s` seconds.

@@ -229,6 +229,7 @@ int run(int argc, char** argv) {
   o.progress = progress_line("quantize " + out_path);
   auto p = quantize_model(*m, out_path, o);
   if (!p) return report(p.error().code == errc::io_error ? out_path : in_path, p.error());
+  say_removed_temp_files(out_path, p->stale_temp_files);
   for (size_t i = 0; i < p->paths.size(); ++i) {
     std::fprintf(stderr, "%s: %zu tensors, %" PRIu64 " bytes (%s)\n", p->paths[i].c_str(), p->tensors.size(),
                  p->file_sizes[i], std::string(ft->name).c_str());

@@ -1,5 +1,5 @@
-// The --jsonl loop (jsonl.h): a block reader, the ordered block pipeline, and the
-// decoder of the line shapes the commands accept.
+// The --jsonl loop (jsonl.h): a block reader, the ordered block pipeline on the process's
+// workers (gguf/workers.h), and the decoder of the line shapes the commands accept.
 #include "jsonl.h"
 
 #include <unistd.h>
@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "gguf/io.h"
+#include "gguf/workers.h"
 #include "input.h"
 
 namespace gguf::cli {
@@ -138,20 +139,11 @@ struct job {
   bool done = false;
 };
 
-class pipeline {
+// The blocks waiting for a worker, and the workers' loop (fn_ on each block, in the order
+// the blocks were submitted) until stop().
+class block_queue {
  public:
-  pipeline(unsigned threads, const jsonl_block_fn& fn) : fn_(fn) {
-    for (unsigned k = 0; k < threads; ++k) workers_.emplace_back([this, k] { work(k); });
-  }
-  ~pipeline() {
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
-      todo_.clear();
-    }
-    work_cv_.notify_all();
-    for (auto& t : workers_) t.join();
-  }
+  explicit block_queue(const jsonl_block_fn& fn) : fn_(fn) {}
   void submit(job* j) {
     {
       std::lock_guard lock(mu_);
@@ -163,8 +155,15 @@ class pipeline {
     std::unique_lock lock(mu_);
     done_cv_.wait(lock, [&] { return j.done; });
   }
-
- private:
+  /// Drops the blocks not started; the workers return after the block they are on.
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      todo_.clear();
+    }
+    work_cv_.notify_all();
+  }
   void work(unsigned k) {
     for (;;) {
       job* j;
@@ -184,26 +183,17 @@ class pipeline {
     }
   }
 
+ private:
   const jsonl_block_fn& fn_;
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
   std::deque<job*> todo_;
   bool stop_ = false;
-  std::vector<std::thread> workers_;
 };
 
-}  // namespace
-
-unsigned jsonl_threads(unsigned requested) {
-  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
-}
-
-int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
-  threads = jsonl_threads(threads);
-  if (threads == 1) return run_serial(in, fn);
-  const size_t max_in_flight = size_t(threads) * 2;
+// The calling thread's part: reads blocks, submits them, writes their output in input order.
+int feed_and_write(jsonl_reader& in, size_t max_in_flight, block_queue& q) {
   std::deque<std::unique_ptr<job>> in_flight, spare;
-  pipeline p(threads, fn);
   bool more = true;
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
@@ -225,21 +215,45 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
       j->err.clear();
       j->rc = 0;
       j->done = false;
-      p.submit(j.get());
+      q.submit(j.get());
       in_flight.push_back(std::move(j));
     }
     if (in_flight.empty()) break;
     job& first = *in_flight.front();
-    p.wait(first);
+    q.wait(first);
     write_out(first.out);
     if (first.rc) {
       std::cerr << first.err;
-      return first.rc;  // ~pipeline drops the blocks not started and joins the workers
+      return first.rc;  // (the caller stops the queue: the blocks not started are dropped)
     }
     spare.push_back(std::move(in_flight.front()));
     in_flight.pop_front();
   }
   return in.failed() ? read_failed(in) : exit_ok;
+}
+
+}  // namespace
+
+unsigned jsonl_threads(unsigned requested) {
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
+  threads = jsonl_threads(threads);
+  if (threads == 1) return run_serial(in, fn);
+  // the process's workers (gguf/workers.h): share 0 (this thread) reads and writes,
+  // shares 1..threads work on blocks
+  block_queue q(fn);
+  int rc = exit_ok;
+  run_workers(threads + 1, [&](unsigned k) {
+    if (k > 0) return q.work(k - 1);
+    struct stopper {
+      block_queue& q;
+      ~stopper() { q.stop(); }
+    } stop_at_end{q};
+    rc = feed_and_write(in, size_t(threads) * 2, q);
+  });
+  return rc;
 }
 
 namespace {

@@ -9,7 +9,7 @@
 // so a step is two loads and a compare, the same for every node. And a direct table by
 // the first two bytes gives the depth-2 cell (or, where there is none, a cell without
 // edges that holds the answer), so most tokens cost a table load and a step or two.
-// Long texts are matched in lanes stepped together (tokenize, in rwkv.cpp).
+// Long texts are matched in lanes stepped together (tokenize, in rwkv_matcher.cpp).
 #pragma once
 
 #include <cstddef>
