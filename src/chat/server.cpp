@@ -353,10 +353,7 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
 
   if (contains(src, "You have access to the following functions in JSONSchema format")) {
     // StepFun: message contents trimmed (llama.cpp issue #24181)
-    auto trim = [](std::string& s) {
-      size_t b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
-      s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
+    auto trim = [](std::string& s) { s = trim_ascii_space(s); };
     for (auto& m : msgs) {
       trim(m.content), trim(m.reasoning_content);
       for (auto& [type, text] : m.parts)
