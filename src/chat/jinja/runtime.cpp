@@ -581,6 +581,15 @@ value interp::eval(const expr& e) {
     case ek::binop: {
       value a = eval(*e.a);
       value b = eval(*e.b);
+      // `x ~ y ~ z`, `x + y + z` on strings: the left side a string only this expression holds
+      // (made by the previous step of the chain, a macro call, a filter) grows in place; the
+      // result and the memory accounting are op_binary's
+      if ((e.bop == binop::concat || e.bop == binop::add) && !track_ && a.is_unshared_string() && b.is_string() &&
+          !b.is_markup()) {
+        charge(a.as_string().size() + b.as_string().size());
+        a.unshared_string() += b.as_string();
+        return a;
+      }
       return op_binary(*this, e.bop, a, b);
     }
     case ek::compare: {
