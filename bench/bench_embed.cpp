@@ -79,7 +79,7 @@ void BM_embed_tokenize_lookup(benchmark::State& state) {
   std::vector<float> out;
   for (auto _ : state) {
     ids.clear();
-    fx.v->tokenize_into(fx.text, ids, true, false);
+    (void)fx.v->tokenize_into(fx.text, ids, true, false);
     out.resize(ids.size() * n_embd);
     if (!fx.m->get_token_embeddings(ids, out)) return state.SkipWithError("lookup failed");
     benchmark::DoNotOptimize(out.data());

@@ -51,7 +51,7 @@ void tokenize(benchmark::State& state, const std::string& rel) {
   ids.reserve(text.size());
   for (auto _ : state) {
     ids.clear();
-    v->tokenize_into(text, ids, false, false);
+    (void)v->tokenize_into(text, ids, false, false);
     benchmark::DoNotOptimize(ids.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));

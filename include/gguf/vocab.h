@@ -131,10 +131,11 @@ class vocab {
   /// SEP id it does not have (key: that id's tokenizer.ggml.*_token_id).
   result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special = true,
                                         bool parse_special = true) const;
-  /// Same, appending to `out`; returns false and leaves `out` as it was where tokenize()
-  /// returns an error.
-  bool tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special = true,
-                     bool parse_special = true) const;
+  /// Same, appending to `out`. Where tokenize() returns an error this returns the same
+  /// error and leaves `out` as it was (the reason comes with the failure: no second call
+  /// to learn it).
+  result<void> tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special = true,
+                             bool parse_special = true) const;
 
   /// tokenize() of every text of `texts`, on up to `n_threads` threads (0 = every core,
   /// std::thread::hardware_concurrency()); result i holds the ids of texts[i]. The

@@ -119,12 +119,12 @@ std::vector<int32_t> ids_of(py::handle seq) {
 
 std::vector<int32_t> encode(const gguf::vocab& v, std::string_view text, bool add_special, bool parse_special) {
   std::vector<int32_t> ids;
-  bool ok;
+  gguf::result<void> r;
   {
     py::gil_scoped_release unlocked;
-    ok = v.tokenize_into(text, ids, add_special, parse_special);
+    r = v.tokenize_into(text, ids, add_special, parse_special);
   }
-  if (!ok) take(v.tokenize(text, add_special, parse_special));  // the error
+  take(std::move(r));
   return ids;
 }
 

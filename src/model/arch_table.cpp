@@ -4,13 +4,15 @@
 // feed_forward_length, attention.head_count[_kv], rope.*, attention.key/value_length,
 // expert_count, expert_used_count, vocab_size; see hparams.cpp), then its own keys below.
 // Which keys are required is the schema layer's fact (arch_table in src/schema/keys.cpp,
-// gguf::find_architecture); a row here has the same name and adds only how the keys bind
+// gguf::find_architecture); a row here has the same name (the constants of
+// src/schema/arch_names.h, written once for both tables) and adds only how the keys bind
 // to hparams fields, the defaults of llama.cpp's llama_model::load_hparams
 // (src/llama-model.cpp) and the tensors.
 // Tensor groups (tensor_groups.h) follow llama.cpp's load_tensors.
 #include <array>
 
 #include "arch.h"
+#include "schema/arch_names.h"
 #include "tensor_groups.h"
 
 namespace gguf::detail {
@@ -190,37 +192,37 @@ constexpr tensor_list t_rwkv7[] = {token_embd,  rwkv_embd_norm, output_untied, o
 constexpr tensor_list t_rwkv6[] = {token_embd,  rwkv_embd_norm, output_untied, output_norm_bias, rwkv6_block};
 
 constexpr arch_row rows[] = {
-    {.name = "llama", .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
-    {.name = "mpt", .keys = k_mpt, .tensors = t_mpt},
-    {.name = "gptneox", .keys = k_gptneox, .tensors = t_gptneox, .tensors_complete = true},
-    {.name = "gptj", .keys = k_ln, .tensors = t_gptj},
-    {.name = "gpt2", .keys = k_ln, .tensors = t_gpt2},
-    {.name = "bloom", .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
-    {.name = "falcon", .keys = k_ln, .check_n_rot = true, .tensors = t_falcon, .tensors_complete = true},
-    {.name = "mamba", .keys = k_mamba, .tensors = t_mamba, .tensors_complete = true},
-    {.name = "rwkv", .keys = k_rwkv},
-    {.name = "whisper", .keys = k_whisper, .key_infix = "encoder."},
-    {.name = "mamba2", .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
-    {.name = "rwkv6", .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},
-    {.name = "rwkv7", .keys = k_rwkv7, .tensors = t_rwkv7, .tensors_complete = true},
-    {.name = "baichuan", .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_baichuan},
-    {.name = "refact", .keys = k_rms, .defaults = alibi_8, .tensors = t_refact, .tensors_complete = true},
-    {.name = "qwen2", .keys = k_qwen, .tensors = t_qwen2, .tensors_complete = true},
-    {.name = "qwen2moe", .keys = k_qwen2moe, .tensors = t_qwen2moe, .tensors_complete = true},
-    {.name = "qwen3", .keys = k_qwen, .tensors = t_qwen3, .tensors_complete = true},
-    {.name = "phi3", .keys = k_phi3, .tensors = t_phi3, .tensors_complete = true},
-    {.name = "gemma", .keys = k_rms, .tensors = t_gemma},
-    {.name = "gemma2", .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2, .tensors_complete = true},
-    {.name = "gemma3", .keys = k_gemma3, .tensors = t_gemma3},
-    {.name = "gemma4", .keys = k_gemma4, .swa_layers_key = true, .tensors = t_gemma4},
-    {.name = "starcoder2", .keys = k_ln, .tensors = t_starcoder2},
-    {.name = "bert", .keys = k_bert, .tensors = t_bert, .tensors_complete = true},
-    {.name = "nomic-bert", .keys = k_nomic_bert, .tensors = t_nomic_bert},
-    {.name = "nomic-bert-moe", .keys = k_nomic_bert, .tensors = t_nomic_bert_moe},
-    {.name = "t5", .keys = k_t5, .defaults = t5_defaults, .tensors = t_t5, .tensors_complete = true},
-    {.name = "command-r", .keys = k_command_r, .tensors = t_command_r},
+    {.name = arch_names::llama, .keys = k_rms, .check_n_rot = true, .tensors = t_llama, .tensors_complete = true},
+    {.name = arch_names::mpt, .keys = k_mpt, .tensors = t_mpt},
+    {.name = arch_names::gptneox, .keys = k_gptneox, .tensors = t_gptneox, .tensors_complete = true},
+    {.name = arch_names::gptj, .keys = k_ln, .tensors = t_gptj},
+    {.name = arch_names::gpt2, .keys = k_ln, .tensors = t_gpt2},
+    {.name = arch_names::bloom, .keys = k_ln, .defaults = alibi_8, .tensors = t_bloom},
+    {.name = arch_names::falcon, .keys = k_ln, .check_n_rot = true, .tensors = t_falcon, .tensors_complete = true},
+    {.name = arch_names::mamba, .keys = k_mamba, .tensors = t_mamba, .tensors_complete = true},
+    {.name = arch_names::rwkv, .keys = k_rwkv},
+    {.name = arch_names::whisper, .keys = k_whisper, .key_infix = "encoder."},
+    {.name = arch_names::mamba2, .keys = k_mamba2, .tensors = t_mamba2, .tensors_complete = true},
+    {.name = arch_names::rwkv6, .keys = k_rwkv6, .tensors = t_rwkv6, .tensors_complete = true},
+    {.name = arch_names::rwkv7, .keys = k_rwkv7, .tensors = t_rwkv7, .tensors_complete = true},
+    {.name = arch_names::baichuan, .keys = k_rms, .defaults = baichuan_defaults, .tensors = t_baichuan},
+    {.name = arch_names::refact, .keys = k_rms, .defaults = alibi_8, .tensors = t_refact, .tensors_complete = true},
+    {.name = arch_names::qwen2, .keys = k_qwen, .tensors = t_qwen2, .tensors_complete = true},
+    {.name = arch_names::qwen2moe, .keys = k_qwen2moe, .tensors = t_qwen2moe, .tensors_complete = true},
+    {.name = arch_names::qwen3, .keys = k_qwen, .tensors = t_qwen3, .tensors_complete = true},
+    {.name = arch_names::phi3, .keys = k_phi3, .tensors = t_phi3, .tensors_complete = true},
+    {.name = arch_names::gemma, .keys = k_rms, .tensors = t_gemma},
+    {.name = arch_names::gemma2, .keys = k_gemma2, .defaults = gemma2_defaults, .tensors = t_gemma2, .tensors_complete = true},
+    {.name = arch_names::gemma3, .keys = k_gemma3, .tensors = t_gemma3},
+    {.name = arch_names::gemma4, .keys = k_gemma4, .swa_layers_key = true, .tensors = t_gemma4},
+    {.name = arch_names::starcoder2, .keys = k_ln, .tensors = t_starcoder2},
+    {.name = arch_names::bert, .keys = k_bert, .tensors = t_bert, .tensors_complete = true},
+    {.name = arch_names::nomic_bert, .keys = k_nomic_bert, .tensors = t_nomic_bert},
+    {.name = arch_names::nomic_bert_moe, .keys = k_nomic_bert, .tensors = t_nomic_bert_moe},
+    {.name = arch_names::t5, .keys = k_t5, .defaults = t5_defaults, .tensors = t_t5, .tensors_complete = true},
+    {.name = arch_names::command_r, .keys = k_command_r, .tensors = t_command_r},
     // deepseek2: not complete (newer llama.cpp also loads NextN/MTP blocks): unknown tensors warn.
-    {.name = "deepseek2", .keys = k_deepseek2, .finish = deepseek2_finish, .tensors = t_deepseek2},
+    {.name = arch_names::deepseek2, .keys = k_deepseek2, .finish = deepseek2_finish, .tensors = t_deepseek2},
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gguf/keys.h"
+#include "schema/arch_names.h"
 
 namespace gguf {
 namespace {
@@ -186,36 +187,36 @@ constexpr sv req_rwkv7[] = {GGUF_CORE, "wkv.head_size", "attention.decay_lora_ra
 #undef GGUF_CORE
 
 constexpr arch_info arch_table[] = {
-    {"llama", req_rms, spec_llama, true},
-    {"mpt", req_mpt, spec_mpt, true},
-    {"gptneox", req_gptneox, spec_gptneox, true},
-    {"gptj", req_eps, spec_gptj, true},
-    {"gpt2", req_eps, spec_gpt2, true},
-    {"bloom", req_eps, spec_bloom, true},
-    {"falcon", req_eps, spec_falcon, true},
-    {"mamba", req_mamba, {}, true},
-    {"rwkv", {}, spec_rwkv, true},
-    {"whisper", {}, spec_whisper, true},
-    {"qwen2", req_rms, {}, false},
-    {"qwen3", req_rms, {}, false},
-    {"phi3", req_rms, {}, false},
-    {"gemma", req_rms, {}, false},
-    {"gemma2", req_rms, {}, false},
-    {"gemma3", req_gemma3, {}, false},
-    {"gemma4", req_gemma4, {}, false},
-    {"starcoder2", req_eps, {}, false},
-    {"bert", req_bert, {}, false},
-    {"nomic-bert", req_nomic, {}, false},
-    {"nomic-bert-moe", req_nomic, {}, false},
-    {"t5", req_t5, {}, false},
-    {"command-r", req_command_r, {}, false},
-    {"deepseek2", req_deepseek2, {}, false},
-    {"mamba2", req_mamba2, {}, false, false},
-    {"rwkv6", req_rwkv6, {}, false, false},
-    {"rwkv7", req_rwkv7, {}, false, false},
-    {"baichuan", req_rms, {}, false, false},
-    {"refact", req_rms, {}, false, false},
-    {"qwen2moe", req_rms, {}, false, false},
+    {arch_names::llama, req_rms, spec_llama, true},
+    {arch_names::mpt, req_mpt, spec_mpt, true},
+    {arch_names::gptneox, req_gptneox, spec_gptneox, true},
+    {arch_names::gptj, req_eps, spec_gptj, true},
+    {arch_names::gpt2, req_eps, spec_gpt2, true},
+    {arch_names::bloom, req_eps, spec_bloom, true},
+    {arch_names::falcon, req_eps, spec_falcon, true},
+    {arch_names::mamba, req_mamba, {}, true},
+    {arch_names::rwkv, {}, spec_rwkv, true},
+    {arch_names::whisper, {}, spec_whisper, true},
+    {arch_names::qwen2, req_rms, {}, false},
+    {arch_names::qwen3, req_rms, {}, false},
+    {arch_names::phi3, req_rms, {}, false},
+    {arch_names::gemma, req_rms, {}, false},
+    {arch_names::gemma2, req_rms, {}, false},
+    {arch_names::gemma3, req_gemma3, {}, false},
+    {arch_names::gemma4, req_gemma4, {}, false},
+    {arch_names::starcoder2, req_eps, {}, false},
+    {arch_names::bert, req_bert, {}, false},
+    {arch_names::nomic_bert, req_nomic, {}, false},
+    {arch_names::nomic_bert_moe, req_nomic, {}, false},
+    {arch_names::t5, req_t5, {}, false},
+    {arch_names::command_r, req_command_r, {}, false},
+    {arch_names::deepseek2, req_deepseek2, {}, false},
+    {arch_names::mamba2, req_mamba2, {}, false, false},
+    {arch_names::rwkv6, req_rwkv6, {}, false, false},
+    {arch_names::rwkv7, req_rwkv7, {}, false, false},
+    {arch_names::baichuan, req_rms, {}, false, false},
+    {arch_names::refact, req_rms, {}, false, false},
+    {arch_names::qwen2moe, req_rms, {}, false, false},
 };
 
 constexpr std::string_view special_keys[] = {

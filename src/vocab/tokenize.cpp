@@ -140,9 +140,9 @@ bool all_valid(const std::vector<int32_t>& out, size_t start, size_t n) {
 
 }  // namespace
 
-bool vocab::impl::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special,
+result<void> vocab::impl::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special,
                                 bool parse_special) const {
-  if (!model) return false;
+  if (!model) return tokenize_error(add_special);
   const size_t start = out.size();
   // Room for half an id per byte at once (bench.txt: 0.25-0.45 ids a byte), so that a
   // long text's ids are not copied from buffer to growing buffer, each one fresh memory:
@@ -183,9 +183,9 @@ bool vocab::impl::tokenize_into(std::string_view text, std::vector<int32_t>& out
   // (ugm-sp-test, bench.txt's first call: the pass over its 1.8M ids took about 1%)
   if (model->ids_in_range() ? !added_valid : !all_valid(out, start, n_tokens)) {
     out.resize(start);
-    return false;
+    return tokenize_error(add_special);
   }
-  return true;
+  return {};
 }
 
 int32_t vocab::impl::first_model_id(std::string_view text) const {
@@ -205,17 +205,15 @@ int32_t vocab::impl::first_model_id(std::string_view text) const {
   return ids[0];
 }
 
-bool vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special, bool parse_special) const {
-  return impl_->tokenize_into(text, out, add_special, parse_special);
-}
-
-result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
-  std::vector<int32_t> out;
+gguf::error vocab::impl::tokenize_error(bool add_special) const {
+  if (!model) {
+    return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +
+                                                        model_name + "')", "tokenizer.ggml.model");
+  }
   // The special token add_special would add that the vocabulary does not have (llama.cpp
   // loads such a file and aborts in llama_tokenize).
-  if (add_special && impl_->model) {
-    const auto& d = impl_->d;
-    const special_template& tmpl = impl_->info->tmpl;
+  if (add_special) {
+    const special_template& tmpl = info->tmpl;
     const char* which = adds(tmpl.bos, d.add_bos) && d.bos == vocab_detail::no_token   ? "bos"
                         : adds(tmpl.eos, d.add_eos) && d.eos == vocab_detail::no_token ? "eos"
                         : adds(tmpl.sep, d.add_sep) && d.sep == vocab_detail::no_token ? "seperator"
@@ -228,16 +226,20 @@ result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_spe
                         key);
     }
   }
-  if (!tokenize_into(text, out, add_special, parse_special)) {
-    if (!impl_->model) {
-      return make_error(errc::unsupported, no_offset, "this file has no tokenizer (tokenizer.ggml.model is '" +
-                                                          impl_->model_name + "')", "tokenizer.ggml.model");
-    }
-    return make_error(errc::invalid_vocab, no_offset,
-                      "the text needs a token this vocabulary does not have, and it has no unknown token "
-                      "(or a BOS/EOS/SEP id it adds is missing)",
-                      "tokenizer.ggml.unknown_token_id");
-  }
+  return make_error(errc::invalid_vocab, no_offset,
+                    "the text needs a token this vocabulary does not have, and it has no unknown token "
+                    "(or a BOS/EOS/SEP id it adds is missing)",
+                    "tokenizer.ggml.unknown_token_id");
+}
+
+result<void> vocab::tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special,
+                                  bool parse_special) const {
+  return impl_->tokenize_into(text, out, add_special, parse_special);
+}
+
+result<std::vector<int32_t>> vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
+  std::vector<int32_t> out;
+  if (auto r = impl_->tokenize_into(text, out, add_special, parse_special); !r) return r.error();
   return out;
 }
 

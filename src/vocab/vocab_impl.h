@@ -60,7 +60,11 @@ struct vocab::impl {
                                             std::span<const vocab_detail::model_row> rows,
                                             const vocab_load_options& options = {});
   /// vocab::tokenize_into, token_to_piece, detokenize.
-  bool tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special, bool parse_special) const;
+  result<void> tokenize_into(std::string_view text, std::vector<int32_t>& out, bool add_special,
+                             bool parse_special) const;
+  /// Why tokenize_into failed (no tokenizer, a special id add_special needs, or a token the
+  /// vocabulary lacks), as vocab::tokenize reports it.
+  gguf::error tokenize_error(bool add_special) const;
   std::string token_to_piece(int32_t id, bool special) const;
   std::string detokenize(std::span<const int32_t> ids, bool remove_special, bool unparse_special) const;
   /// The first id the model gives `text` without special tokens (token_null if none).

@@ -89,8 +89,11 @@ TEST(pre_override, add_special_without_its_id_is_an_error) {
   EXPECT_NE(r.error().message().find("tokenizer.ggml.bos_token_id is not set"), std::string::npos)
       << r.error().message();
   std::vector<int32_t> out{7};
-  EXPECT_FALSE(v->tokenize_into("Hello", out, true, true));
+  auto into = v->tokenize_into("Hello", out, true, true);
+  ASSERT_FALSE(into.ok());
   EXPECT_EQ(out, (std::vector<int32_t>{7}));
+  EXPECT_EQ(into.error().subject, "tokenizer.ggml.bos_token_id");  // the reason, with the failure
+  EXPECT_EQ(into.error().message(), r.error().message());
 }
 
 // The same with a model that proves its own ids are tokens (UGM over its automaton:
@@ -106,8 +109,10 @@ TEST(pre_override, add_special_without_its_id_is_an_error_after_a_proven_model) 
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, gguf::errc::invalid_vocab);
   std::vector<int32_t> out{7};
-  EXPECT_FALSE(v->tokenize_into("Hello world", out, true, false));
+  auto into = v->tokenize_into("Hello world", out, true, false);
+  ASSERT_FALSE(into.ok());
   EXPECT_EQ(out, (std::vector<int32_t>{7}));
+  EXPECT_EQ(into.error().subject, "tokenizer.ggml.bos_token_id");
 }
 
 // The whitespace pre-tokenizer (\S+, no byte encoding) hands BPE the whitespace between

@@ -134,6 +134,13 @@ std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::
   return std::nullopt;
 }
 
+std::optional<int> refuse_stdout_output(std::string_view cmd, std::string_view out) {
+  if (out != "-") return std::nullopt;
+  std::cerr << "gguf " << cmd << ": OUT '-': a GGUF file is not written to standard output; name a file "
+            << "('./-' for one called '-')\n";
+  return exit_usage;
+}
+
 std::optional<int> check_output_path(const std::string& out, std::span<const std::filesystem::path> inputs,
                                      bool force, bool may_replace_input) {
   if (auto r = check_overwrite(out, inputs, force, may_replace_input); !r) {
@@ -177,6 +184,16 @@ void add_vocab_cache_options(CLI::App& app) {
   // older names of --cache-dir and --no-cache (add_remote_options)
   app.add_option("--tokenizer-cache", cache.dir, "the same as --cache-dir")->group("Disk cache");
   app.add_flag("--no-tokenizer-cache", cache.off, "the same as --no-cache")->group("Disk cache");
+}
+
+void add_text_options(CLI::App& app, text_options& o, const char* model_help, const char* jsonl_help,
+                      const char* verb) {
+  app.add_option("-m,--model", o.model, model_help)->required();
+  o.jsonl_flag = app.add_flag("--jsonl", o.jsonl, jsonl_help);
+  app.add_option("--threads", o.threads,
+                 std::string("with --jsonl: ") + verb + " on N threads, output order kept (0 = every core; default 1)");
+  add_remote_options(app);
+  add_vocab_cache_options(app);
 }
 
 result<gguf::vocab> load_vocab(const gguf::file& f) {

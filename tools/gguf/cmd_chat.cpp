@@ -58,17 +58,20 @@ bool to_request(const ojson& j, const chat_request& defaults, chat_request& out)
 int run(int argc, char** argv) {
   CLI::App app{"The prompt a conversation becomes under a GGUF file's chat template (transformers' or llama-server's rendering).",
                "chat"};
-  std::string model, messages_file, tools_file, kwargs, template_name, template_file;
-  bool jsonl = false, add_gen = false, server = false, tokenize = false, count = false, caps = false;
-  unsigned threads = 1;
-  app.add_option("-m,--model", model, "GGUF file (tokenizer.chat_template and the vocabulary)")->required();
+  text_options opts;
+  add_text_options(app, opts, "GGUF file (tokenizer.chat_template and the vocabulary)",
+                   "read requests from standard input, one JSON object per line "
+                   "({\"messages\", \"tools\", \"add_generation_prompt\", \"chat_template_kwargs\"}); "
+                   "print one JSON object per line",
+                   "render");
+  const std::string& model = opts.model;
+  const bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
+  std::string messages_file, tools_file, kwargs, template_name, template_file;
+  bool add_gen = false, server = false, tokenize = false, count = false, caps = false;
   auto* msg_opt = app.add_option("--messages", messages_file,
                                  "JSON file: an array of OpenAI-style messages (or a request object as a --jsonl line)");
-  auto* jsonl_opt = app.add_flag("--jsonl", jsonl,
-                                 "read requests from standard input, one JSON object per line "
-                                 "({\"messages\", \"tools\", \"add_generation_prompt\", \"chat_template_kwargs\"}); "
-                                 "print one JSON object per line");
-  msg_opt->excludes(jsonl_opt);
+  msg_opt->excludes(opts.jsonl_flag);
   app.add_option("--tools", tools_file, "JSON file: an array of tools ({\"type\": \"function\", \"function\": {...}})");
   app.add_flag("--add-generation-prompt", add_gen, "end the prompt with the assistant's turn header");
   app.add_option("--chat-template-kwargs", kwargs, "JSON object of extra template variables (e.g. {\"enable_thinking\": false})");
@@ -80,9 +83,6 @@ int run(int argc, char** argv) {
   app.add_flag("--tokenize", tokenize, "also give the prompt's token ids (as llama-server tokenizes a prompt)");
   app.add_flag("--count", count, "also give the number of tokens of the prompt");
   app.add_flag("--caps", caps, "print the template's capabilities as JSON (llama.cpp's caps + supports_enable_thinking) and exit");
-  app.add_option("--threads", threads, "with --jsonl: render on N threads, output order kept (0 = every core; default 1)");
-  add_remote_options(app);
-  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (!caps && !jsonl && messages_file.empty()) {
     std::cerr << "gguf chat: one of --messages, --jsonl or --caps is required\n";

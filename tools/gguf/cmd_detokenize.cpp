@@ -40,20 +40,20 @@ bool parse_ids(std::string_view s, std::vector<int64_t>& out) {
 
 int run(int argc, char** argv) {
   CLI::App app{"Turn token ids back into text with the tokenizer embedded in a GGUF file.", "detokenize"};
-  std::string model, file;
+  text_options opts;
+  add_text_options(app, opts, "GGUF file with tokenizer.ggml.* keys",
+                   "each input line is a JSON array of ids; prints one JSON string per line", "detokenize");
+  const std::string& model = opts.model;
+  const bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
+  std::string file;
   std::vector<std::string> args;
-  bool jsonl = false, remove_special = false, unparse_special = false;
-  app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
+  bool remove_special = false, unparse_special = false;
   auto* ids_opt = app.add_option("IDS", args, "token ids (default: read from standard input)");
   app.add_option("-f,--file", file, "read the ids (or with --jsonl, the lines) from FILE ('-': standard input)")
       ->excludes(ids_opt);
-  unsigned threads = 1;
-  app.add_flag("--jsonl", jsonl, "each input line is a JSON array of ids; prints one JSON string per line");
-  app.add_option("--threads", threads, "with --jsonl: detokenize on N threads, output order kept (0 = every core; default 1)");
   app.add_flag("--remove-special", remove_special, "drop a leading BOS / trailing EOS the model adds");
   app.add_flag("--unparse-special", unparse_special, "render control tokens as their text");
-  add_remote_options(app);
-  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
 
   auto f = open_model(model);

@@ -57,20 +57,20 @@ int run(int argc, char** argv) {
                "ids up in token_embd.weight. Output: {\"ids\": [...], \"embeddings\": [[n_embd floats], ...]}, "
                "each float printed so that it reads back to the same float32.",
                "embed"};
-  std::string path, text, file;
-  bool jsonl = false, no_add_special = false;
-  app.add_option("-m,--model", path, "GGUF model file")->required();
+  text_options opts;
+  add_text_options(app, opts, "GGUF model file",
+                   "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
+                   "write one JSON object per line",
+                   "embed");
+  const std::string& path = opts.model;
+  const bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
+  std::string text, file;
+  bool no_add_special = false;
   auto* text_opt = app.add_option("TEXT", text, "text to embed (default: standard input)");
   app.add_option("-f,--file", file, "read the text (or with --jsonl, the lines) from FILE ('-': standard input)")
       ->excludes(text_opt);
-  app.add_flag("--jsonl", jsonl,
-               "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
-               "write one JSON object per line");
   app.add_flag("--no-add-special", no_add_special, "do not add BOS/EOS as the model is configured to");
-  unsigned threads = 1;
-  app.add_option("--threads", threads, "with --jsonl: embed on N threads, output order kept (0 = every core; default 1)");
-  add_remote_options(app);
-  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   bool have_text = app.count("TEXT") > 0;
   if (jsonl && have_text) {

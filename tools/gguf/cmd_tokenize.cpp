@@ -25,21 +25,22 @@ std::string dump(const nlohmann::ordered_json& j) {
 
 int run(int argc, char** argv) {
   CLI::App app{"Tokenize text with the tokenizer embedded in a GGUF file (llama.cpp-identical ids).", "tokenize"};
-  std::string model, text, file;
-  bool jsonl = false, no_add = false, no_parse = false, pieces = false, count = false;
-  unsigned threads = 1;
-  app.add_option("-m,--model", model, "GGUF file with tokenizer.ggml.* keys")->required();
+  text_options opts;
+  add_text_options(app, opts, "GGUF file with tokenizer.ggml.* keys",
+                   "each input line is a JSON string or an object with \"text\"; prints one JSON array per line",
+                   "tokenize");
+  const std::string& model = opts.model;
+  const bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
+  std::string text, file;
+  bool no_add = false, no_parse = false, pieces = false, count = false;
   auto* text_opt = app.add_option("TEXT", text, "text to tokenize (default: standard input)");
   app.add_option("-f,--file", file, "read the text (or with --jsonl, the lines) from FILE ('-': standard input)")
       ->excludes(text_opt);
-  app.add_flag("--jsonl", jsonl, "each input line is a JSON string or an object with \"text\"; prints one JSON array per line");
-  app.add_option("--threads", threads, "with --jsonl: tokenize on N threads, output order kept (0 = every core; default 1)");
   app.add_flag("--no-add-special", no_add, "do not add BOS/EOS/SEP");
   app.add_flag("--no-parse-special", no_parse, "treat special-token text as plain text");
   app.add_flag("--pieces", pieces, "also print each token's text");
   app.add_flag("--count", count, "print only the number of tokens");
-  add_remote_options(app);
-  add_vocab_cache_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   const bool from_stdin = app.count("TEXT") == 0;  // standard input or FILE
 
@@ -65,11 +66,7 @@ int run(int argc, char** argv) {
       j["pieces"] = pieces_json(*v, *r);
       std::cout << dump(j) << '\n';
     } else {
-      std::string out;
-      out.reserve(r->size() * 7 + 3);
-      append_ids_json(out, *r);
-      out += '\n';
-      std::fwrite(out.data(), 1, out.size(), stdout);
+      (void)write_ids_json(stdout, *r);
     }
     return exit_ok;
   }
@@ -90,9 +87,8 @@ int run(int argc, char** argv) {
       if (!jsonl_text(line.text, t))
         return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
       ids.clear();
-      if (!v->tokenize_into(t, ids, !no_add, !no_parse)) {
-        auto r = v->tokenize(t, !no_add, !no_parse);
-        gguf::error e = r ? make_error(errc::invalid_argument, no_offset, "tokenization failed") : r.error();
+      if (auto r = v->tokenize_into(t, ids, !no_add, !no_parse); !r) {
+        gguf::error e = r.error();
         e.detail = std::string(in.source()) + " line " + std::to_string(line.line_no) + ": " +
                    (e.detail.empty() ? std::string(error_message(e.code)) : e.detail);
         return report_to(model, e, err);

@@ -75,6 +75,19 @@ void add_remote_options(CLI::App& app);
 /// and --no-cache, to a command that loads a vocabulary (after add_remote_options).
 void add_vocab_cache_options(CLI::App& app);
 
+/// The preamble of the commands that work on text with a file's tokenizer (tokenize,
+/// detokenize, embed, chat): -m/--model FILE (required; `model_help`), --jsonl
+/// (`jsonl_help`), --threads N ("with --jsonl: VERB on N threads, ..."), then the remote
+/// and disk-cache options (add_remote_options, add_vocab_cache_options).
+struct text_options {
+  std::string model;
+  bool jsonl = false;
+  unsigned threads = 1;
+  CLI::Option* jsonl_flag = nullptr;  ///< --jsonl, for a command's excludes()
+};
+void add_text_options(CLI::App& app, text_options& o, const char* model_help, const char* jsonl_help,
+                      const char* verb);
+
 /// vocab::load with the compiled tokenizer cache of the options (default: the folder of
 /// gguf::default_tokenizer_cache_dir()); with --verbose, a line on stderr says whether
 /// the cache was used.
@@ -85,6 +98,10 @@ result<gguf::vocab> load_vocab(const gguf::file& f);
 /// `gguf CMD: URL: writing needs a local file (download it first)`, nothing on stdout.
 /// Returns exit_usage when one of `paths` is a URL, else nullopt.
 std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths);
+
+/// A GGUF OUT of `-`: refused in one line (the file is written through a temp file and a
+/// rename, standard output cannot be; `./-` names a file called '-'), as `refuse_urls`.
+std::optional<int> refuse_stdout_output(std::string_view cmd, std::string_view out);
 
 /// The overwrite policy of every command that writes OUT (gguf::check_overwrite in
 /// gguf/output.h; issue 29, item 9): an existing OUT that is not an input is refused

@@ -211,6 +211,7 @@ result<void> finish_interrupted_edit(const std::string& path) {
 
 std::optional<int> check_edit_paths(const std::string& command, const std::string& path, const edit_flags& flags) {
   if (auto rc = refuse_urls(command, {path, flags.output})) return rc;
+  if (auto rc = refuse_stdout_output(command, flags.output)) return rc;
   if (path == "-") {
     std::cerr << "gguf " << command << ": standard input ('-') cannot be edited: give the file itself "
               << "(-o OUT writes the result elsewhere)\n";

@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "gguf/io.h"
+#include "gguf/utf8.h"
 #include "gguf/workers.h"
 #include "input.h"
 
@@ -191,9 +192,16 @@ class block_queue {
   bool stop_ = false;
 };
 
-// The calling thread's part: reads blocks, submits them, writes their output in input order.
-int feed_and_write(jsonl_reader& in, size_t max_in_flight, block_queue& q) {
+// The blocks submitted and not yet written (in input order), and finished ones for reuse.
+struct job_lists {
   std::deque<std::unique_ptr<job>> in_flight, spare;
+};
+
+// The calling thread's part: reads blocks, submits them, writes their output in input order.
+// The jobs live in `jobs`, which outlives the workers: after an error, blocks still being
+// worked on are written to until the workers have returned.
+int feed_and_write(jsonl_reader& in, size_t max_in_flight, block_queue& q, job_lists& jobs) {
+  auto& [in_flight, spare] = jobs;
   bool more = true;
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
@@ -243,6 +251,7 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
   if (threads == 1) return run_serial(in, fn);
   // the process's workers (gguf/workers.h): share 0 (this thread) reads and writes,
   // shares 1..threads work on blocks
+  job_lists jobs;  // (declared before the run: the workers may use them until it ends)
   block_queue q(fn);
   int rc = exit_ok;
   run_workers(threads + 1, [&](unsigned k) {
@@ -251,7 +260,7 @@ int run_jsonl(jsonl_reader& in, unsigned threads, const jsonl_block_fn& fn) {
       block_queue& q;
       ~stopper() { q.stop(); }
     } stop_at_end{q};
-    rc = feed_and_write(in, size_t(threads) * 2, q);
+    rc = feed_and_write(in, size_t(threads) * 2, q, jobs);
   });
   return rc;
 }
@@ -294,24 +303,6 @@ size_t utf8_seq(std::string_view s, size_t p) {
     return b(1) >= lo && b(1) <= hi && cont(b(2)) && cont(b(3)) ? 4 : 0;
   }
   return 0;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += char(cp);
-  } else if (cp < 0x800) {
-    out += char(0xC0 | (cp >> 6));
-    out += char(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += char(0xE0 | (cp >> 12));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  } else {
-    out += char(0xF0 | (cp >> 18));
-    out += char(0x80 | ((cp >> 12) & 0x3F));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  }
 }
 
 // A JSON string starting at s[p] == '"', decoded into out; p ends past the closing quote.
@@ -435,6 +426,24 @@ int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what, s
 int report_to(std::string_view file, const gguf::error& e, std::string& err) {
   err = "gguf: " + std::string(file) + ": " + e.message() + "\n";
   return e.code == errc::io_error ? exit_usage : exit_invalid;
+}
+
+bool write_ids_json(std::FILE* f, std::span<const int32_t> ids) {
+  char buf[size_t(1) << 16];
+  constexpr size_t room = 16;  // ',' and an int32_t, or "]\n"
+  char* p = buf;
+  *p++ = '[';
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (size_t(buf + sizeof buf - p) < room) {
+      if (std::fwrite(buf, 1, size_t(p - buf), f) != size_t(p - buf)) return false;
+      p = buf;
+    }
+    if (i) *p++ = ',';
+    p = std::to_chars(p, p + 11, ids[i]).ptr;
+  }
+  *p++ = ']';
+  *p++ = '\n';
+  return std::fwrite(buf, 1, size_t(p - buf), f) == size_t(p - buf);
 }
 
 void append_ids_json(std::string& out, std::span<const int32_t> ids) {

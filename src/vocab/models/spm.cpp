@@ -11,6 +11,7 @@
 #include <array>
 #include <string>
 
+#include "vocab/models/byte_fallback.h"
 #include "vocab/models/merge_queue.h"
 #include "vocab/normalizer/normalizer.h"
 #include "vocab/models/tokenizer_model.h"
@@ -25,16 +26,8 @@ namespace {
 class spm_model final : public tokenizer_model {
  public:
   spm_model(const vocab_data& v, bool split_words) : v_(v), split_words_(split_words) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    for (int b = 0; b < 256; ++b) {
-      const char buf[6] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
-      int32_t id = v.find(std::string_view(buf, 6));
-      if (id < 0) {
-        const char c = char(b);
-        id = v.find(std::string_view(&c, 1));
-      }
-      byte_token_[b] = id < 0 ? v.unk : id;  // llama.cpp would throw here; unk keeps the input visible
-    }
+    // (a byte without a token: unk, where llama.cpp would throw; it keeps the input visible)
+    byte_token_ = byte_fallback(v, byte_fallback::pieces::hex_then_raw, v.unk);
     if (split_words_) {
       load_or_build(
           v.cache, "spm.filter", [&](table_reader& r) { return filter_.load(r); },
@@ -123,17 +116,14 @@ class spm_model final : public tokenizer_model {
         out.push_back(id);
         continue;
       }
-      for (uint32_t j = 0; j < s.len; ++j) {
-        const int32_t b = byte_token_[uint8_t(text[s.start + j])];
-        if (b >= 0) out.push_back(b);
-      }
+      byte_token_.append(text.substr(s.start, s.len), out);
     }
   }
 
   const vocab_data& v_;
   bool split_words_;
   pair_filter filter_;
-  std::array<int32_t, 256> byte_token_{};
+  byte_fallback byte_token_;
 };
 
 }  // namespace

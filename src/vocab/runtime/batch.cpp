@@ -5,6 +5,7 @@
 // word caches (thread_scratch.h) stay warm across batches.
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "gguf/vocab.h"
@@ -23,26 +24,27 @@ result<std::vector<std::vector<int32_t>>> vocab::tokenize_batch(std::span<const 
   // is not contended.
   const size_t run = std::clamp<size_t>(n / (size_t(n_threads) * 16), 1, 64);
   std::atomic<size_t> next{0};
-  std::atomic<size_t> first_failed{n};
+  // the failure of the lowest index, with its reason
+  std::mutex failed_mu;
+  size_t first_failed = n;
+  gguf::error first_error;
   const auto job = [&](unsigned) {
     for (;;) {
       const size_t begin = next.fetch_add(run, std::memory_order_relaxed);
       if (begin >= n) return;
       for (size_t i = begin, end = std::min(n, begin + run); i < end; ++i) {
-        if (tokenize_into(texts[i], out[i], add_special, parse_special)) continue;
-        size_t cur = first_failed.load();
-        while (i < cur && !first_failed.compare_exchange_weak(cur, i)) {
-        }
+        auto r = tokenize_into(texts[i], out[i], add_special, parse_special);
+        if (r) continue;
+        std::lock_guard lock(failed_mu);
+        if (i < first_failed) first_failed = i, first_error = r.error();
       }
     }
   };
   run_workers(n_threads, job);
 
-  if (const size_t i = first_failed.load(); i < n) {
-    auto r = tokenize(texts[i], add_special, parse_special);
-    gguf::error e = r ? make_error(errc::invalid_argument, no_offset, "tokenization failed") : r.error();
-    e.detail = "text " + std::to_string(i) + ": " + e.detail;
-    return e;
+  if (first_failed < n) {
+    first_error.detail = "text " + std::to_string(first_failed) + ": " + first_error.detail;
+    return first_error;
   }
   return out;
 }

@@ -92,11 +92,6 @@ void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out) {
   }
 }
 
-void append_utf8(std::string& out, uint32_t cpt) {
-  char u[4];
-  out.append(u, utf8_encode(cpt, u));
-}
-
 uint32_t to_lower(uint32_t cpt) noexcept {
   namespace ud = unicode_data;
   const auto* b = ud::map_lowercase;

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gguf/utf8.h"
+
 namespace gguf::vocab_detail {
 
 /// Per code point flags; bit values are llama.cpp's unicode_cpt_flags.
@@ -119,36 +121,9 @@ inline size_t utf8_decode_lenient(std::string_view s, size_t pos, uint32_t& cpt)
 /// Decodes a whole string with the lenient decoder.
 void utf8_to_cpts(std::string_view s, std::vector<uint32_t>& out);
 
-/// Appends the UTF-8 encoding of `cpt` (code points above 0x10FFFF are encoded as U+FFFD;
-/// llama.cpp would throw there).
-void append_utf8(std::string& out, uint32_t cpt);
-/// The same encoding into `out` (room for 4 bytes); returns the number of bytes.
-inline size_t utf8_encode(uint32_t cpt, char* out) noexcept {
-  if (cpt <= 0x7F) {
-    out[0] = char(cpt);
-    return 1;
-  }
-  if (cpt <= 0x7FF) {
-    out[0] = char(0xC0 | ((cpt >> 6) & 0x1F));
-    out[1] = char(0x80 | (cpt & 0x3F));
-    return 2;
-  }
-  if (cpt <= 0xFFFF) {
-    out[0] = char(0xE0 | ((cpt >> 12) & 0x0F));
-    out[1] = char(0x80 | ((cpt >> 6) & 0x3F));
-    out[2] = char(0x80 | (cpt & 0x3F));
-    return 3;
-  }
-  if (cpt <= 0x10FFFF) {
-    out[0] = char(0xF0 | ((cpt >> 18) & 0x07));
-    out[1] = char(0x80 | ((cpt >> 12) & 0x3F));
-    out[2] = char(0x80 | ((cpt >> 6) & 0x3F));
-    out[3] = char(0x80 | (cpt & 0x3F));
-    return 4;
-  }
-  out[0] = char(0xEF), out[1] = char(0xBF), out[2] = char(0xBD);  // U+FFFD
-  return 3;
-}
+/// UTF-8 encoding: the library's one encoder (gguf/utf8.h).
+using gguf::append_utf8;
+using gguf::utf8_encode;
 
 /// Simple lowercase mapping (llama.cpp unicode_tolower).
 uint32_t to_lower(uint32_t cpt) noexcept;
