@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#pragma GCC visibility push(default)  // public API: exported from the shared library
 namespace gguf {
 
 /// Writes the UTF-8 encoding of `cpt` to `out` (room for 4 bytes); returns the number of
@@ -51,3 +52,4 @@ inline void append_utf8(std::string& out, uint32_t cpt) {
 }
 
 }  // namespace gguf
+#pragma GCC visibility pop
