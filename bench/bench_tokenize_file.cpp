@@ -10,6 +10,10 @@
 // env GGUF_BENCH_LOADS=1: also print every load's time, in order, on stderr (the first two
 // loads of a process take fresh memory, the later ones reuse freed pages:
 // docs/tokenizers.md, "Speed against llama.cpp")
+// env GGUF_BENCH_CPU=1: time with this thread's CPU clock instead of the wall clock (on a
+// machine shared with other jobs the wall time includes waiting for a core)
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +32,21 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
+// the wall clock, or with GGUF_BENCH_CPU=1 this thread's CPU clock
+struct clk {
+  using duration = std::chrono::nanoseconds;
+  using time_point = std::chrono::time_point<clk, duration>;
+  static inline const bool cpu = [] {
+    const char* e = std::getenv("GGUF_BENCH_CPU");
+    return e && *e == '1';
+  }();
+  static time_point now() {
+    if (!cpu) return time_point(std::chrono::steady_clock::now().time_since_epoch());
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+  }
+};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -43,7 +62,6 @@ int main(int argc, char** argv) {
   ss << in.rdbuf();
   const std::string text = ss.str();
 
-  using clk = std::chrono::steady_clock;
   const char* cache = std::getenv("GGUF_BENCH_CACHE_DIR");
   struct loaded {
     gguf::file f;

@@ -9,6 +9,7 @@ packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev n
           libcurl4-openssl-dev nginx libcpp-httplib-dev chromium
           python3-dev python3-venv python3-pybind11 pybind11-dev python3-numpy python3-pytest
           python3-distributed python3-setuptools python3-wheel
+          python3-build python3-mypy  # scripts/test-python-package.sh: sdist + wheel from a clean clone, a typed user script
           python3-jinja2 faketime)  # python3-jinja2: scripts/record_jinja_cases.py, record_chat_transformers.py; faketime: record-chat-llamacpp.sh
 # node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
 # its own npm (Debian's npm package would conflict with it).

@@ -13,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
-data=${2:-${GGUF_TEST_DATA:-$root/../shared/data}}
+data=${GGUF_TEST_DATA:-${2:-$root/../shared/data}}  # the environment first, as the C++ tests
 work=$build/package-test
 rm -rf "$work"
 mkdir -p "$work"
@@ -43,8 +43,19 @@ consumer() {  # consumer NAME PREFIX [cmake args...]: configure, build, run, com
   echo "test-package: $name ok ($got)"
 }
 
+# the umbrella header gguf/gguf.h includes every public header (the consumer below
+# includes only it); it declares nothing itself
+for h in "$root"/include/gguf/*.h; do
+  name=gguf/$(basename "$h")
+  [ "$name" = gguf/gguf.h ] && continue
+  grep -q "^#include \"$name\"" "$root/include/gguf/gguf.h" || fail "include/gguf/gguf.h does not include $name"
+done
+[ "$(grep -o '^#include "gguf/[^"]*"' "$root/examples/cmake-consumer/main.cpp")" = '#include "gguf/gguf.h"' ] ||
+  fail "examples/cmake-consumer/main.cpp: the consumer includes gguf/gguf.h only"
+
 # every public header exports what it declares (the library is built with hidden visibility)
 for h in "$root"/include/gguf/*.h "$root"/include/gguf/detail/*.h; do
+  [ "$h" = "$root/include/gguf/gguf.h" ] && continue
   [ "$(grep -c '^#pragma GCC visibility push(default)' "$h")" = "$(grep -c '^#pragma GCC visibility pop' "$h")" ] &&
     grep '^#pragma GCC visibility push(default)' "$h" >/dev/null ||
     fail "$h: public header without '#pragma GCC visibility push(default)' ... 'pop' around its declarations"

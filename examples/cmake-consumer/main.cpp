@@ -3,8 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gguf/file.h"
-#include "gguf/vocab.h"
+#include "gguf/gguf.h"  // the whole public API (gguf/file.h, gguf/vocab.h, ...)
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -54,7 +54,10 @@ struct chat_tokens {
 };
 
 /// What a template supports, as llama.cpp's common/jinja/caps computes it (by rendering it on
-/// probe conversations), plus whether it reads `enable_thinking`.
+/// probe conversations), plus `supports_enable_thinking`: llama.cpp v0.5.0's
+/// common_chat_templates_support_enable_thinking (the format handler's supports_thinking, or for
+/// templates without one whether its autoparser finds reasoning markers), which llama-server
+/// uses as enable_thinking's default.
 struct chat_caps {
   bool supports_system_role = false;
   bool supports_tools = false;

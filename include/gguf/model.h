@@ -264,5 +264,35 @@ class model {
   std::vector<model_diagnostic> diagnostics_;
 };
 
+/// The hparams as one JSON object (text), in llama.cpp's names and in this order:
+/// n_ctx_train n_embd n_layer n_head n_head_kv n_ff (one number when every layer has the
+/// same value, else an array of n_layer), n_rot n_embd_head_k n_embd_head_v n_vocab
+/// f_norm_eps f_norm_rms_eps rope_freq_base_train rope_freq_scale_train rope_scaling_type
+/// ("none" "linear" "yarn" "longrope") n_expert n_expert_used; then, only when set: n_swa,
+/// the sliding-window fields (n_embd_head_k_swa n_embd_head_v_swa n_rot_swa
+/// rope_freq_base_train_swa swa_layers, an array of bools), n_layer_kv_from_start,
+/// n_embd_per_layer, architecture_version, the ssm_* fields. Floats are float32 values
+/// printed as the double they widen to. `gguf info --json` prints it as "hparams"; Python's
+/// Model.hparams returns it as a dict.
+///
+///   auto j = nlohmann::json::parse(gguf::hparams_json(m->hparams()));   // j["n_embd"]
+std::string hparams_json(const hparams& hp);
+
+/// Adds one error diagnostic to `r` when llama.cpp's loader would refuse `f` (what
+/// `gguf validate`, the editing commands' "no new errors" check and ggufkit.edit add to
+/// gguf::validate's rules; issue 29, item 4):
+///  - rule "loader.vocab": gguf::vocab::load fails (unknown pre-tokenizer, missing merges,
+///    arrays shorter than the vocabulary, a key of the wrong type, ...) for a file with a
+///    tokenizer, or a file with tensors of a registry architecture has no tokenizer.ggml.model
+///    (llama.cpp loads the vocabulary of every model);
+///  - rule "loader.model": for a file with tensors whose architecture the registry knows
+///    (find_model_architecture), the data section does not start at a multiple of 32 (ggml's
+///    CPU buffer asserts it), or model::load / model::check fails (missing hparams or tensors,
+///    wrong shapes).
+/// Nothing is added when `r` already has an error (the schema's error says why), for a later
+/// shard of a split model (split.no > 0), and the model check is skipped for any shard of a
+/// split (its model is the whole set, see open_model).
+void add_loader_diagnostics(const file& f, report& r);
+
 }  // namespace gguf
 #pragma GCC visibility pop

@@ -37,6 +37,9 @@
 //     of its target's edit journal, and of other GGUF files there, and names them in
 //     stale_temp_files() (a temp file is never the only copy of anything: the target
 //     is replaced only by a rename of a complete one).
+//   - A replaced target's in-place edit journal (`.NAME.gguf-journal`, gguf/edit.h) is
+//     removed with it: the writer read the file in the state the journal gives (or
+//     replaces it whole), and a journal naming a freed inode could match a later file.
 //   - The target must not change while the output is written: if another process
 //     replaced, truncated or modified it (its inode, size or mtime differ from what
 //     create() saw), commit() refuses and removes the temp file.
@@ -106,6 +109,12 @@ class safe_output {
   /// source truncated while it is copied).
   result<void> copy_from_fd(int fd, uint64_t offset, uint64_t n);
 
+  /// The bytes are all written: flushes and fsyncs them and gives back the write
+  /// buffer, so that commit() is only the rename. For a set of outputs that must appear
+  /// together (split's shards): each is finished as it is written, then all are
+  /// committed, and a failure before the commits replaces none. Errors: io_error (as
+  /// write(); commit() then fails).
+  result<void> finish();
   /// Flushes, fsyncs, gives the temp file the target's mode/owner/group, checks that
   /// the target did not change since create(), renames, fsyncs the folder.
   result<void> commit();

@@ -10,8 +10,10 @@
 //
 // Results are bit-identical to ggml's `to_float` (ggml.c type traits, the
 // dequantize_row_* functions of ggml-quants.c): the same float operations in the same
-// order, never fused into multiply-adds. The AVX2 kernels, chosen at run time when the
-// CPU has AVX2 and F16C, give the same bits as the scalar ones.
+// order, never fused into multiply-adds. The SIMD kernels give the same bits as the scalar
+// ones and are chosen at run time (dequantize_isa): AVX-512 (F, BW and VL; f16 bf16 q8_0
+// q4_K q5_K) when the CPU has it, AVX2 (with F16C) for the other types and on CPUs without
+// AVX-512, else scalar.
 //
 // Supported: every storage type — f32 f16 bf16 f64, q4_0 q4_1 q5_0 q5_1 q8_0, q2_K q3_K
 // q4_K q5_K q6_K, iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs, tq1_0

@@ -4,10 +4,13 @@
 //   auto f = gguf::file::open("model.gguf").value();
 //   gguf::split_options o;  o.max_tensors = 3;
 //   auto plan = gguf::plan_split(f, o).value();          // which tensors go where
-//   for (size_t i = 0; i < plan.shards.size(); ++i) {
+//   std::vector<gguf::safe_output> outs;                  // all shards whole, then renamed:
+//   for (size_t i = 0; i < plan.shards.size(); ++i) {     // a failure replaces none
 //     auto out = gguf::safe_output::create(gguf::split_path("out/model", i, plan.shards.size())).value();
-//     gguf::write_shard(f, plan, i, out).value();  out.commit().value();
+//     gguf::write_shard(f, plan, i, out).value();  out.finish().value();
+//     outs.push_back(std::move(out));
 //   }
+//   for (auto& out : outs) out.commit().value();
 //   auto m = gguf::model_files::open("out/model-00001-of-00002.gguf").value();
 //   auto out = gguf::safe_output::create("merged.gguf").value();
 //   gguf::write_merged(m, out).value();  out.commit().value();

@@ -82,6 +82,40 @@ class value {
   static value scalar(value_type t, const void* p, size_t n);
 };
 
+/// The GGUF type of a value given without one: a new key set from JSON (`gguf edit
+/// --set-json KEY=JSON`) or from Python (`ggufkit.edit(set={...})`). Feed it every leaf of
+/// the value (a scalar is one leaf, an array's elements are its leaves), then ask
+/// element_type(). The rule follows gguf-py's GGUFWriter (str -> string, bool -> bool,
+/// float -> float32, int -> int32), widened where an integer does not fit int32.
+///
+///   gguf::untyped_leaves k;
+///   k.add_integer(int64_t{3}); k.add_integer(uint64_t{1} << 40);
+///   k.element_type();                                      // value_type::int64
+class untyped_leaves {
+ public:
+  void add_string() noexcept { strings_ = true; }
+  void add_bool() noexcept { bools_ = true; }
+  void add_float() noexcept { floats_ = true; }
+  void add_integer(int64_t v) noexcept;
+  void add_integer(uint64_t v) noexcept;
+  /// No leaf was added (an empty array).
+  bool empty() const noexcept { return !(strings_ || bools_ || floats_ || integers_); }
+
+  /// The type of every leaf: string when all are strings; bool when all are bools; float32
+  /// when any number is a float (integers among floats too); for integers only, int32 when
+  /// every one fits, else int64 when every one fits, else uint64 (all >= 0).
+  /// Errors: invalid_argument when strings, bools and numbers mix, when integers fit no one
+  /// type (below INT64_MIN is not representable; negatives with values above INT64_MAX),
+  /// and when there is no leaf (an empty array has no element type).
+  result<value_type> element_type() const;
+
+ private:
+  bool strings_ = false, bools_ = false, floats_ = false, integers_ = false;
+  bool negative_ = false;     // an integer < 0
+  bool above_int64_ = false;  // an integer > INT64_MAX
+  bool wide_ = false;         // an integer outside int32
+};
+
 struct writer_options {
   uint32_t version = 3;                         ///< 2 or 3 (same layout); 1 is not written
   gguf::byte_order order = byte_order::little;  ///< metadata byte order; see add_tensor

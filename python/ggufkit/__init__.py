@@ -34,12 +34,12 @@ default_tokenizer_cache_dir = _core.default_tokenizer_cache_dir
 quantize_rows = _core.quantize_rows
 can_quantize = _core.can_quantize
 quantize_requires_imatrix = _core.quantize_requires_imatrix
-__version__ = "0.1.0"
+__version__: str = _core.__version__  # one source: CMakeLists.txt (gguf/version.h)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-class Metadata(Mapping):
+class Metadata(Mapping[str, Any]):
     """Read-only mapping key -> value of a File's metadata, in file order.
 
     Values: int, float, bool, str; numeric arrays as 1-D numpy arrays (read-only views of
@@ -76,7 +76,8 @@ class Metadata(Mapping):
         return f"<ggufkit.Metadata of {self._file.path!r}: {len(self)} keys>"
 
 
-File.metadata = property(Metadata, doc="The file's metadata as a read-only Mapping (see Metadata).")
+# File (the extension module) gets its metadata property here, where Metadata is defined
+setattr(File, "metadata", property(Metadata, doc="The file's metadata as a read-only Mapping (see Metadata)."))
 
 
 def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | None = None,  # noqa: A001
@@ -122,9 +123,9 @@ def open(path_or_url: PathLike, *, headers: Iterable[str] | Mapping[str, str] | 
     return File(s)
 
 
-def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = None,  # noqa: A002
+def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: str | Iterable[str] | None = None,  # noqa: A002
          out: PathLike | None = None, in_place: bool = True, force: bool = False,
-         break_links: bool = False) -> dict:
+         break_links: bool = False) -> dict[str, Any]:
     """Edits metadata with the library's gguf::edit: keys of `remove` dropped, then keys of
     `set` replaced (keeping their position and their GGUF type) or appended; tensor data
     unchanged. Over `path`: in place when the new metadata fits in the old metadata region
@@ -152,10 +153,11 @@ def edit(path: PathLike, set: Mapping[str, Any] | None = None, remove: Any = Non
 
 def quantize(inp: PathLike, out: PathLike, type: str, *, nthread: int = 0,  # noqa: A002
              allow_requantize: bool = False, leave_output_tensor: bool = False, pure: bool = False,
-             imatrix: PathLike | None = None, include_weights: Any = (), exclude_weights: Any = (),
-             output_tensor_type: str | None = None, token_embedding_type: str | None = None,
-             tensor_types: Any = (), prune_layers: Any = (), keep_split: bool = False,
-             override_kv: Any = (), dry_run: bool = False, force: bool = False) -> dict:
+             imatrix: PathLike | None = None, include_weights: str | Iterable[str] = (),
+             exclude_weights: str | Iterable[str] = (), output_tensor_type: str | None = None,
+             token_embedding_type: str | None = None, tensor_types: Iterable[str | tuple[str, str]] = (),
+             prune_layers: Iterable[int] = (), keep_split: bool = False, override_kv: str | Iterable[str] = (),
+             dry_run: bool = False, force: bool = False) -> dict[str, Any]:
     """Quantizes the model `inp` (a file, any shard of a split model, or a URL) to `out` as
     llama.cpp's llama-quantize v0.5.0 does, byte for byte: `type` is one of its file types
     ("Q4_K_M", "IQ4_XS", "Q8_0", "COPY", ... or the number, e.g. "15"); the keyword options are

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
 
+from . import Metadata
+
 _Path = Union[str, os.PathLike[str]]
+
+__version__: str  # the gguf library's version (CMakeLists.txt's project version)
 
 class File:
     """An opened, validated GGUF file (memory-mapped, or read over HTTP: see
@@ -46,7 +50,7 @@ class File:
         """The whole file: a read-only uint8 view (base: this File). A remote file is
         fetched whole first (GGUFError "io_error" if that fails)."""
     @property
-    def metadata(self) -> Any:
+    def metadata(self) -> Metadata:
         """Read-only Mapping key -> value (ggufkit.Metadata)."""
     @property
     def tensors(self) -> list[Tensor]:
@@ -61,7 +65,7 @@ class File:
     def _tensor_layout(self) -> list[tuple[str, int, int, int, int]]: ...
 
 def _open_url(url: str, headers: list[str], timeout: float, retries: int, cache_dir: str,
-              first_request: Optional[int]) -> File: ...
+              first_request: Optional[int], hf_token: str = ...) -> File: ...
 
 class Tensor:
     """One tensor of a File."""
@@ -181,9 +185,18 @@ class Model:
         get_rows bit for bit. GGUFError "tensor_not_found" without token_embd.weight,
         "out_of_range" for an id outside [0, n_vocab)."""
 
-def edit(path: _Path, set: Optional[dict[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
+def default_tokenizer_cache_dir() -> str:
+    """The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else
+    $XDG_CACHE_HOME/gguf, else ~/.cache/gguf; "" when GGUF_CACHE_DIR is "" or "0"."""
+def edit(path: _Path, set: Optional[Mapping[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
          out: Optional[_Path] = None, in_place: bool = True, force: bool = False,
          break_links: bool = False) -> dict[str, Any]: ...
+def quantize(inp: str, out: str, type: str, nthread: int, allow_requantize: bool, leave_output_tensor: bool,
+             pure: bool, imatrix: Optional[str], include_weights: list[str], exclude_weights: list[str],
+             output_tensor_type: Optional[str], token_embedding_type: Optional[str],
+             tensor_types: list[tuple[str, str]], prune_layers: list[int], keep_split: bool, override_kv: list[str],
+             dry_run: bool, force: bool) -> dict[str, Any]:
+    """llama-quantize over a model (see ggufkit.quantize)."""
 def quantize_rows(array: npt.ArrayLike, type: Union[str, int],
                   imatrix: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.uint8]:
     """Quantizes rows of float32 (the last axis is a row of n_per_row values; other dtypes

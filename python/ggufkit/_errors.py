@@ -26,7 +26,7 @@ class GGUFError(Exception):
         self.tensor = tensor
         self.detail = detail or message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[GGUFError], tuple[str, str, Optional[int], Optional[str], Optional[str], str]]:
         return (type(self), (str(self), self.code, self.offset, self.key, self.tensor, self.detail))
 
 

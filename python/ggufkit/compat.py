@@ -23,6 +23,7 @@ from enum import IntEnum
 from typing import Any, Literal, NamedTuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
 from ._errors import GGUFError, GGUFFileNotFoundError, GGUFValueError
@@ -54,9 +55,11 @@ class GGUFEndian(IntEnum):
 
 # ggml's type ids with gguf-py's member names (the ggml spelling, upper-cased).
 _TYPES = _core.ggml_types()
-GGMLQuantizationType = IntEnum("GGMLQuantizationType", [(name.upper(), tid) for tid, name, _, _ in _TYPES])
+# Built from the library's table, so its members are known at run time only (Any to a type checker).
+_IntEnum: Any = IntEnum  # (the functional API with members computed at run time)
+GGMLQuantizationType: Any = _IntEnum("GGMLQuantizationType", [(name.upper(), tid) for tid, name, _, _ in _TYPES])
 GGMLQuantizationType.__module__ = __name__
-GGML_QUANT_SIZES = {GGMLQuantizationType(tid): (blck, size) for tid, _, blck, size in _TYPES}
+GGML_QUANT_SIZES: dict[Any, tuple[int, int]] = {GGMLQuantizationType(tid): (blck, size) for tid, _, blck, size in _TYPES}
 
 _SCALAR_NP = {
     GGUFValueType.UINT8: np.uint8, GGUFValueType.INT8: np.int8, GGUFValueType.UINT16: np.uint16,
@@ -82,8 +85,8 @@ class ReaderField:
 
     __slots__ = ("offset", "name", "types", "_reader", "_value_offset", "_parts", "_data", "_key")
 
-    def __init__(self, offset: int, name: str, parts: list | None = None, data: list | None = None,
-                 types: list | None = None, *, reader: GGUFReader | None = None, value_offset: int = -1,
+    def __init__(self, offset: int, name: str, parts: list[npt.NDArray[Any]] | None = None,
+                 data: list[int] | None = None, types: list[GGUFValueType] | None = None, *, reader: GGUFReader | None = None, value_offset: int = -1,
                  key: str | None = None) -> None:
         self.offset = offset
         self.name = name
@@ -95,26 +98,27 @@ class ReaderField:
         self._key = key
 
     @property
-    def parts(self) -> list:
+    def parts(self) -> list[npt.NDArray[Any]]:
         if self._parts is None:
-            self._build()
+            self._parts, self._data = self._build()
         return self._parts
 
     @property
-    def data(self) -> list:
+    def data(self) -> list[int]:
         if self._data is None:
-            self._build()
+            self._parts, self._data = self._build()
         return self._data
 
-    def _build(self) -> None:
+    def _build(self) -> tuple[list[npt.NDArray[Any]], list[int]]:
         r = self._reader
+        assert r is not None, "a field made by hand has its parts"
         klen, kdata = r._get_str(self.offset)
         raw_type = r._get(self._value_offset - 4, np.uint32)
         parts = [klen, kdata, raw_type]
         _, vparts, vidx = r._value_parts(self._value_offset, int(raw_type[0]))
-        self._data = [i + len(parts) for i in vidx]
+        data = [i + len(parts) for i in vidx]
         parts += vparts
-        self._parts = parts
+        return parts, data
 
     def contents(self, index_or_slice: Union[int, slice] = slice(None)) -> Any:
         """The value: a Python scalar or str; for arrays the list of elements (flattened
@@ -123,7 +127,7 @@ class ReaderField:
             return None
         main = self.types[0]
         nested = main == GGUFValueType.ARRAY and len(self.types) > 1 and self.types[1] == GGUFValueType.ARRAY
-        if self._key is not None and not nested:
+        if self._key is not None and self._reader is not None and not nested:
             value = self._reader._file._value(self._key)
             if main != GGUFValueType.ARRAY:
                 return value
@@ -133,14 +137,13 @@ class ReaderField:
         # arrays of arrays (and fields made by hand): gguf-py's walk over the parts
         if main == GGUFValueType.ARRAY:
             sub = self.types[-1]
-            idx = self.data[index_or_slice]
-            if sub == GGUFValueType.STRING:
-                if isinstance(index_or_slice, int):
-                    return str(self.parts[idx].tobytes(), encoding="utf-8")
-                return [str(self.parts[i].tobytes(), encoding="utf-8") for i in idx]
             if isinstance(index_or_slice, int):
-                return self.parts[idx].tolist()[0]
-            return [v for i in idx for v in self.parts[i].tolist()]
+                one = self.parts[self.data[index_or_slice]]
+                return str(one.tobytes(), encoding="utf-8") if sub == GGUFValueType.STRING else one.tolist()[0]
+            idxs = self.data[index_or_slice]
+            if sub == GGUFValueType.STRING:
+                return [str(self.parts[i].tobytes(), encoding="utf-8") for i in idxs]
+            return [v for i in idxs for v in self.parts[i].tolist()]
         if main == GGUFValueType.STRING:
             return str(self.parts[-1].tobytes(), encoding="utf-8")
         return self.parts[-1].tolist()[0]
@@ -152,11 +155,11 @@ class ReaderField:
 class ReaderTensor(NamedTuple):
     name: str
     tensor_type: GGMLQuantizationType
-    shape: np.ndarray
+    shape: npt.NDArray[np.uint64]
     n_elements: int
     n_bytes: int
     data_offset: int
-    data: np.ndarray
+    data: npt.NDArray[Any]
     field: ReaderField
 
 
@@ -212,22 +215,22 @@ class GGUFReader:
         return self.tensors[idx]
 
     def _get(self, offset: int, dtype: Any, count: int = 1,
-             override_order: None | Literal["I", "S", "<"] = None) -> np.ndarray:
+             override_order: None | Literal["I", "S", "<"] = None) -> npt.NDArray[Any]:
         count = int(count)
         itemsize = int(np.empty([], dtype=dtype).itemsize)
         arr = self.data[offset:offset + itemsize * count].view(dtype=dtype)[:count]
         return arr.view(arr.dtype.newbyteorder(self.byte_order if override_order is None else override_order))
 
-    def _get_str(self, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    def _get_str(self, offset: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         slen = self._get(offset, np.uint64)
         return slen, self._get(offset + 8, np.uint8, slen[0])
 
-    def _value_parts(self, offset: int, raw_type: int) -> tuple[int, list, list]:
+    def _value_parts(self, offset: int, raw_type: int) -> tuple[int, list[npt.NDArray[Any]], list[int]]:
         """(size in bytes, parts, data indices) of a value of type `raw_type` at `offset`."""
         t = GGUFValueType(raw_type)
         if t == GGUFValueType.STRING:
-            parts = list(self._get_str(offset))
-            return sum(int(p.nbytes) for p in parts), parts, [1]
+            strs = list(self._get_str(offset))
+            return sum(int(p.nbytes) for p in strs), strs, [1]
         np_type = _SCALAR_NP.get(t)
         if np_type is not None:
             v = self._get(offset, np_type)
@@ -235,7 +238,8 @@ class GGUFReader:
         itype = self._get(offset, np.uint32)
         alen = self._get(offset + 4, np.uint64)
         pos = offset + 12
-        parts, idxs = [itype, alen], []
+        parts: list[npt.NDArray[Any]] = [itype, alen]
+        idxs: list[int] = []
         for _ in range(int(alen[0])):
             size, sub, sub_idx = self._value_parts(pos, int(itype[0]))
             idxs += [i + len(parts) for i in sub_idx]

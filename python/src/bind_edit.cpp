@@ -3,11 +3,10 @@
 // `out` when given (the input only read). Values take the key's type in the file.
 #include <limits>
 
-#include "../../tools/gguf/loader_check.h"
 #include "common.h"
 #include "gguf/edit.h"
-#include "gguf/vocab.h"
 #include "gguf/format.h"
+#include "gguf/model.h"
 #include "gguf/schema.h"
 #include "gguf/writer.h"
 
@@ -52,13 +51,44 @@ value numeric_array(py::array a) {
   return value::array<T>(std::span<const T>(c.data(), size_t(c.size())));
 }
 
-value array_value(const std::string& key, py::handle v, std::optional<value_type> elem) {
-  py::list items(py::reinterpret_borrow<py::object>(v));
-  bool all_str = items.size() > 0;
-  for (py::handle x : items) all_str = all_str && py::isinstance<py::str>(x);
-  if (all_str || elem == value_type::string) {
+// Adds one Python scalar to `k` (the library's inference rule, gguf::untyped_leaves);
+// false for what is not a scalar GGUF can hold.
+bool add_leaf(gguf::untyped_leaves& k, py::handle x) {
+  if (py::isinstance(x, py::module_::import("numpy").attr("generic"))) return add_leaf(k, x.attr("item")());
+  if (py::isinstance<py::str>(x)) k.add_string();
+  else if (py::isinstance<py::bool_>(x)) k.add_bool();
+  else if (py::isinstance<py::float_>(x)) k.add_float();
+  else if (py::isinstance<py::int_>(x)) {
+    const auto big = py::reinterpret_borrow<py::int_>(x);
+    if (big >= py::int_(std::numeric_limits<int64_t>::min()) && big <= py::int_(std::numeric_limits<int64_t>::max()))
+      k.add_integer(big.cast<int64_t>());
+    else if (big >= py::int_(0) && big <= py::int_(std::numeric_limits<uint64_t>::max()))
+      k.add_integer(big.cast<uint64_t>());
+    else return false;
+  } else return false;
+  return true;
+}
+
+// The type of an untyped scalar or of an untyped sequence's elements.
+value_type inferred_type(const std::string& key, gguf::untyped_leaves& k) {
+  auto t = k.element_type();
+  if (!t) bad_value(key, t.error().detail);
+  return *t;
+}
+
+value array_value(const std::string& key, py::handle seq, std::optional<value_type> elem) {
+  const bool ndarray = py::isinstance<py::array>(seq);
+  // any iterable, read once
+  const py::object v = ndarray ? py::reinterpret_borrow<py::object>(seq) : py::list(py::reinterpret_borrow<py::object>(seq));
+  if (!elem && !ndarray) {  // a Python sequence: its elements decide (numpy arrays keep their dtype)
+    gguf::untyped_leaves k;
+    for (py::handle x : v)
+      if (!add_leaf(k, x)) bad_value(key, "arrays must be one-dimensional, of str, bool, int or float");
+    elem = inferred_type(key, k);
+  }
+  if (elem == value_type::string) {
     std::vector<std::string> s;
-    for (py::handle x : items) {
+    for (py::handle x : v) {
       if (!py::isinstance<py::str>(x)) bad_value(key, "a string array takes only str elements");
       s.push_back(x.cast<std::string>());
     }
@@ -66,13 +96,8 @@ value array_value(const std::string& key, py::handle v, std::optional<value_type
   }
   py::array a = py::module_::import("numpy").attr("asarray")(v);
   if (a.ndim() != 1) bad_value(key, "arrays must be one-dimensional");
-  std::string dt = py::str(a.dtype().attr("name"));
-  if (!elem) {  // Python ints -> int32 when they fit, floats -> float32 (gguf-py's choices)
-    if (dt == "int64" && !py::isinstance<py::array>(v)) {
-      const auto mn = a.attr("min")().cast<long long>(), mx = a.attr("max")().cast<long long>();
-      if (mn >= std::numeric_limits<int32_t>::min() && mx <= std::numeric_limits<int32_t>::max()) dt = "int32";
-    }
-    if (dt == "float64" && !py::isinstance<py::array>(v)) dt = "float32";
+  if (!elem) {
+    const std::string dt = py::str(a.dtype().attr("name"));
     elem = type_of_dtype(dt);
     if (!elem) bad_value(key, "no GGUF array type for numpy dtype " + dt);
   }
@@ -93,8 +118,9 @@ value array_value(const std::string& key, py::handle v, std::optional<value_type
 }
 
 // The value to store for `key`: the type of the key in the file when it has one, else
-// numpy scalars keep their dtype, bool -> bool, int -> int32 (int64 / uint64 when out of
-// range), float -> float32, str -> string, sequences -> arrays.
+// numpy scalars and arrays keep their dtype, else the library's rule
+// (gguf::untyped_leaves: bool -> bool, int -> int32, int64 or uint64 as it fits, float ->
+// float32, str -> string; a sequence by its elements).
 value to_value(const std::string& key, py::handle v, std::optional<gguf::value_ref> old) {
   value_type type = value_type::uint8;
   bool typed = false;  // the key's type is known (from the file, or a numpy scalar)
@@ -107,26 +133,23 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
       if (auto t = type_of_dtype(py::str(v.attr("dtype").attr("name")))) type = *t, typed = true;
     v = v.attr("item")();
   }
+  const bool scalar = py::isinstance<py::str>(v) || py::isinstance<py::bool_>(v) || py::isinstance<py::int_>(v) ||
+                      py::isinstance<py::float_>(v);
+  if (scalar && !typed) {
+    gguf::untyped_leaves k;
+    if (!add_leaf(k, v)) bad_value(key, "an integer outside int64 and uint64");
+    type = inferred_type(key, k), typed = true;
+  }
   if (py::isinstance<py::str>(v)) {
-    if (typed && type != value_type::string) return take(value::parse(type, v.cast<std::string>()));
+    if (type != value_type::string) return take(value::parse(type, v.cast<std::string>()));
     return value::string(v.cast<std::string>());
   }
   if (py::isinstance<py::bool_>(v)) {
-    if (typed && type != value_type::boolean) bad_value(key, "a bool for a key of type " + std::string(gguf::value_type_name(type)));
+    if (type != value_type::boolean) bad_value(key, "a bool for a key of type " + std::string(gguf::value_type_name(type)));
     return value::boolean(v.cast<bool>());
   }
   if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) {
     const bool is_int = py::isinstance<py::int_>(v);
-    if (!typed) {
-      typed = true;
-      if (!is_int) type = value_type::float32;
-      else {
-        const auto big = v.cast<py::int_>();
-        if (big >= py::int_(std::numeric_limits<int32_t>::min()) && big <= py::int_(std::numeric_limits<int32_t>::max())) type = value_type::int32;
-        else if (big >= py::int_(0) && big > py::int_(std::numeric_limits<int64_t>::max())) type = value_type::uint64;
-        else type = value_type::int64;
-      }
-    }
     if (type == value_type::string || type == value_type::array) bad_value(key, "a number for a key of type " + std::string(gguf::value_type_name(type)));
     if (!is_int && type != value_type::float32 && type != value_type::float64) bad_value(key, "a float for an integer key");
     return take(value::parse(type, py::str(py::repr(v)).cast<std::string>()));
@@ -139,9 +162,6 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
 }  // namespace
 
 void register_edit(py::module_& m) {
-  m.def("default_tokenizer_cache_dir", [] { return gguf::default_tokenizer_cache_dir(); },
-        "The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else "
-        "~/.cache/gguf; \"\" when GGUF_CACHE_DIR is \"\" or \"0\".");
   m.def("edit",
         [](py::handle path, py::object set, py::object remove, py::object out, bool in_place, bool force,
            bool break_links) {
@@ -169,8 +189,8 @@ void register_edit(py::module_& m) {
           std::vector<gguf::diagnostic> added;
           opts.check = [&](const gguf::file& before, const gguf::file& after) -> gguf::result<void> {
             auto old_report = gguf::validate(before), new_report = gguf::validate(after);
-            gguf::cli::add_loader_diagnostics(before, old_report);  // what llama.cpp's loader refuses
-            gguf::cli::add_loader_diagnostics(after, new_report);
+            gguf::add_loader_diagnostics(before, old_report);  // what llama.cpp's loader refuses
+            gguf::add_loader_diagnostics(after, new_report);
             added = gguf::new_errors(old_report, new_report);
             if (added.empty() || force) return {};
             std::string why;

@@ -12,6 +12,7 @@
 
 #include "gguf/error.h"
 #include "gguf/file.h"
+#include "gguf/vocab.h"
 
 namespace ggufkit {
 
@@ -55,6 +56,17 @@ bool file_is_open(const std::string& path);
 
 /// The file behind a path (str / os.PathLike) or a ggufkit File object.
 gguf::file file_from(py::handle path_or_file);
+
+/// The reopen-by-path state of a picklable object (File, Vocab, Model); TypeError for an
+/// object not opened from a path.
+py::tuple path_state(const std::string& path, const char* what);
+
+/// Token ids from a sequence of ints; GGUFError "out_of_range" for one outside int32.
+std::vector<int32_t> ids_of(py::handle seq);
+
+/// The ids of `text` (the GIL released while tokenizing); GGUFError with the reason
+/// (bind_vocab.cpp).
+std::vector<int32_t> encode(const gguf::vocab& v, std::string_view text, bool add_special, bool parse_special);
 
 void register_file(py::module_& m);
 void register_vocab(py::module_& m);

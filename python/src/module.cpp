@@ -13,6 +13,7 @@
 #include "gguf/format.h"
 #include "gguf/output.h"
 #include "gguf/quant.h"
+#include "gguf/version.h"
 
 namespace ggufkit {
 
@@ -350,6 +351,7 @@ void register_file(py::module_& m) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ggufkit's extension module (use the ggufkit package)";
+  m.attr("__version__") = gguf::version();  // CMakeLists.txt's project version (gguf/version.h)
   ggufkit::register_file(m);
   ggufkit::register_vocab(m);
   ggufkit::register_model(m);

@@ -84,3 +84,5 @@ def test_caps_equal_llama_cpps(data):
         for k, val in want.items():
             if k.startswith("supports_"):
                 assert caps[k] == val, (vocab, k)
+        # llama-server's enable_thinking default (common_chat_templates_support_enable_thinking)
+        assert caps["supports_enable_thinking"] == want["thinking"], vocab

@@ -1,7 +1,9 @@
 """edit() over the library's gguf::edit: set keeps the key's type and position, new keys
 take the value's type, remove drops keys, tensors are unchanged; to `out`, in place
 (tensor bytes untouched) or streamed over the file."""
+import json
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -58,3 +60,47 @@ def test_in_place_and_errors(data, tmp_path):
         ggufkit.edit(path, set={"llama.context_length": -1})  # uint32 key
     assert e.value.code in ("out_of_range", "invalid_argument")
     assert ggufkit.open(path).metadata["general.name"] == "streamed " * 50  # nothing written
+
+
+# (value, the type both front ends give a new key): one rule, gguf::untyped_leaves
+INFERRED = [
+    ("text", "string"), (True, "bool"), (7, "int32"), (-2**31, "int32"), (2**31, "int64"), (-2**40, "int64"),
+    (2**63, "uint64"), (2**64 - 1, "uint64"), (0.5, "float32"),
+    ([1, 2, 3], "array:int32"), ([1, 2**40], "array:int64"), ([2**63, 1], "array:uint64"), ([1, 2.5], "array:float32"),
+    ([True, False], "array:bool"), (["a", "b"], "array:string"),
+]
+REFUSED = [[], [1, "a"], [True, 1], ["a", False], [-1, 2**63]]
+# beyond 64 bits: Python refuses the int (JSON has no such integers: nlohmann reads them as floats)
+REFUSED_PY = [2**64, -2**63 - 1, [2**64]]
+
+
+def test_inferred_types_match_the_command_line(data, cli, tmp_path):
+    src = data / "models/stories260K.gguf"
+    via_py, via_cli = tmp_path / "py.gguf", tmp_path / "cli.gguf"
+    ggufkit.edit(src, set={f"my.k{i}": v for i, (v, _) in enumerate(INFERRED)}, out=via_py)
+    args = [str(cli), "edit", str(src), "-o", str(via_cli), "-q"]
+    for i, (v, _) in enumerate(INFERRED):
+        args += ["--set-json", f"my.k{i}={json.dumps(v)}"]
+    r = subprocess.run(args, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    def type_of(f, key):
+        t = f.metadata.type(key)
+        if t != "array":
+            return t
+        m = f.metadata[key]
+        return "array:" + ("string" if isinstance(m, list) else "bool" if m.dtype == np.bool_ else str(m.dtype))
+
+    made_by_py, made_by_cli = ggufkit.open(via_py), ggufkit.open(via_cli)
+    for i, (v, want) in enumerate(INFERRED):
+        assert type_of(made_by_py, f"my.k{i}") == want, v
+        assert type_of(made_by_cli, f"my.k{i}") == want, v
+        assert np.array_equal(np.asarray(made_by_py.metadata[f"my.k{i}"]), np.asarray(v)), v
+    for v in REFUSED:
+        with pytest.raises(ggufkit.GGUFError):
+            ggufkit.edit(src, set={"my.bad": v}, out=tmp_path / "bad.gguf")
+        r = subprocess.run([str(cli), "edit", str(src), "-o", str(tmp_path / "bad.gguf"), "--force", "--set-json",
+                            f"my.bad={json.dumps(v)}"], capture_output=True, text=True)
+        assert r.returncode != 0, (v, r.stdout)
+    for v in REFUSED_PY:
+        with pytest.raises(ggufkit.GGUFError):
+            ggufkit.edit(src, set={"my.bad": v}, out=tmp_path / "bad.gguf")

@@ -191,15 +191,6 @@ template_caps probe_caps(const gj::program& prog, const gj::limits& limits) {
     c.supports_reasoning_effort = r.use.is_used(at(r.ctx, "reasoning_effort"));
   }
 
-  // ours: does enable_thinking change the generation prompt?
-  {
-    auto with = [&](bool on) {
-      return run(prog, lim, ojson::array({{{"role", "user"}, {"content", "test"}}}), nullptr,
-                 [on](gj::value& ctx) { ctx.set(gj::value("enable_thinking"), gj::value(on)); });
-    };
-    auto on = with(true), off = with(false);
-    c.honours_enable_thinking = on.ok && off.ok && on.output != off.output;
-  }
   return c;
 }
 

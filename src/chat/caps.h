@@ -5,9 +5,8 @@
 // conversations and we look at which of the probe's values the render used (a system
 // message's content, a tool's name, an assistant message's tool_calls, a tool call's
 // object argument, a second parallel call, an older turn's reasoning_content, the
-// reasoning_effort variable) and whether it raised. `honours_enable_thinking` is ours:
-// the generation prompt of a one-message conversation differs between
-// enable_thinking=true and false.
+// reasoning_effort variable) and whether it raised. Whether the template supports
+// enable_thinking is llama-server's, not a caps probe: chat_detail::server_traits.
 #pragma once
 
 #include <map>
@@ -27,7 +26,6 @@ struct template_caps {
   bool supports_object_arguments = false;  ///< tool call arguments may be a JSON object
   bool supports_preserve_reasoning = false;  ///< reasoning_content of older turns is kept
   bool supports_reasoning_effort = false;    ///< the template reads reasoning_effort
-  bool honours_enable_thinking = false;
 
   /// The nine llama.cpp capabilities by name (llama.cpp's caps::to_map keys).
   std::map<std::string, bool> to_map() const;

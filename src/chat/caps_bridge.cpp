@@ -20,7 +20,6 @@ const chat_caps& template_caps(const chat_template_impl& impl) {
       c.supports_object_arguments = p.supports_object_arguments;
       c.supports_preserve_reasoning = p.supports_preserve_reasoning;
       c.supports_reasoning_effort = p.supports_reasoning_effort;
-      c.supports_enable_thinking = p.honours_enable_thinking;
     }
     impl.caps = c;
   });

@@ -12,12 +12,14 @@
 //    bos_token, eos_token, enable_thinking, tools, datetime, date_string, kwargs,
 //    add_generation_prompt only when true, preserve_reasoning's flags; BOS / EOS text the
 //    model adds itself removed from the ends);
-//  - the per-format handlers' changes to the prompt (GPT-OSS thinking field and <|return|>,
-//    Gemma 4's model turn, DeepSeek V4's tool-result order is not done: docs/chat.md).
+//  - the per-format handlers and the autoparser (server_format.h, reasoning_markers.h): their
+//    changes to the messages and the prompt, enable_thinking's default, and the text that
+//    continues a trailing assistant message.
 // The differences that remain are listed, with reasons, in docs/chat.md.
 #include <algorithm>
 #include <ctime>
 
+#include "chat/server_format.h"
 #include "chat/template_impl.h"
 
 namespace gguf::chat_detail {
@@ -192,29 +194,74 @@ bool replace_all(std::string& s, std::string_view from, std::string_view to) {
   return any;
 }
 
-// llama-server's default enable_thinking: common_chat_templates_support_enable_thinking, i.e.
-// whether the template's chat format has reasoning (llama.cpp's differential autoparser or a
-// per-format handler decides). Approximated from the source: a reasoning marker, or a format
-// whose handler always has reasoning. Agrees with llama.cpp on all 77 recorded templates.
-bool thinking_by_default(std::string_view s) {
-  static constexpr std::string_view markers[] = {"<think>", "</think>", "[THINK]", "<|channel", "<seed:think",
-                                                 "reasoning_content", "<|START_THINKING|>"};
-  for (auto m : markers)
-    if (contains(s, m)) return true;
-  auto has = [&](std::string_view w) { return contains(s, w); };
-  return (has("[SYSTEM_PROMPT]") && has("[TOOL_CALLS]") && has("[ARGS]") && !has("[CALL_ID]")) ||  // Ministral 3
-         (has("<atem:function_calls>") && has("<|eom|>")) ||                                     // Muse Glimmer
-         (has("<|tool_calls_section_begin|>") && has("<|tool_call_begin|>")) ||                  // Kimi K2
-         (has("<|open|>") && has("<|close|>") && has("<|end_of_msg|>")) ||                       // Kimi K3
-         (has("<role>ASSISTANT</role>") && has("<arg_key>")) ||                                  // Ling 3
-         (has("<|START_TEXT|>") && has("<|START_ACTION|>")) ||                                   // Cohere2 MoE
-         (has("<|tool_list_start|>") && has("<|tool_list_end|>")) ||                             // LFM2
-         has("List of tools: [") ||                                                                // LFM2.5
-         (has("]<]minimax[>[") && has("<tool_call>") && has("<invoke name=")) ||                 // MiniMax-M3
-         (has("dsml_token") && has("DSML")) ||                                                     // DeepSeek V3.2/V4
-         has("'<|tool_call>call:'") ||                                                             // Gemma 4
-         (has("Tool usage guidelines:") && has("<function name=\"") && has("<param name=\""));   // MiniCPM5
+// messages_inp_normalizer: string content wrapped as one text part for typed-only templates
+// (typed content of string-only templates is joined by message_json already).
+ojson normalized(const ojson& messages, const chat_caps& caps) {
+  if (!(caps.supports_typed_content && !caps.supports_string_content)) return messages;
+  ojson out = messages;
+  for (auto& m : out)
+    if (m.contains("content") && m["content"].is_string())
+      m["content"] = ojson::array({ojson{{"type", "text"}, {"text", m["content"]}}});
+  return out;
 }
+
+// common_chat_template_direct_apply_impl: the context (messages, bos_token, eos_token,
+// enable_thinking, tools, the extra variables, add_generation_prompt only when true,
+// preserve_reasoning's flags), rendered with llama.cpp's engine semantics; with `strip`
+// (add_bos / add_eos), BOS / EOS text the model adds itself removed from the ends.
+result<std::string> direct_apply(const chat_template_impl& t, const ojson& messages, const ojson& tools, bool gen,
+                                 bool enable_thinking, const ojson& extra, bool strip) {
+  ojson ctx = ojson::object();
+  if (auto it = extra.find("preserve_reasoning"); it != extra.end() && it->is_boolean()) {
+    bool on = it->get<bool>();  // caps_apply_preserve_reasoning, overridable by the variables
+    ctx["preserve_thinking"] = on, ctx["clear_thinking"] = !on, ctx["truncate_history_thinking"] = !on,
+    ctx["drop_thinking"] = !on;
+  }
+  if (auto it = extra.find("reasoning_effort"); it != extra.end() && it->is_string() && !it->get<std::string>().empty())
+    ctx["reasoning_strength"] = *it;
+  ctx["messages"] = messages;
+  ctx["bos_token"] = t.tokens.bos_token.value_or("");
+  ctx["eos_token"] = t.tokens.eos_token.value_or("");
+  ctx["enable_thinking"] = enable_thinking;
+  if (tools.is_array() && !tools.empty()) ctx["tools"] = tools;
+  for (const auto& [k, v] : extra.items()) ctx[k] = v;
+  if (gen) ctx["add_generation_prompt"] = true;
+  const jinja::program& prog = t.server_program ? *t.server_program : *t.program;
+  auto out = render_jinja(prog, ctx, jinja::dialect::llama_cpp);
+  if (!out || !strip) return out;
+  std::string s = std::move(*out);
+  const std::string bos = t.tokens.bos_token.value_or(""), eos = t.tokens.eos_token.value_or("");
+  if (t.tokens.add_bos && s.compare(0, bos.size(), bos) == 0) s.erase(0, bos.size());
+  if (t.tokens.add_eos && ends_with(s, eos)) s.resize(s.size() - eos.size());
+  return s;
+}
+
+}  // namespace
+
+const server_traits& template_server_traits(const chat_template_impl& t) {
+  std::call_once(t.server_once, [&] {
+    server_traits tr;
+    if (t.program) {
+      tr.format = detect_server_format(t.source);
+      if (tr.format == server_format::autoparser) {
+        const chat_caps& caps = template_caps(t);
+        auto render = [&](const ojson& messages, const ojson& tools, bool gen, bool thinking) -> std::optional<std::string> {
+          auto out = direct_apply(t, normalized(messages, caps), tools, gen, thinking, ojson{{"enable_thinking", thinking}}, false);
+          if (!out) return std::nullopt;
+          return std::move(*out);
+        };
+        tr.reasoning = analyze_reasoning_markers(render, caps.supports_tool_calls, t.source);
+        tr.supports_thinking = tr.reasoning.mode != reasoning_mode::none;
+      } else {
+        tr.supports_thinking = format_supports_thinking(tr.format, t.source);
+      }
+    }
+    t.server = std::move(tr);
+  });
+  return t.server;
+}
+
+namespace {
 
 }  // namespace
 
@@ -275,7 +322,7 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
     msgs.pop_back();
   }
   const chat_template_impl& t = (tools.is_array() && root.tool_use) ? *root.tool_use : root;
-  bool enable_thinking = t.builtin.empty() && thinking_by_default(t.source);
+  bool enable_thinking = root.builtin.empty() && template_server_traits(root).supports_thinking;
   if (auto it = kwargs->find("enable_thinking"); it != kwargs->end()) {
     if (it->is_boolean()) enable_thinking = it->get<bool>();
     else if (it->is_string()) return bad_request("invalid type for \"enable_thinking\" (expected boolean, got string)");
@@ -302,14 +349,11 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
   }
   const std::string& src = t.source;
   const chat_caps& caps = template_caps(t);
-  const jinja::program& prog = t.server_program ? *t.server_program : *t.program;
+  const server_traits& traits = template_server_traits(t);
 
   if (contains(src, "You have access to the following functions in JSONSchema format")) {
     // StepFun: message contents trimmed (llama.cpp issue #24181)
-    auto trim = [](std::string& s) {
-      size_t b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
-      s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
+    auto trim = [](std::string& s) { s = trim_ascii_space(s); };
     for (auto& m : msgs) {
       trim(m.content), trim(m.reasoning_content);
       for (auto& [type, text] : m.parts)
@@ -319,8 +363,7 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
   ojson messages = ojson::array();
   for (const auto& m : msgs) messages.push_back(message_json(m, caps));
 
-  const bool gpt_oss = contains(src, "<|channel|>");
-  if (!gpt_oss) {
+  if (traits.format != server_format::gpt_oss) {
     for (auto& m : messages)
       if (m["role"] == "developer") m["role"] = "system";
   }
@@ -346,75 +389,39 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
       }
     }
   }
-  if (gpt_oss) {  // reasoning goes to the "thinking" field the template reads
-    for (auto& m : messages) {
-      if (!m.contains("reasoning_content") || !m["reasoning_content"].is_string()) continue;
-      m["thinking"] = m["reasoning_content"];
-      if (m.contains("tool_calls") && !m["tool_calls"].empty()) m.erase("content");
-    }
-  }
+  adjust_server_messages(traits.format, src, messages);
 
-  // common_chat_template_direct_apply
-  auto direct_apply = [&](bool gen) -> result<std::string> {
-    ojson ctx = ojson::object();
-    ctx["preserve_thinking"] = true;  // caps_apply_preserve_reasoning(ctx, true), overridable by the variables
-    ctx["clear_thinking"] = false;
-    ctx["truncate_history_thinking"] = false;
-    ctx["drop_thinking"] = false;
-    if (auto it = extra.find("preserve_reasoning"); it != extra.end() && it->is_boolean()) {
-      bool on = it->get<bool>();
-      ctx["preserve_thinking"] = on, ctx["clear_thinking"] = !on, ctx["truncate_history_thinking"] = !on,
-      ctx["drop_thinking"] = !on;
-    }
-    if (auto it = extra.find("reasoning_effort"); it != extra.end() && it->is_string() && !it->get<std::string>().empty())
-      ctx["reasoning_strength"] = *it;
-    ctx["messages"] = messages;
-    ctx["bos_token"] = t.tokens.bos_token.value_or("");
-    ctx["eos_token"] = t.tokens.eos_token.value_or("");
-    ctx["enable_thinking"] = enable_thinking;
-    if (tools.is_array()) ctx["tools"] = tools;
-    for (const auto& [k, v] : extra.items()) ctx[k] = v;
-    if (gen) ctx["add_generation_prompt"] = true;
-    auto out = render_jinja(prog, ctx, jinja::dialect::llama_cpp);  // llama.cpp's own engine semantics
-    if (!out) return out;
-    std::string s = std::move(*out);
-    const std::string bos = t.tokens.bos_token.value_or(""), eos = t.tokens.eos_token.value_or("");
-    if (t.tokens.add_bos && s.compare(0, bos.size(), bos) == 0) s.erase(0, bos.size());
-    if (t.tokens.add_eos && ends_with(s, eos)) s.resize(s.size() - eos.size());
-    return s;
-  };
-
-  auto prompt = direct_apply(add_gen);
+  auto prompt = direct_apply(t, messages, tools, add_gen, enable_thinking, extra, true);
   if (!prompt) return prompt;
   std::string p = std::move(*prompt);
-  if (gpt_oss && !add_gen) {  // llama.cpp issue #15417: the last <|return|> becomes <|end|>
+  if (traits.format == server_format::gpt_oss && !add_gen) {  // llama.cpp issue #15417: the last <|return|> becomes <|end|>
     if (size_t pos = p.rfind("<|return|>"); pos != std::string::npos) p.replace(pos, 10, "<|end|>");
   }
-  const bool gemma4 = contains(src, "'<|tool_call>call:'");
-  if (gemma4 && add_gen && ends_with(p, "<turn|>\n")) p += "<|turn>model\n";
+  if (traits.format == server_format::gemma4 && add_gen && ends_with(p, "<turn|>\n")) p += "<|turn>model\n";
   if (cont) {
-    // llama.cpp appends the generation prompt, the message's reasoning between the format's
-    // reasoning markers (learned by its autoparser from the template) and the content. The
-    // template shows the same when it renders the message itself: take its rendering of the
-    // message up to the end of the content; else the generation prompt and the content.
-    std::string content = cont->content.empty() ? concat_parts(cont->parts) : cont->content;
-    messages.push_back(message_json(*cont, caps));
-    auto with_msg = direct_apply(false);
-    messages.erase(messages.end() - 1);
-    size_t end = std::string::npos;
-    if (with_msg && with_msg->compare(0, p.size(), p) == 0 && !content.empty()) {
-      size_t at = with_msg->rfind(content);
-      if (at != std::string::npos && at >= p.size()) end = at + content.size();
+    // common_chat_msg::render_content: the content, else its text parts joined by "\n\n"
+    continued_message c;
+    c.reasoning = cont->reasoning_content;
+    c.content = cont->content;
+    if (c.content.empty()) {
+      for (const auto& [type, text] : cont->parts) {
+        if (type != "text") continue;
+        if (!c.content.empty()) c.content += "\n\n";
+        c.content += text;
+      }
     }
-    if (end != std::string::npos) {
-      p = with_msg->substr(0, end);
-    } else {
-      auto with_gen = direct_apply(true);
-      if (!with_gen) return with_gen;
+    c.content_mode = !(!cont->reasoning_content.empty() && cont->content.empty() && cont->parts.empty());
+    std::string gen_prompt;  // common_chat_template_generation_prompt: what add_generation_prompt adds
+    if (traits.format == server_format::autoparser || traits.format == server_format::minimax_m3) {
+      auto without = direct_apply(t, messages, tools, false, enable_thinking, extra, true);
+      if (!without) return without;
+      auto with = direct_apply(t, messages, tools, true, enable_thinking, extra, true);
+      if (!with) return with;
       size_t k = 0;
-      while (k < p.size() && k < with_gen->size() && p[k] == (*with_gen)[k]) ++k;
-      p += with_gen->substr(k) + content;
+      while (k < without->size() && k < with->size() && (*without)[k] == (*with)[k]) ++k;
+      gen_prompt = with->substr(k);
     }
+    p += continuation_text(traits.format, src, p, gen_prompt, traits.reasoning, c);
   }
   return p;
 }

@@ -208,7 +208,13 @@ result<std::string> chat_template::apply(std::string_view messages_json, std::st
   return apply(req, mode);
 }
 
-chat_caps chat_template::caps() const { return template_caps(*impl_); }
+chat_caps chat_template::caps() const {
+  chat_caps c = template_caps(*impl_);
+  // llama-server's common_chat_templates_support_enable_thinking (its handler's or autoparser's
+  // supports_thinking); built-ins go through the legacy path, which has none
+  c.supports_enable_thinking = impl_->builtin.empty() && template_server_traits(*impl_).supports_thinking;
+  return c;
+}
 
 const std::string& chat_template::source() const { return impl_->source; }
 std::string_view chat_template::builtin_name() const { return impl_->builtin; }

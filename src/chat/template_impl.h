@@ -9,9 +9,20 @@
 
 #include "chat/builtin.h"
 #include "chat/jinja/jinja.h"
+#include "chat/server_format.h"
 #include "gguf/chat.h"
 
 namespace gguf {
+
+namespace chat_detail {
+/// What llama-server derives from a template once: its handler, the autoparser's reasoning
+/// markers (for the autoparser format) and whether it supports thinking.
+struct server_traits {
+  server_format format = server_format::autoparser;
+  reasoning_markers reasoning;
+  bool supports_thinking = false;
+};
+}  // namespace chat_detail
 
 struct chat_template_impl {
   std::string source;                          ///< Jinja source ("" for a built-in)
@@ -24,6 +35,8 @@ struct chat_template_impl {
   std::shared_ptr<const chat_template_impl> tool_use;  ///< the file's "tool_use" variant, if any
   mutable std::once_flag caps_once;
   mutable chat_caps caps;
+  mutable std::once_flag server_once;
+  mutable chat_detail::server_traits server;
 };
 
 namespace chat_detail {
@@ -47,6 +60,9 @@ const chat_caps& template_caps(const chat_template_impl& impl);
 /// llama-server's patched source of `source` (common_chat_templates_init), or nullopt when no
 /// patch applies.
 std::optional<std::string> server_patched_source(std::string_view source);
+
+/// The template's server traits, computed once (server.cpp).
+const server_traits& template_server_traits(const chat_template_impl& impl);
 
 /// llama-server's rendering (server.cpp).
 result<std::string> apply_server(const chat_template_impl& impl, const chat_request& req);

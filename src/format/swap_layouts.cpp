@@ -1,6 +1,6 @@
 // Byte-swap layouts of the ggml block types (gguf/byte_swap.h): one row per type, beside
 // the type traits of types.cpp. Offsets are those of ggml-common.h's block structs
-// (tests/format/test_swap_layouts.cpp checks every field of every block against the
+// (tests/format/test_byte_swap.cpp checks every field of every block against the
 // structs of src/quant/blocks.h).
 #include <array>
 #include <cstring>

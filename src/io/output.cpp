@@ -389,6 +389,14 @@ result<void> safe_output::copy_from_fd(int in, uint64_t offset, uint64_t n) {
   return {};
 }
 
+result<void> safe_output::finish() {
+  auto& s = *s_;
+  if (auto r = s.flush(); !r) return r;
+  if (s.opts.durable && ::fsync(s.fd) != 0) return s.sys_fail("(fsync) ");
+  std::vector<char>().swap(s.buf);  // a set of finished outputs holds no buffers
+  return {};
+}
+
 result<void> safe_output::commit() {
   auto& s = *s_;
   if (s.committed) return io_error("cannot write " + s.target.string() + ": already committed");
@@ -434,6 +442,9 @@ result<void> safe_output::commit() {
   s.slot = -1;
   ::close(s.fd);
   s.fd = -1;
+  // The journal of an interrupted in-place edit of the file just replaced (gguf/edit.h)
+  // goes with it: it names the old inode, which the file system gives to a later file.
+  if (s.existed) ::unlink((folder_of(s.target) / ("." + s.target.filename().string() + ".gguf-journal")).c_str());
   int dfd = s.opts.durable ? ::open(folder_of(s.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   if (dfd >= 0) {
     ::fsync(dfd);  // the rename is durable (best effort: some file systems refuse)

@@ -337,6 +337,7 @@ result<quantize_plan> quantize_model(const model_files& in, const std::filesyste
       }
       if (auto r = dst.write_zeros(pad(t->size_out) - t->size_out); !r) return r.error();
     }
+    if (auto r = dst.finish(); !r) return r.error();  // synced, its buffer given back
   }
   for (auto& dst : outputs) {
     if (auto r = dst.commit(); !r) return r.error();

@@ -37,6 +37,21 @@ TEST(CliDequantize, StdoutEqualsGgml) {
   }
 }
 
+// `-o -` is standard output, as `-` is everywhere else (DESIGN.md): it wrote a file
+// named "-" in the current folder (found in the new-user pass).
+TEST(CliDequantize, DashOutputIsStandardOutput) {
+  GGUF_REQUIRE_DATA();
+  auto dir = gguf::test::fresh_dir("deq-dash");
+  auto r = gguf::test::run_command(
+      "sh", {"-c", "cd \"$1\" && shift && exec \"$@\"", "sh", dir.string(), GGUF_CLI_PATH, "dequantize", fixture(),
+             "q.q4_K", "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected_bytes("deq.q4_K"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "-"));
+  r = run_cli({"dequantize", fixture(), "q.q4_K", "-o", "-", "--json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 TEST(CliDequantize, OutputFileIsWrittenAtomically) {
   GGUF_REQUIRE_DATA();
   auto out = gguf::test::temp_dir() / "deq_q6_K.f32";

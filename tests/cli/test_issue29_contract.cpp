@@ -182,6 +182,33 @@ TEST(Issue29, Item11StandardInput) {
   EXPECT_NE(r.err.find("standard input"), std::string::npos) << r.err;
 }
 
+// `-o -` (OUT '-') of a GGUF writer is refused in one line, not a file named '-' in
+// the current folder (edit wrote one; found in the new-user pass).
+TEST(Issue29, Item11DashIsNotAnOutputFile) {
+  GGUF_REQUIRE_DATA();
+  auto dir = dir_for("dash-out");
+  const std::string in = copy_into(dir, model, "m.gguf").string();
+  auto r = run_cli({"split", in, (dir / "s").string(), "--split-max-tensors", "30"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto before = names_in(dir);
+  for (const std::vector<std::string>& c :
+       {std::vector<std::string>{"edit", in, "-o", "-", "--set", "general.name=x"},
+        {"convert-endian", in, "--to", "big", "-o", "-"},
+        {"merge", (dir / "s-00001-of-00002.gguf").string(), "-"},
+        {"quantize", in, "-", "Q8_0"}}) {
+    r = gguf::test::run_command("sh", [&] {
+      std::vector<std::string> a = {"-c", "cd \"$1\" && shift && exec \"$@\"", "sh", dir.string(), GGUF_CLI_PATH};
+      a.insert(a.end(), c.begin(), c.end());
+      return a;
+    }());
+    EXPECT_EQ(r.exit_code, 2) << c[0] << ": " << r.err;
+    EXPECT_EQ(lines_of(r.err), 1u) << c[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("standard output"), std::string::npos) << c[0] << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c[0] << ": " << r.out;
+    EXPECT_EQ(names_in(dir), before) << c[0];
+  }
+}
+
 // Item 12: every command that takes a URL takes the remote options (one option group).
 TEST(Issue29, Item12EveryUrlCommandTakesTheRemoteOptions) {
   for (const char* cmd : {"info", "dump", "validate", "get", "estimate", "hash", "tokenize", "detokenize", "embed",

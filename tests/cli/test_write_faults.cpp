@@ -24,6 +24,9 @@
 #include <random>
 #include <thread>
 
+#include "gguf/edit.h"
+#include "gguf/file.h"
+#include "journal_builder.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -251,4 +254,86 @@ TEST(WriteFaults, SigkillDuringQuantize) {
                                         (d / "q.gguf").string(), "Q8_0", "1"};
       },
       {"q.gguf"});
+}
+
+// A split that fails part way (here: a file size limit, EFBIG, on its second shard; a
+// full disk is the same) replaces no shard: before the fix the shards written so far
+// were renamed into place one by one, so a failed `split --force` over an older shard
+// set of the same name and count left a mixed set (the new metadata with the old
+// tensors) that every reader took for one valid model.
+TEST(WriteFaults, AFailedSplitReplacesNoShard) {
+  GGUF_REQUIRE_DATA();
+  const auto dir = gguf::test::fresh_dir("write-fault-split-efbig");
+  const auto prefix = (dir / "p").string();
+  auto old = gguf::test::run_cli({"split", data_file("models/stories260K-Q8_0.gguf").string(), prefix,
+                                  "--split-max-tensors", "24", "--no-tensor-first-split"});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  std::vector<std::string> names;
+  std::vector<bytes> before;
+  for (int i = 1; i <= 3; ++i) {
+    names.push_back("p-0000" + std::to_string(i) + "-of-00003.gguf");
+    before.push_back(read_bytes(dir / names.back()));
+  }
+  // The new model's metadata-only first shard (about 11 KB) fits under the limit, its
+  // second shard (about 600 KB of f32 tensors) does not.
+  ASSERT_LT(before[0].size(), 100000u);
+  auto r = gguf::test::run_command(
+      "sh", {"-c", "ulimit -f 200 && trap '' XFSZ && exec \"$@\"", "sh", GGUF_CLI_PATH, "split",
+             data_file("models/stories260K.gguf").string(), prefix, "--split-max-tensors", "24",
+             "--no-tensor-first-split", "--force"});
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_TRUE(read_bytes(dir / names[i]) == before[i]) << names[i] << " was replaced";
+  EXPECT_EQ(temps_in(dir), std::vector<std::string>{});
+  // Without an older set: nothing is left at all.
+  for (const auto& n : names) fs::remove(dir / n);
+  r = gguf::test::run_command("sh", {"-c", "ulimit -f 200 && trap '' XFSZ && exec \"$@\"", "sh", GGUF_CLI_PATH, "split",
+                                     data_file("models/stories260K.gguf").string(), prefix, "--split-max-tensors", "24",
+                                     "--no-tensor-first-split"});
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{});
+}
+
+// A file replaced by a rewrite takes the journal of its interrupted in-place edit along
+// (found in the new-user pass): `convert-endian FILE` (which reads the edit's state) and
+// any writer replacing an OUT with --force left `.FILE.gguf-journal` behind, naming the
+// replaced inode; ext4 gives a freed inode to the next new file (converting twice
+// returns to the same inode), so the journal could match a later file of the same size
+// and be replayed over it.
+TEST(WriteFaults, AReplacedFileTakesItsJournalAlong) {
+  GGUF_REQUIRE_DATA();
+  const auto dir = gguf::test::fresh_dir("write-fault-journal");
+  const auto done = dir / "done.gguf";
+  fs::copy_file(data_file("models/stories260K.gguf"), done);
+  fs::permissions(done, fs::perms::owner_write, fs::perm_options::add);
+  auto r = gguf::test::run_cli({"set", done.string(), "general.name", "journaled", "--in-place=always"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto done_bytes = read_bytes(done);
+  const auto room = static_cast<long>(gguf::file::open(done)->data_offset());
+  const bytes region(done_bytes.begin(), done_bytes.begin() + room);
+  // m.gguf: the edit interrupted before it touched the file, its journal complete.
+  const auto m = dir / "m.gguf";
+  const auto with_journal = [&] {
+    fs::copy_file(data_file("models/stories260K.gguf"), m, fs::copy_options::overwrite_existing);
+    fs::permissions(m, fs::perms::owner_write, fs::perm_options::add);
+    gguf::test::write_bytes(gguf::journal_path(m), gguf::test::make_journal(m, 0, region));
+  };
+
+  with_journal();
+  r = gguf::test::run_cli({"convert-endian", m.string(), "--to", "big"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(gguf::journal_path(m))) << "the rewrite left the journal of the file it replaced";
+  EXPECT_EQ(*gguf::file::open(m)->get_string("general.name"), "journaled");
+  r = gguf::test::run_cli({"convert-endian", m.string(), "--to", "little"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(m) == done_bytes) << "not the edited file, converted there and back";
+
+  // An OUT replaced with --force: its pending edit goes with it.
+  with_journal();
+  r = gguf::test::run_cli({"convert-endian", done.string(), "--to", "big", "-o", m.string(), "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(gguf::journal_path(m)));
+  EXPECT_EQ(gguf::file::open(m)->interrupted_edit(), gguf::pending_edit::none);
 }

@@ -87,6 +87,30 @@ TEST(SafeOutput, NewFileGetsUmaskModeAndContent) {
   EXPECT_TRUE(temp_files_in(dir).empty());
 }
 
+// finish(): the bytes are on disk in the temp file, the target untouched until commit();
+// writing after it still works; a set of outputs finished then committed appears whole.
+TEST(SafeOutput, FinishedOutputsAppearOnlyWhenCommitted) {
+  auto dir = fresh_dir("finish");
+  put_file(dir / "b.bin", "old b");
+  auto a = gguf::safe_output::create(dir / "a.bin");
+  auto b = gguf::safe_output::create(dir / "b.bin");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a->write("first", 5).ok());
+  ASSERT_TRUE(a->finish().ok());
+  EXPECT_EQ(text_of(a->temp_path()), "first");  // flushed
+  ASSERT_TRUE(a->write(" second", 7).ok());
+  ASSERT_TRUE(a->finish().ok());
+  ASSERT_TRUE(b->write("new b", 5).ok());
+  ASSERT_TRUE(b->finish().ok());
+  EXPECT_FALSE(fs::exists(dir / "a.bin"));
+  EXPECT_EQ(text_of(dir / "b.bin"), "old b");
+  ASSERT_TRUE(a->commit().ok());
+  ASSERT_TRUE(b->commit().ok());
+  EXPECT_EQ(text_of(dir / "a.bin"), "first second");
+  EXPECT_EQ(text_of(dir / "b.bin"), "new b");
+  EXPECT_TRUE(temp_files_in(dir).empty());
+}
+
 TEST(SafeOutput, KeepsThePermissionBitsOfThePrivateFile) {
   auto dir = fresh_dir("mode");
   for (mode_t m : {0600u, 0640u, 0755u, 0604u}) {

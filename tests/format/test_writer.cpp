@@ -252,3 +252,36 @@ TEST(Writer, WriteFileIsAtomic) {
   }
   EXPECT_EQ(entries, 2);  // out.gguf and blocker.gguf only
 }
+
+// The one rule for a value given without a type (gguf edit --set-json, ggufkit.edit).
+TEST(UntypedLeaves, InfersTheNarrowestTypeEveryLeafFits) {
+  using gguf::value_type;
+  auto infer = [](auto&&... add) {
+    gguf::untyped_leaves k;
+    (add(k), ...);
+    return k.element_type();
+  };
+  auto i64 = [](int64_t v) { return [v](gguf::untyped_leaves& k) { k.add_integer(v); }; };
+  auto u64 = [](uint64_t v) { return [v](gguf::untyped_leaves& k) { k.add_integer(v); }; };
+  auto str = [](gguf::untyped_leaves& k) { k.add_string(); };
+  auto boolean = [](gguf::untyped_leaves& k) { k.add_bool(); };
+  auto flt = [](gguf::untyped_leaves& k) { k.add_float(); };
+  EXPECT_EQ(*infer(str, str), value_type::string);
+  EXPECT_EQ(*infer(boolean), value_type::boolean);
+  EXPECT_EQ(*infer(flt), value_type::float32);
+  EXPECT_EQ(*infer(i64(1), flt), value_type::float32);  // integers among floats
+  EXPECT_EQ(*infer(i64(INT32_MIN), u64(INT32_MAX)), value_type::int32);
+  EXPECT_EQ(*infer(i64(int64_t(INT32_MIN) - 1)), value_type::int64);
+  EXPECT_EQ(*infer(u64(uint64_t(INT32_MAX) + 1)), value_type::int64);
+  EXPECT_EQ(*infer(i64(INT64_MIN), u64(INT64_MAX)), value_type::int64);
+  EXPECT_EQ(*infer(u64(uint64_t(INT64_MAX) + 1), i64(0)), value_type::uint64);
+  EXPECT_EQ(*infer(u64(UINT64_MAX)), value_type::uint64);
+  for (auto r : {infer(), infer(str, i64(1)), infer(boolean, flt), infer(str, boolean), infer(i64(-1), u64(UINT64_MAX))}) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, gguf::errc::invalid_argument) << r.error().message();
+  }
+  gguf::untyped_leaves none;
+  EXPECT_TRUE(none.empty());
+  none.add_bool();
+  EXPECT_FALSE(none.empty());
+}

@@ -11,8 +11,8 @@
 #include "gguf/model.h"
 #include "gguf_builder.h"
 #include "model/arch.h"
+#include "gguf/schema.h"  // gguf::validate_bytes: the schema layer, beside the model loader
 #include "model/tensor_groups.h"
-#include "validate_support.h"
 
 namespace {
 
@@ -71,9 +71,8 @@ gguf_builder toy_file(bool with_widgets = true, bool extra_tensor = false) {
   return b;
 }
 
-const test::validate_finding* find_rule(const std::vector<test::validate_finding>& r, std::string_view rule,
-                                        std::string_view subject = {}) {
-  for (const auto& d : r)
+const diagnostic* find_rule(const report& r, std::string_view rule, std::string_view subject = {}) {
+  for (const auto& d : r.diagnostics)
     if (d.rule == rule && (subject.empty() || d.subject == subject)) return &d;
   return nullptr;
 }
@@ -90,15 +89,15 @@ TEST_F(ArchRegistry, RegisteredOnceByName) {
 }
 
 TEST_F(ArchRegistry, ValidateSeesIt) {
-  const auto ok = test::validate_findings(toy_file().build());
+  const auto ok = validate_bytes(toy_file().build());
   EXPECT_EQ(find_rule(ok, "arch.unknown"), nullptr);
   EXPECT_EQ(find_rule(ok, "arch.required"), nullptr);
   EXPECT_EQ(find_rule(ok, "tensor.name"), nullptr);
 
-  const auto missing = test::validate_findings(toy_file(false).build());
+  const auto missing = validate_bytes(toy_file(false).build());
   const auto* d = find_rule(missing, "arch.required", "toyarch.widget_count");
   ASSERT_NE(d, nullptr);
-  EXPECT_TRUE(d->error);
+  EXPECT_EQ(d->level, severity::error);
 }
 
 TEST_F(ArchRegistry, ModelLoaderSeesIt) {

@@ -6,10 +6,10 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +97,19 @@ std::string config(const fs::path& dir, const fs::path& data, const fs::path& sc
     << "    }\n"
     << "  }\n}\n";
   return c.str();
+}
+
+// The peak resident set of the gguf program `pid` runs (VmHWM of /proc/PID/status: its
+// own memory since exec; getrusage's ru_maxrss would count the test process it was
+// forked from), 0 before its exec and once it has exited.
+uint64_t peak_rss_kib(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::error_code ec;  // before exec, the forked test process: not counted
+  if (fs::read_symlink(proc + "/exe", ec) != fs::canonical(GGUF_CLI_PATH, ec)) return 0;
+  std::ifstream in(proc + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10);
+  return 0;
 }
 
 }  // namespace
@@ -210,20 +223,19 @@ timed_result run_gguf(const std::vector<std::string>& args, const std::vector<st
   }
   timed_result r;
   int st = 0;
-  rusage ru{};
   for (;;) {
-    if (::wait4(pid, &st, WNOHANG, &ru) == pid) break;
+    r.max_rss_kib = std::max(r.max_rss_kib, peak_rss_kib(pid));
+    if (::waitpid(pid, &st, WNOHANG) == pid) break;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > limit_s) {
       ::kill(pid, SIGKILL);
-      ::wait4(pid, &st, 0, &ru);
+      ::waitpid(pid, &st, 0);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.max_rss_kib = static_cast<uint64_t>(ru.ru_maxrss);
   auto slurp = [](const fs::path& p) {
     std::ifstream f(p, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -58,7 +58,7 @@ struct timed_result {
   int exit_code = -1;  ///< 128 + signal if killed
   std::string out, err;
   double seconds = 0;
-  uint64_t max_rss_kib = 0;  ///< the process's peak resident set (getrusage's ru_maxrss)
+  uint64_t max_rss_kib = 0;  ///< the program's peak resident set (VmHWM, sampled every 5 ms)
 };
 /// Runs the gguf CLI with `args`, environment additions `env` ("NAME=value"), standard
 /// input from `stdin_path` (or /dev/null) and a limit of `limit_s` seconds.

@@ -1,8 +1,8 @@
-// BPE fast path (bpe.cpp): the text-keyed merge table, the cut of each pre-tokenized word
+// BPE fast path (bpe.cpp): the text-keyed merge table or the id-pair table, the cut of each pre-tokenized word
 // where no merge rule can join the characters on either side, and the per-call word cache
 // must give exactly the ids of llama.cpp's one merge queue per word (make_bpe(v, false)).
 // Differential test on real BPE vocabularies of different presets (byte alphabet or
-// not): 300 kB of corpus/bench.txt and random strings glued from token texts, rule
+// not): 300 kB of corpus/bench.txt, 300 kB of corpus/multilingual.txt and random strings glued from token texts, rule
 // halves, separators and broken UTF-8.
 #include <gtest/gtest.h>
 
@@ -68,6 +68,20 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
   const auto want = run(*ref, corpus);
   ASSERT_GT(want.size(), 10000u);
   EXPECT_EQ(run(*fast, corpus), want) << "bench.txt prefix";
+  // the byte-level vocabularies whose every rule result is a token merge by id pairs
+  // (bpe_pairs.h): the others keep the text table
+  const bool by_ids_expected = GetParam() == "llama-bpe" || GetParam() == "gpt-2" || GetParam() == "qwen2";
+  if (by_ids_expected) {
+    EXPECT_TRUE(bpe_merges_by_ids(*fast));
+  }
+  EXPECT_FALSE(bpe_merges_by_ids(*ref));
+  // many scripts, CJK most of all (long pieces of 2- and 3-byte characters)
+  std::ifstream in2(gguf::test::data_file("corpus/multilingual.txt"), std::ios::binary);
+  ASSERT_TRUE(in2) << "corpus/multilingual.txt missing";
+  std::stringstream ss2;
+  ss2 << in2.rdbuf();
+  const std::string many = ss2.str().substr(0, 300000);
+  EXPECT_EQ(run(*fast, many), run(*ref, many)) << "multilingual.txt prefix";
 
   const char* const extras[] = {" ", "  ", "\n", "\n\n", "\xE2\x96\x81", "e", "'s", ".", "\xE4\xB8\xAD",
                                 "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\xE2\x96", "0", "123", "\t", "\xC4\xA0"};

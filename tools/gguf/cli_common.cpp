@@ -134,6 +134,13 @@ std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::
   return std::nullopt;
 }
 
+std::optional<int> refuse_stdout_output(std::string_view cmd, std::string_view out) {
+  if (out != "-") return std::nullopt;
+  std::cerr << "gguf " << cmd << ": OUT '-': a GGUF file is not written to standard output; name a file "
+            << "('./-' for one called '-')\n";
+  return exit_usage;
+}
+
 std::optional<int> check_output_path(const std::string& out, std::span<const std::filesystem::path> inputs,
                                      bool force, bool may_replace_input) {
   if (auto r = check_overwrite(out, inputs, force, may_replace_input); !r) {

@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
   app.add_flag("--break-links", break_links, "allow replacing a file that has other hard links (they keep the old content)");
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (auto rc = refuse_urls("convert-endian", {path, out_path})) return *rc;
+  if (auto rc = refuse_stdout_output("convert-endian", out_path)) return *rc;
   // Issue 29, item 11: '-' is standard input; the result then needs a file to go to.
   if (path == "-" && out_path.empty()) {
     std::cerr << "gguf convert-endian: standard input ('-') needs -o OUT (there is no file to replace)\n";

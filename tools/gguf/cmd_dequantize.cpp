@@ -80,11 +80,12 @@ int run(int argc, char** argv) {
   bool json = false, force = false;
   app.add_option("FILE", path, "GGUF file ('-' for standard input)")->required();
   app.add_option("TENSOR", tensor, "tensor name, e.g. token_embd.weight")->required();
-  app.add_option("-o,--output", out_path, "output file (written to a temporary name, then renamed); default stdout");
+  app.add_option("-o,--output", out_path, "output file (written to a temporary name, then renamed); default (or '-') stdout");
   app.add_flag("--json", json, "with -o: print a JSON summary (tensor, type, ne, elements, bytes, output)");
   app.add_flag("--force", force, "with -o: replace OUT when it exists");
   add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
+  if (out_path == "-") out_path.clear();  // standard output, as '-' everywhere
   if (json && out_path.empty()) {
     std::cerr << "gguf dequantize: --json needs -o (the floats go to standard output otherwise)\n";
     return exit_usage;

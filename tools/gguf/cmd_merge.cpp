@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
   app.add_flag("--break-links", break_links, "allow replacing an OUT that has other hard links (they keep the old content)");
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (auto rc = refuse_urls("merge", {first, out_path})) return *rc;
+  if (auto rc = refuse_stdout_output("merge", out_path)) return *rc;
 
   auto f = open_input(first);
   if (!f) return report(first, f.error());

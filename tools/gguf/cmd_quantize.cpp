@@ -201,6 +201,7 @@ int run(int argc, char** argv) {
   if (threads > 0) o.nthread = threads;
   // the input may be a URL; OUT is written here (issue 29, item 7: also OUT beside a URL IN)
   if (auto rc = refuse_urls("quantize", {out_path})) return *rc;
+  if (auto rc = refuse_stdout_output("quantize", out_path)) return *rc;
   o.ftype = ft->ftype;
   o.only_copy = ft->name == "COPY";
 

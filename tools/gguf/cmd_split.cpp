@@ -2,6 +2,8 @@
 //           [--no-tensor-first-split] [--dry-run]
 // Shards PREFIX-00001-of-0000N.gguf ... equal to llama.cpp's gguf-split's, byte for byte
 // (gguf/split.h); the plan is printed as gguf-split prints it.
+#include <sys/resource.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
@@ -12,6 +14,15 @@
 
 namespace gguf::cli {
 namespace {
+
+// Each shard's temp file stays open (and locked) until all are committed: lets a split
+// into more shards than the soft limit of open files allows use up to the hard limit.
+void raise_open_file_limit(size_t want) {
+  rlimit l{};
+  if (::getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur >= want) return;
+  l.rlim_cur = l.rlim_max == RLIM_INFINITY ? want : std::min<rlim_t>(want, l.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &l);
+}
 
 // gguf-split's split_str_to_n_bytes: an integer and M (10^6) or G (10^9).
 std::optional<uint64_t> parse_size(const std::string& s, std::string& why) {
@@ -96,6 +107,11 @@ int run(int argc, char** argv) {
   uint64_t total = 0, done_before = 0;
   for (const auto& s : plan->shards) total += s.file_size;
   auto bar = progress_line("split " + prefix);
+  // Every shard is written whole before any is renamed into place: a split that fails
+  // part way replaces no shard (an older set of the same name would otherwise become a
+  // mix of two models that reads as one).
+  raise_open_file_limit(n + 64);
+  std::vector<safe_output> outs;
   for (size_t i = 0; i < n; ++i) {
     const std::string path = shard_path(i);
     output_options oo;
@@ -107,8 +123,12 @@ int run(int argc, char** argv) {
     say_removed_temp_files(path, out->stale_temp_files());
     auto r = write_shard(*f, *plan, i, *out);
     if (!r) return report(r.error().code == errc::io_error ? path : in, r.error());
-    if (auto c = out->commit(); !c) return report(path, c.error());
+    if (auto c = out->finish(); !c) return report(path, c.error());
     done_before += plan->shards[i].file_size;
+    outs.push_back(std::move(*out));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (auto c = outs[i].commit(); !c) return report(shard_path(i), c.error());
   }
   std::fprintf(stderr, "gguf split: %zu shards written with a total of %u tensors\n", n, plan->tensor_count);
   return exit_ok;

@@ -66,11 +66,7 @@ int run(int argc, char** argv) {
       j["pieces"] = pieces_json(*v, *r);
       std::cout << dump(j) << '\n';
     } else {
-      std::string out;
-      out.reserve(r->size() * 7 + 3);
-      append_ids_json(out, *r);
-      out += '\n';
-      std::fwrite(out.data(), 1, out.size(), stdout);
+      (void)write_ids_json(stdout, *r);
     }
     return exit_ok;
   }

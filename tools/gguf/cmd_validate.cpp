@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "gguf/chat.h"
+#include "gguf/model.h"
 #include "gguf/schema.h"
-#include "loader_check.h"
 
 namespace gguf::cli {
 namespace {

@@ -99,6 +99,10 @@ result<gguf::vocab> load_vocab(const gguf::file& f);
 /// Returns exit_usage when one of `paths` is a URL, else nullopt.
 std::optional<int> refuse_urls(std::string_view cmd, std::initializer_list<std::string_view> paths);
 
+/// A GGUF OUT of `-`: refused in one line (the file is written through a temp file and a
+/// rename, standard output cannot be; `./-` names a file called '-'), as `refuse_urls`.
+std::optional<int> refuse_stdout_output(std::string_view cmd, std::string_view out);
+
 /// The overwrite policy of every command that writes OUT (gguf::check_overwrite in
 /// gguf/output.h; issue 29, item 9): an existing OUT that is not an input is refused
 /// unless --force; OUT being an input is allowed only when `may_replace_input`. Reports

@@ -11,10 +11,10 @@
 #include <set>
 
 #include "commands.h"
+#include "gguf/model.h"
 #include "gguf/schema.h"
 #include "progress.h"
 #include "gguf/writer.h"
-#include "loader_check.h"
 
 namespace gguf::cli {
 
@@ -161,9 +161,11 @@ result<value> convert(const nlohmann::json& j, value_shape s) {
   return value::raw_array(s.inner, elems.size(), std::move(payload));
 }
 
-// The leaves of a JSON value: their kind decides the inferred element type.
-struct leaf_kinds {
-  bool str = false, boolean = false, flt = false, integer = false, wide = false, other = false;
+// The leaves of a JSON value: their kinds decide the inferred element type (the library's
+// rule, gguf::untyped_leaves); their depth, the array nesting.
+struct json_leaves {
+  untyped_leaves kinds;
+  bool other = false;
   uint32_t depth = 0;
   bool ragged_depth = false;
   void walk(const nlohmann::json& j, uint32_t d) {
@@ -174,16 +176,12 @@ struct leaf_kinds {
     }
     if (depth != 0 && d != depth) ragged_depth = true;
     depth = d;
-    if (j.is_string()) str = true;
-    else if (j.is_boolean()) boolean = true;
-    else if (j.is_number_float()) flt = true;
-    else if (j.is_number_integer()) {
-      integer = true;
-      if (j.is_number_unsigned() ? j.get<uint64_t>() > INT32_MAX
-                                 : (j.get<int64_t>() < INT32_MIN || j.get<int64_t>() > INT32_MAX)) {
-        wide = true;
-      }
-    } else other = true;
+    if (j.is_string()) kinds.add_string();
+    else if (j.is_boolean()) kinds.add_bool();
+    else if (j.is_number_float()) kinds.add_float();
+    else if (j.is_number_unsigned()) kinds.add_integer(j.get<uint64_t>());
+    else if (j.is_number_integer()) kinds.add_integer(j.get<int64_t>());
+    else other = true;
   }
 };
 
@@ -191,19 +189,16 @@ struct leaf_kinds {
 
 result<value> json_to_value(const nlohmann::json& j, std::optional<value_shape> shape) {
   if (shape) return convert(j, *shape);
-  leaf_kinds k;
+  json_leaves k;
   k.walk(j, 0);
   auto bad = [&](const std::string& why) {
     return make_error(errc::invalid_argument, no_offset, "JSON " + j.dump() + ": " + why);
   };
   if (k.other || k.ragged_depth) return bad("expected strings, numbers, bools or arrays of them, equally nested");
-  if (int(k.str) + int(k.boolean) + int(k.flt || k.integer) > 1) return bad("mixes strings, bools and numbers");
-  value_shape s{value_type::string, k.depth};
-  if (k.boolean) s.inner = value_type::boolean;
-  else if (k.flt) s.inner = value_type::float32;
-  else if (k.integer) s.inner = k.wide ? value_type::int64 : value_type::int32;
-  else if (!k.str) return bad("an empty array has no element type: give one as KEY:TYPE=[]");
-  return convert(j, s);
+  if (k.kinds.empty()) return bad("an empty array has no element type: give one as KEY:TYPE=[]");
+  auto inner = k.kinds.element_type();
+  if (!inner) return bad(inner.error().detail);
+  return convert(j, value_shape{*inner, k.depth});
 }
 
 result<void> finish_interrupted_edit(const std::string& path) {
@@ -216,6 +211,7 @@ result<void> finish_interrupted_edit(const std::string& path) {
 
 std::optional<int> check_edit_paths(const std::string& command, const std::string& path, const edit_flags& flags) {
   if (auto rc = refuse_urls(command, {path, flags.output})) return rc;
+  if (auto rc = refuse_stdout_output(command, flags.output)) return rc;
   if (path == "-") {
     std::cerr << "gguf " << command << ": standard input ('-') cannot be edited: give the file itself "
               << "(-o OUT writes the result elsewhere)\n";

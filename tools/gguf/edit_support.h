@@ -45,8 +45,9 @@ struct value_shape {
 /// The shape of an existing value.
 value_shape shape_of(const value_ref& v);
 /// A value from JSON: with `shape` as given (an existing key's, or KEY:TYPE), or inferred
-/// as gguf-py does (int -> int32 or int64 when out of range, float -> float32, string,
-/// bool; arrays from their elements). Errors: invalid_argument naming the problem.
+/// from its leaves by the library's rule (gguf::untyped_leaves: int -> int32, int64 or
+/// uint64 as they fit, float -> float32, string, bool), nested as the JSON arrays are.
+/// Errors: invalid_argument naming the problem.
 result<value> json_to_value(const nlohmann::json& j, std::optional<value_shape> shape);
 
 /// Before an editing command reads a local FILE: finishes an in-place edit that was interrupted

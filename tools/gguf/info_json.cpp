@@ -6,7 +6,6 @@
 #include "gguf/keys.h"
 #include "gguf/model.h"
 #include "chat_json.h"
-#include "hparams_json.h"
 
 namespace gguf::cli {
 namespace {
@@ -65,7 +64,7 @@ nlohmann::ordered_json info_json(const gguf::file& f, const std::string& name, c
   j["tokenizer_model"] = str_or_null("tokenizer.ggml.model");
   j["n_vocab"] = n_vocab;
   if (auto m = gguf::model::load(f)) {
-    j["hparams"] = hparams_json(m->hparams());
+    j["hparams"] = nlohmann::ordered_json::parse(hparams_json(m->hparams()));
   } else {
     j["hparams"] = nullptr;
     j["hparams_error"] = m.error().message();

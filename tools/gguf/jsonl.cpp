@@ -428,6 +428,24 @@ int report_to(std::string_view file, const gguf::error& e, std::string& err) {
   return e.code == errc::io_error ? exit_usage : exit_invalid;
 }
 
+bool write_ids_json(std::FILE* f, std::span<const int32_t> ids) {
+  char buf[size_t(1) << 16];
+  constexpr size_t room = 16;  // ',' and an int32_t, or "]\n"
+  char* p = buf;
+  *p++ = '[';
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (size_t(buf + sizeof buf - p) < room) {
+      if (std::fwrite(buf, 1, size_t(p - buf), f) != size_t(p - buf)) return false;
+      p = buf;
+    }
+    if (i) *p++ = ',';
+    p = std::to_chars(p, p + 11, ids[i]).ptr;
+  }
+  *p++ = ']';
+  *p++ = '\n';
+  return std::fwrite(buf, 1, size_t(p - buf), f) == size_t(p - buf);
+}
+
 void append_ids_json(std::string& out, std::span<const int32_t> ids) {
   char buf[16];
   out += '[';

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
@@ -118,5 +119,8 @@ int report_to(std::string_view file, const gguf::error& e, std::string& err);
 
 /// Appends `[id,id,...]` (nlohmann's compact spelling of a JSON array of integers).
 void append_ids_json(std::string& out, std::span<const int32_t> ids);
+/// The same JSON array and a newline written to `f` through a 64 KiB buffer (no string of
+/// the whole output: megabytes of fresh pages for a long text). False on a write error.
+bool write_ids_json(std::FILE* f, std::span<const int32_t> ids);
 
 }  // namespace gguf::cli

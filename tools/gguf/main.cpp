@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "gguf/version.h"
 
 namespace {
 void usage(std::ostream& os) {
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {
-    std::cout << "gguf 0.1.0\n";
+    std::cout << "gguf " << gguf::version() << "\n";
     return 0;
   }
   for (const auto& c : gguf::cli::commands()) {

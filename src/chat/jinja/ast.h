@@ -53,7 +53,7 @@ struct expr {
   int sym = -1;          ///< name: symbol id
   bool negate = false;   ///< test: `is not`
   binop bop = binop::add;
-  value lit;             ///< literal
+  value lit;             ///< literal (getattr: the attribute name as a string value)
   std::string name;      ///< getattr / filter / test name
   expr_ptr a, b, c;
   std::vector<expr_ptr> args;
@@ -91,6 +91,7 @@ struct param {
   int sym;
   std::string name;
   expr_ptr def;  ///< default value, may be null
+  value missing;  ///< what the parameter is when a macro call does not provide it (made once)
 };
 
 struct stmt {

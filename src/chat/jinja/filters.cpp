@@ -131,7 +131,10 @@ value f_title(interp&, const value& v, arguments&) {
   return value(std::move(out));
 }
 value f_capitalize(interp&, const value& v, arguments&) { return value(text::capitalize(v.str())); }
-value f_safe(interp&, const value& v, arguments&) { return v.is_markup() ? v : value::make_markup(v.str()); }
+value f_safe(interp& in, const value& v, arguments&) {
+  if (in.llama()) return value(v.str());  // llama.cpp has no markup: safe is the text, unmarked
+  return v.is_markup() ? v : value::make_markup(v.str());
+}
 
 value f_trim(interp&, const value& v, arguments& a) {
   const value& chars = arg(a, 0, "chars", kNone);

@@ -40,7 +40,9 @@ enum class dialect : uint8_t {
   llama_cpp,  ///< llama.cpp v0.5.0's common/jinja, where it is more lenient: select/map
               ///< results are lists (tojson, length work), `+`/`~` of a string and
               ///< none/undefined treat the null side as "", attributes of undefined are
-              ///< undefined, list.append is allowed (it changes the list)
+              ///< undefined, list.append is allowed (it changes the list), the methods
+              ///< of undefined/none that llama.cpp gives empty results (`.items()` -> [],
+              ///< `.length()` -> 0, ...), `|safe` is plain text (no markup, so no escaping)
 };
 
 /// Lexer options, as jinja2.Environment spells them. The defaults are transformers'.

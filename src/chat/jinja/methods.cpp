@@ -5,6 +5,7 @@
 // item first, then the attribute. So `message.items` is the dict method, not a key named
 // "items". The sandbox refuses methods that mutate a list or dict (append, pop, update,
 // ...): jinja2 raises SecurityError when such a method is called, and so do we.
+#include <optional>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -393,8 +394,32 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
 
 }  // namespace
 
+// llama.cpp's methods of undefined and none (value_undefined_t / value_none_t::get_builtins):
+// empty results instead of errors. nullopt: not one of them.
+static std::optional<value> llama_empty_method(const value& obj, std::string_view name) {
+  static constexpr std::string_view to_list[] = {"items", "map", "reject", "rejectattr", "select", "selectattr", "unique"};
+  if (in_set(to_list, name)) return value::make_list();
+  if (obj.is_none()) {
+    if (name == "string"sv || name == "safe"sv) return value("None");
+    if (name == "tojson"sv) return value("null");
+    return std::nullopt;
+  }
+  static constexpr std::string_view undef_list[] = {"list", "reverse", "sort"};
+  static constexpr std::string_view undef_str[] = {"capitalize", "join", "lower", "replace", "safe", "string",
+                                                   "strip", "title", "truncate", "upper"};
+  static constexpr std::string_view undef_int[] = {"length", "sum", "wordcount"};
+  static constexpr std::string_view undef_undef[] = {"first", "last", "max", "min"};
+  if (in_set(undef_list, name)) return value::make_list();
+  if (in_set(undef_str, name)) return value("");
+  if (in_set(undef_int, name)) return value(int64_t{0});
+  if (in_set(undef_undef, name)) return value::undefined(std::string(name));
+  return std::nullopt;
+}
+
 value interp::call_method(const value& obj, std::string_view name, arguments& a) {
   step();
+  if (llama() && (obj.is_undefined() || obj.is_none()))
+    if (auto v = llama_empty_method(obj, name)) return *v;
   switch (obj.type()) {
     case kind::undefined: undefined_error(obj);
     case kind::string:

@@ -277,6 +277,7 @@ class parser {
       else {
         for (const auto& q : s.params)
           if (q.def) fail("non-default argument follows default argument");
+        p.missing = value::undefined("parameter '" + p.name + "' was not provided");
       }
       s.params.push_back(std::move(p));
     }
@@ -635,6 +636,7 @@ class parser {
           auto g = node(ek::getattr, line);
           g->a = std::move(e);
           g->name = cur().value;
+          g->lit = value(g->name);  // the name as a key, for `set ns.name = ...`
           prepare_dict_access(*g, g->name);
           next();
           e = std::move(g);

@@ -136,6 +136,12 @@ interp::flow interp::exec(const body& b) {
 }
 
 namespace {
+// `caller` in a macro called without a call block (one value, shared by every call).
+const value& no_caller() {
+  static const value v = value::undefined("'caller' is undefined");
+  return v;
+}
+
 // Makes `nf` the current scope for the guard's lifetime; a scope nobody else holds
 // afterwards goes back to the interpreter's pool (no allocation per macro call or loop).
 struct scope_guard {
@@ -209,7 +215,7 @@ interp::flow interp::exec_stmt(const stmt& s) {
       std::weak_ptr<frame> closure = frame_;
       const stmt* m = &s;
       value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
-        return in.call_macro(*m, closure.lock(), a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*m, closure.lock(), a, no_caller());
       });
       frame_->set(s.sym, fn);
       return flow::normal;
@@ -219,7 +225,7 @@ interp::flow interp::exec_stmt(const stmt& s) {
       std::weak_ptr<frame> closure = frame_;
       const stmt* cb = &s;
       value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
-        return in.call_macro(*cb, closure.lock(), a, value::undefined("'caller' is undefined"));
+        return in.call_macro(*cb, closure.lock(), a, no_caller());
       });
       const expr& call = *s.e;
       arguments a;
@@ -237,9 +243,10 @@ interp::flow interp::exec_stmt(const stmt& s) {
     case sk::break_: return flow::brk;
     case sk::continue_: return flow::cont;
     case sk::scope: {
-      auto nf = new_frame(frame_);
+      auto owner = new_frame(frame_);
+      frame* nf = owner.get();
       for (const auto& p : s.params) nf->set(p.sym, eval(*p.def));
-      scope_guard g(*this, frame_, nf);
+      scope_guard g(*this, frame_, std::move(owner));  // sole owner: recycled when done
       return exec(s.main);
     }
   }
@@ -253,7 +260,7 @@ void interp::assign(const expr& target, const value& v) {
     value ns = lookup(target.a->sym);
     if (!ns.is_namespace()) throw raised("can only set attributes of a namespace() object");
     // namespaces are shared on purpose: set() changes the one the template made
-    const_cast<value&>(ns).set(value(target.name), v);
+    const_cast<value&>(ns).set(target.lit.is_string() ? target.lit : value(target.name), v);
   } else if (target.kind == ek::tuple) {
     std::vector<value> items = iterate(v);
     if (items.size() != target.args.size())
@@ -334,8 +341,9 @@ void interp::loop_body(const stmt& s, const value& iterable, int depth) {
   lp->s = &s;
   lp->depth = depth;
   std::vector<value> all = iterate(iterable);
-  auto nf = new_frame(frame_);
-  scope_guard g(*this, frame_, nf);
+  auto owner = new_frame(frame_);
+  frame* nf = owner.get();
+  scope_guard g(*this, frame_, std::move(owner));  // sole owner: recycled when done
   const int loop_sym = loop_sym_;
   if (s.cond) {  // the filter runs before the loop: loop.length counts what passes
     for (auto& v : all) {
@@ -396,7 +404,8 @@ std::vector<value> interp::iterate(const value& v) {
 value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
   if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
   depth_guard dg(*this);
-  auto nf = new_frame(closure);
+  auto owner = new_frame(closure);
+  frame* nf = owner.get();
   std::vector<value> varargs;
   const size_t np = m.params.size();
   for (size_t i = 0; i < args.pos.size(); ++i) {
@@ -422,11 +431,11 @@ value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, a
       kwargs.set(value(k), v);
     }
   }
-  scope_guard g(*this, frame_, nf);
+  scope_guard g(*this, frame_, std::move(owner));  // sole owner: recycled when done
   for (size_t i = args.pos.size(); i < np; ++i) {
     const param& p = m.params[i];
     if (nf->find(p.sym)) continue;
-    nf->set(p.sym, p.def ? eval(*p.def) : value::undefined("parameter '" + p.name + "' was not provided"));
+    nf->set(p.sym, p.def ? eval(*p.def) : p.missing);
   }
   if (varargs_sym_ >= 0) nf->set(varargs_sym_, value::make_tuple(varargs));
   if (kwargs_sym_ >= 0) nf->set(kwargs_sym_, kwargs.is_dict() ? kwargs : value::make_dict());
@@ -572,6 +581,15 @@ value interp::eval(const expr& e) {
     case ek::binop: {
       value a = eval(*e.a);
       value b = eval(*e.b);
+      // `x ~ y ~ z`, `x + y + z` on strings: the left side a string only this expression holds
+      // (made by the previous step of the chain, a macro call, a filter) grows in place; the
+      // result and the memory accounting are op_binary's
+      if ((e.bop == binop::concat || e.bop == binop::add) && !track_ && a.is_unshared_string() && b.is_string() &&
+          !b.is_markup()) {
+        charge(a.as_string().size() + b.as_string().size());
+        a.unshared_string() += b.as_string();
+        return a;
+      }
       return op_binary(*this, e.bop, a, b);
     }
     case ek::compare: {

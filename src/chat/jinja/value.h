@@ -130,6 +130,10 @@ class value {
   const std::vector<value>& items() const noexcept;
   /// Mutable items of a list or tuple the caller just made (not shared yet).
   std::vector<value>& mutable_items();
+  /// A plain string (not Markup) that no other value shares: the caller may change it in place.
+  bool is_unshared_string() const noexcept { return k_ == kind::string && !gen_ && p_.use_count() == 1; }
+  /// The text of a string for which is_unshared_string() holds.
+  std::string& unshared_string() noexcept { return *static_cast<std::string*>(p_.get()); }
   /// The entries of a dict or namespace, in order.
   const std::vector<std::pair<value, value>>& entries() const noexcept;
   /// The undefined value's hint (what is undefined).

@@ -13,12 +13,16 @@
 // the word is emitted (llama.cpp's text_to_token). Each word is cut further where no rule
 // can join the characters on either side (word_split.h), and each distinct part of a
 // call is merged once (word_cache.h). make_bpe(v, false) keeps the plain per-word queue.
+// With the byte alphabet, a vocabulary whose every rule result is a token merges by
+// token-id pairs instead (bpe_pairs.h): one probe per candidate pair, no text compared,
+// each final symbol already its token.
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <span>
 #include <string>
 
+#include "vocab/models/bpe_pairs.h"
 #include "vocab/models/byte_fallback.h"
 #include "vocab/models/merge_queue.h"
 #include "vocab/models/tokenizer_model.h"
@@ -161,14 +165,18 @@ class bpe_model final : public tokenizer_model {
   bpe_model(const vocab_data& v, bool split_words)
       : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words) {
     // the merge table (and the pair filter) from the compiled cache, or built and saved
-    const std::string_view name = split_words ? "bpe.merges+filter" : "bpe.merges";
-    const auto read = [&](table_reader& r) { return merges_.load(r, v.file_bytes) && (!split_words || filter_.load(r)); };
-    load_or_build(
-        v.cache, name, read, [&] { merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr); },
-        [&](table_writer& w) {
-          merges_.save(w);
-          if (split_words) filter_.save(w);
-        });
+    if (split_words && pre_.preset().byte_encode) {
+      load_or_build_by_ids();
+    } else {
+      const std::string_view name = split_words ? "bpe.merges+filter" : "bpe.merges";
+      const auto read = [&](table_reader& r) { return merges_.load(r, v.file_bytes) && (!split_words || filter_.load(r)); };
+      load_or_build(
+          v.cache, name, read, [&] { merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr); },
+          [&](table_writer& w) {
+            merges_.save(w);
+            if (split_words) filter_.save(w);
+          });
+    }
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().newline_runs_whole;
     byte_fallback_ = byte_fallback(v, byte_encode_ ? byte_fallback::pieces::raw : byte_fallback::pieces::hex, -1);
@@ -180,6 +188,8 @@ class bpe_model final : public tokenizer_model {
     escape_whitespace(fragment, false, buf);
     return buf;
   }
+
+  bool merges_by_ids() const noexcept { return by_ids_; }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
     scratch& sc = thread_scratch<scratch>(instance_);
@@ -209,6 +219,9 @@ class bpe_model final : public tokenizer_model {
 
  private:
   static constexpr size_t batch = 16;
+  // merge_symbols' linear scan up to this many symbols with the id-pair table (the best of
+  // 8, 12, 16, 24 and 48 on CJK text, bench_tokenize_file, the others within noise)
+  static constexpr int linear_max_by_ids = 8;
   struct scratch;
   static std::string_view word_of(const scratch& sc, size_t j) {
     const size_t begin = j == 0 ? 0 : sc.ends[j - 1];
@@ -255,10 +268,85 @@ class bpe_model final : public tokenizer_model {
     void clear() noexcept { cache.clear(); }
   };
 
+  // The merge tables of the byte-level fast path: ranks by id pairs when the vocabulary
+  // qualifies (bpe_pairs.h), else the text table; the pair filter either way.
+  void load_or_build_by_ids() {
+    const auto read = [&](table_reader& r) {
+      uint8_t by_ids = 0;
+      if (!r.get_value(by_ids)) return false;
+      by_ids_ = by_ids != 0;
+      return (by_ids_ ? pairs_.load(r) : merges_.load(r, v_.file_bytes)) && filter_.load(r);
+    };
+    const auto build = [&] {
+      const char* const base = reinterpret_cast<const char*>(v_.file_bytes.data());
+      by_ids_ = pairs_.build(v_, v_.merges, v_.file_bytes, [&](std::string_view a, std::string_view b) {
+        // the 8 bytes before a's end: a's own and its length's
+        filter_.add(a.data() + a.size() - base >= 8 ? last_chunk_padded(a) : last_chunk(a), first_chunk(b));
+      });
+      if (by_ids_) return;
+      filter_ = pair_filter{};
+      merges_.build(v_.merges, v_.file_bytes, &filter_);
+    };
+    const auto write = [&](table_writer& w) {
+      w.put_value(uint8_t(by_ids_));
+      if (by_ids_) pairs_.save(w);
+      else merges_.save(w);
+      filter_.save(w);
+    };
+    load_or_build(v_.cache, "bpe.pairs+filter", read, build, write);
+  }
+
+  // merge_word through the id-pair table: one symbol per byte-alphabet character, its
+  // token as its piece; each final symbol is its token.
+  void merge_word_ids(std::string_view word, scratch& sc, std::vector<int32_t>& out) const {
+    auto& syms = sc.syms;
+    syms.clear();
+    for (size_t off = 0; off < word.size();) {
+      const auto u0 = uint8_t(word[off]);
+      size_t len = 1;
+      uint32_t cpt = u0;
+      if (u0 >= 0x80) {
+        len = chunk_len(word, off);
+        cpt = len == 2 ? (uint32_t(u0 & 0x1F) << 6) | (uint8_t(word[off + 1]) & 0x3F) : pair_rank_table::alphabet_end;
+      }
+      symbol s;
+      s.start = uint32_t(off);
+      s.len = uint32_t(len);
+      s.piece = pairs_.char_id(cpt);  // -1 outside the alphabet (not made by encode_word)
+      s.prev = int32_t(syms.size()) - 1;
+      s.next = off + len == word.size() ? -1 : int32_t(syms.size()) + 1;
+      syms.push_back(s);
+      off += len;
+    }
+    merge_symbols<int32_t>(
+        syms,
+        [&](const symbol& l, const symbol& r, pair_candidate<int32_t>& pc) {
+          if ((l.piece | r.piece) < 0) return false;
+          const pair_rank_table::entry* e = pairs_.find(uint32_t(l.piece), uint32_t(r.piece));
+          if (!e) return false;
+          pc.key = int32_t(e->rank_plus_1);
+          pc.merged = e->merged;
+          return true;
+        },
+        sc.merge, linear_max_by_ids);
+    for (int32_t i = 0; i >= 0; i = syms[i].next) {
+      const symbol& s = syms[i];
+      if (s.piece >= 0) {
+        out.push_back(s.piece);
+        continue;
+      }
+      byte_fallback_.append(word.substr(s.start, s.len), out);
+    }
+  }
+
   // llama.cpp's llm_tokenizer_bpe_session::tokenize for one word: one symbol per chunk
   // (a byte-alphabet character, or a code point), merged by lowest rank; each final
   // symbol is its token, or its bytes' tokens.
   void merge_word(std::string_view word, scratch& sc, std::vector<int32_t>& out) const {
+    if (by_ids_) {
+      merge_word_ids(word, sc, out);
+      return;
+    }
     auto& syms = sc.syms;
     auto& hashes = sc.hashes;
     syms.clear();
@@ -322,7 +410,9 @@ class bpe_model final : public tokenizer_model {
   pre_tokenizer pre_;
   bool split_words_;
   pair_filter filter_;  // (last chunk of the left side, first chunk of the right side) of every rule
-  merge_table merges_;
+  merge_table merges_;       // the text table (without by_ids_)
+  pair_rank_table pairs_;    // the id-pair table (with by_ids_)
+  bool by_ids_ = false;
   bool byte_encode_ = true, gemma4_newlines_ = false;
   byte_fallback byte_fallback_;
 };
@@ -331,6 +421,11 @@ class bpe_model final : public tokenizer_model {
 
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words) {
   return std::make_unique<bpe_model>(v, split_words);
+}
+
+bool bpe_merges_by_ids(const tokenizer_model& m) noexcept {
+  const auto* b = dynamic_cast<const bpe_model*>(&m);
+  return b && b->merges_by_ids();
 }
 
 }  // namespace gguf::vocab_detail

@@ -45,11 +45,12 @@ struct merge_scratch {
   std::vector<cand> heap;     // binary heap (worst-first comparator, as std::priority_queue)
 };
 
-/// Words of up to this many symbols use the linear scan.
+/// Words of up to this many symbols use the linear scan (by default: a caller whose pair
+/// lookups are cheap passes less, the scan's cost then weighing more than the heap's).
 inline constexpr int merge_linear_max = 48;
 
 template <class Key, class PairFn>
-void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn, merge_scratch<Key>& scratch) {
+void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn, merge_scratch<Key>& scratch, int linear_max = merge_linear_max) {
   using cand = typename merge_scratch<Key>::cand;
   const int n = int(syms.size());
   if (n < 2) return;
@@ -60,7 +61,7 @@ void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn, merge_scratch<Key>
     syms[l].next = syms[r].next;
     if (syms[r].next >= 0) syms[syms[r].next].prev = l;
   };
-  if (n <= merge_linear_max) {
+  if (n <= linear_max) {
     auto& best = scratch.best;
     auto& has = scratch.has;
     if (best.size() < size_t(n)) best.resize(n);

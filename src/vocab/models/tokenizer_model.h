@@ -375,6 +375,8 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 /// split_words = false merges each pre-tokenized word whole, as llama.cpp does (the
 /// reference the fast path of bpe.cpp is tested against).
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
+/// True when `m` is a BPE model that merges by token-id pairs (bpe_pairs.h; for tests).
+bool bpe_merges_by_ids(const tokenizer_model& m) noexcept;
 /// lazy = true builds the trie at the first normalize/tokenize call (not with the
 /// compiled cache): `v` must outlive the model. The loader's row does so, so that a
 /// load that never tokenizes (detokenize, info) does not pay for the trie.

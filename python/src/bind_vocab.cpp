@@ -1,16 +1,11 @@
-// ggufkit._core: Vocab (llama.cpp-exact tokenizer), Model (hparams, token embeddings)
-// and edit (metadata edits written atomically).
-#include <cmath>
+// ggufkit._core: Vocab (llama.cpp-exact tokenizer, batch tokenization, chat templates)
+// and the vocabulary's module functions (default_tokenizer_cache_dir).
 #include <limits>
-#include <optional>
+#include <memory>
 
-#include "../../tools/gguf/hparams_json.h"
 #include "common.h"
 #include "gguf/chat.h"
-#include "gguf/model.h"
-#include "gguf/model_files.h"
 #include "gguf/vocab.h"
-#include "gguf/writer.h"
 
 namespace ggufkit {
 namespace {
@@ -87,13 +82,23 @@ std::string_view text_of(PyObject* o) {
   throw py::type_error(std::string("expected str or bytes, got ") + Py_TYPE(o)->tp_name);
 }
 
-struct py_model {
-  gguf::file f;
-  gguf::model m;
-  std::optional<gguf::vocab> v;  // loaded on the first embed of a text
-};
+py_vocab load_vocab(py::handle src, py::object cache_dir) {
+  gguf::file f = file_from(src);
+  const std::string dir =
+      cache_dir.is_none() ? std::string() : std::string(py::str(py::module_::import("os").attr("fspath")(cache_dir)));
+  py::gil_scoped_release unlocked;
+  auto v = take(gguf::vocab::load(f, gguf::vocab_load_options{dir}));
+  auto chat = std::make_shared<const gguf::result<gguf::chat_template>>(gguf::chat_template::load(f, v));
+  return py_vocab{std::move(v), f.path(), dir, py::object(), std::move(chat)};
+}
 
-// The reopen-by-path state of a picklable object.
+std::optional<int32_t> special(int32_t id) {
+  if (id == gguf::token_null) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
 py::tuple path_state(const std::string& path, const char* what) {
   if (path.empty() || path.front() == '<')
     throw py::type_error(std::string("cannot pickle a ") + what + " not opened from a path (" + path + ")");
@@ -112,34 +117,6 @@ std::vector<int32_t> ids_of(py::handle seq) {
   return ids;
 }
 
-py_vocab load_vocab(py::handle src, py::object cache_dir) {
-  gguf::file f = file_from(src);
-  const std::string dir =
-      cache_dir.is_none() ? std::string() : std::string(py::str(py::module_::import("os").attr("fspath")(cache_dir)));
-  py::gil_scoped_release unlocked;
-  auto v = take(gguf::vocab::load(f, gguf::vocab_load_options{dir}));
-  auto chat = std::make_shared<const gguf::result<gguf::chat_template>>(gguf::chat_template::load(f, v));
-  return py_vocab{std::move(v), f.path(), dir, py::object(), std::move(chat)};
-}
-
-py_model load_model(py::handle src) {
-  gguf::file f = file_from(src);
-  py::gil_scoped_release unlocked;
-  // A shard of a split model (any shard) is read as the whole model, as the command line
-  // does (issue 29, item 18): the first shard's metadata, every shard's tensors.
-  if (f.find(gguf::kv_split_count)) {
-    auto set = gguf::model_files::from_file(f, [](const std::string& p) { return gguf::file::open_any(p); });
-    if (!set) {
-      gguf::error e = std::move(set).error();
-      e.detail = f.path() + ": " + e.detail;
-      throw gguf::exception(std::move(e));
-    }
-    f = set->merged();
-  }
-  auto m = take(gguf::model::load(f));
-  return py_model{f, std::move(m), std::nullopt};
-}
-
 std::vector<int32_t> encode(const gguf::vocab& v, std::string_view text, bool add_special, bool parse_special) {
   std::vector<int32_t> ids;
   gguf::result<void> r;
@@ -151,14 +128,10 @@ std::vector<int32_t> encode(const gguf::vocab& v, std::string_view text, bool ad
   return ids;
 }
 
-std::optional<int32_t> special(int32_t id) {
-  if (id == gguf::token_null) return std::nullopt;
-  return id;
-}
-
-}  // namespace
-
 void register_vocab(py::module_& m) {
+  m.def("default_tokenizer_cache_dir", [] { return gguf::default_tokenizer_cache_dir(); },
+        "The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else "
+        "~/.cache/gguf; \"\" when GGUF_CACHE_DIR is \"\" or \"0\".");
   py::class_<py_vocab>(m, "Vocab")
       .def(py::init(&load_vocab), py::arg("path_or_file"), py::arg("cache_dir") = py::none())
       .def("encode",
@@ -277,45 +250,6 @@ void register_vocab(py::module_& m) {
       .def("__repr__", [](const py_vocab& s) {
         return "<ggufkit.Vocab '" + s.path + "' " + std::string(gguf::vocab_type_name(s.v.type())) + ", " +
                std::to_string(s.v.n_tokens()) + " tokens>";
-      });
-}
-
-void register_model(py::module_& m) {
-  py::class_<py_model>(m, "Model")
-      .def(py::init(&load_model), py::arg("path_or_file"))
-      .def_property_readonly("architecture", [](const py_model& s) { return std::string(s.m.arch().name); })
-      .def_property_readonly("hparams", [](const py_model& s) {
-        return py::module_::import("json").attr("loads")(gguf::cli::hparams_json(s.m.hparams()).dump());
-      })
-      .def("embed",
-           [](py_model& s, py::handle text_or_ids, bool add_special) {
-             const auto te = take(s.m.token_embd());
-             const size_t n_embd = te->ne[0];
-             std::vector<int32_t> ids;
-             if (py::isinstance<py::str>(text_or_ids) || py::isinstance<py::bytes>(text_or_ids)) {
-               if (!s.v) {
-                 py::gil_scoped_release unlocked;
-                 s.v = take(gguf::vocab::load(s.f));
-               }
-               ids = encode(*s.v, text_or_ids.cast<std::string_view>(), add_special, /*parse_special=*/false);
-             } else {
-               ids = ids_of(text_or_ids);
-             }
-             py::array_t<float> out({py::ssize_t(ids.size()), py::ssize_t(n_embd)});
-             std::span<float> dst(out.mutable_data(), size_t(out.size()));
-             gguf::result<void> r;
-             {
-               py::gil_scoped_release unlocked;
-               r = s.m.get_token_embeddings(ids, dst);
-             }
-             take(std::move(r));
-             return out;
-           },
-           py::arg("text_or_ids"), py::arg("add_special") = true)
-      .def(py::pickle([](const py_model& s) { return path_state(s.f.path(), "Model"); },
-                      [](py::tuple t) { return load_model(t[0]); }))
-      .def("__repr__", [](const py_model& s) {
-        return "<ggufkit.Model '" + s.f.path() + "' " + std::string(s.m.arch().name) + ">";
       });
 }
 

@@ -1,33 +1,20 @@
-// What `gguf validate` and the editing commands add to gguf::validate's rules: the
-// loaders of this library, which refuse what llama.cpp's loader refuses (issue 29,
-// item 4; the differential in tests/cli/test_validate_loader.cpp). The schema layer
-// cannot run them (vocab and model sit beside and above it), so the front ends do: the
-// command line and the Python package (python/src/bind_edit.cpp), hence header-only.
-#pragma once
-
+// What `gguf validate`, the editing commands and Python's ggufkit.edit add to
+// gguf::validate's rules: the loaders of this library, which refuse what llama.cpp's
+// loader refuses (issue 29, item 4; the differential in tests/cli/test_validate_loader.cpp).
+// The schema layer cannot run them (vocab and model sit above it): the model layer does,
+// as llama.cpp's model loader loads the vocabulary too (gguf/model.h, add_loader_diagnostics).
 #include <string>
-#include <vector>
 
-#include "gguf/file.h"
 #include "gguf/model.h"
 #include "gguf/model_files.h"
-#include "gguf/schema.h"
 #include "gguf/vocab.h"
 
-namespace gguf::cli {
+namespace gguf {
 
-/// Adds an error diagnostic when llama.cpp would refuse to load `f`: rule "loader.vocab"
-/// (gguf::vocab::load fails: unknown pre-tokenizer, missing merges, arrays shorter than
-/// the vocabulary, a key of the wrong type, ...) for a file with a tokenizer, and rule
-/// "loader.model" (gguf::model::load fails: unknown architecture, missing hparams or
-/// tensors, wrong shapes) for a file with tensors whose architecture the registry knows
-/// (gguf::find_model_architecture). Only when `r` has no error yet (the
-/// schema's error already says why). A shard of a split model gets the vocabulary check
-/// only (a later shard none: its model lives in the first shard).
-inline void add_loader_diagnostics(const file& f, gguf::report& r) {
+void add_loader_diagnostics(const file& f, report& r) {
   if (r.has_errors()) return;
   if (auto no = f.get_uint(kv_split_no); no && *no > 0) return;
-  auto add = [&](std::string_view rule, const gguf::error& e, std::string_view what) {
+  auto add = [&](std::string_view rule, const error& e, std::string_view what) {
     diagnostic d;
     d.level = severity::error;
     d.rule = std::string(rule);
@@ -75,5 +62,4 @@ inline void add_loader_diagnostics(const file& f, gguf::report& r) {
   }
 }
 
-
-}  // namespace gguf::cli
+}  // namespace gguf

@@ -1,16 +1,12 @@
-// hparams as JSON in llama.cpp's names: `gguf info --json` and the Python package's
-// Model.hparams (python/src) print the same object.
-#pragma once
-
+// hparams as JSON in llama.cpp's names: the object `gguf info --json` prints as "hparams"
+// and the Python package's Model.hparams returns (gguf/model.h, hparams_json).
 #include <nlohmann/json.hpp>
 
 #include "gguf/model.h"
 
-namespace gguf::cli {
+namespace gguf {
 
-// The architecture's hparams (llama.cpp names); per-layer values as one number when every
-// layer has the same, else as an array.
-inline nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
+std::string hparams_json(const hparams& hp) {
   auto per_layer = [](const std::vector<uint32_t>& v) -> nlohmann::ordered_json {
     for (auto x : v) {
       if (x != v.front()) return v;
@@ -56,7 +52,7 @@ inline nlohmann::ordered_json hparams_json(const gguf::hparams& hp) {
     j["ssm_d_state"] = hp.ssm_d_state;
     j["ssm_dt_rank"] = hp.ssm_dt_rank;
   }
-  return j;
+  return j.dump();
 }
 
-}  // namespace gguf::cli
+}  // namespace gguf

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Cold load against llama.cpp, whole process, every vocabulary of the test data, one run.
+
+For each vocab/*.gguf, alternating in the same run, the median wall and CPU time (user +
+system, from wait4) of --runs processes that load the vocabulary and tokenize one word:
+  llama-tok   llama.cpp's own `llama-tokenize -m V -p Hello --ids --log-disable` (the
+              reference's tools/tokenize built against its libraries: llama_model_load_from_file
+              with vocab_only, the load every llama.cpp tool does; llama.cpp has no tokenizer
+              cache, so its load is always cold)
+  tok-bench   the reference's `llama-tokenize-bench V FILE 1` on a file holding "Hello"
+  ours cold   `gguf tokenize -m V Hello --no-tokenizer-cache` (every table built)
+  ours cache  `gguf tokenize -m V Hello --tokenizer-cache DIR` (the compiled tokenizer
+              cache, written by a first run; docs/tokenizers.md)
+Ratios are llama-tok's time / ours (above 1: we are faster). The machine is shared (2
+cores, other jobs): the CPU time is the steadier figure; both are printed.
+
+usage: bench/load_vs_llama.py [--build build] [--runs 11] [--only NAME...] [--texts DIR]
+env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../shared/data),
+       LLAMA_TOKENIZE (as for bench/cli_vs_llama.py, which builds it into --texts)
+"""
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_vs_llama import ROOT, llama_tokenize, wall  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--only", nargs="*", help="vocabulary file names without ggml-vocab- and .gguf")
+    ap.add_argument("--texts", default="/tmp/gguf-cli-texts")
+    args = ap.parse_args()
+    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
+    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
+    Path(args.texts).mkdir(parents=True, exist_ok=True)
+    lt = llama_tokenize(ref, Path(args.texts))
+    bench = ref / "bin" / "llama-tokenize-bench"
+    gguf = Path(args.build) / "gguf"
+    tmp = Path(tempfile.mkdtemp(prefix="gguf-load-bench-"))
+    try:
+        hello = tmp / "hello.txt"
+        hello.write_text("Hello")
+        cache = tmp / "cache"
+        print(f"{'vocab':22} | {'llama-tok':>15} {'tok-bench':>15} | {'ours cold':>13} {'ours cache':>13} | "
+              f"{'x cold':>11} {'x cache':>11}")
+        print(f"{'':22} | {'(wall / CPU ms, medians of ' + str(args.runs) + ')':>31} |{'':29}| {'(wall / CPU)':>23}")
+        worst = {"cold": None, "cache": None}
+        for v in sorted((data / "vocab").glob("*.gguf")):
+            name = v.name.removeprefix("ggml-vocab-").removesuffix(".gguf")
+            if args.only and name not in args.only:
+                continue
+            cmds = {
+                "lt": [lt, "-m", v, "-p", "Hello", "--ids", "--log-disable"],
+                "lb": [bench, v, hello, "1"],
+                "cold": [gguf, "tokenize", "-m", v, "Hello", "--no-tokenizer-cache"],
+                "cache": [gguf, "tokenize", "-m", v, "Hello", "--tokenizer-cache", cache],
+            }
+            try:
+                wall(cmds["cache"])  # writes the cache; warms the page cache for everyone
+                wall(cmds["lt"])
+            except SystemExit as e:  # a vocabulary llama.cpp (or we) refuse: say so, go on
+                print(f"{name:22} | skipped: {e}")
+                continue
+            times = {k: ([], []) for k in cmds}
+            for _ in range(args.runs):
+                for k, c in cmds.items():
+                    w, cpu = wall(c)
+                    times[k][0].append(w)
+                    times[k][1].append(cpu)
+            m = {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in times.items()}
+
+            def pair(k):
+                return f"{m[k][0]:6.1f} / {m[k][1]:6.1f}"
+
+            def ratio(a, b):
+                return f"{m[a][0] / m[b][0]:5.1f} / {m[a][1] / m[b][1]:4.1f}"
+
+            for k in worst:
+                r = m["lt"][1] / m[k][1]
+                if worst[k] is None or r < worst[k][0]:
+                    worst[k] = (r, name)
+            print(f"{name:22} | {pair('lt'):>15} {pair('lb'):>15} | {pair('cold'):>13} {pair('cache'):>13} | "
+                  f"{ratio('lt', 'cold'):>11} {ratio('lt', 'cache'):>11}", flush=True)
+        if worst["cold"]:
+            print(f"lowest CPU ratio: {worst['cold'][0]:.1f}x cold ({worst['cold'][1]}), "
+                  f"{worst['cache'][0]:.1f}x cached ({worst['cache'][1]})")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

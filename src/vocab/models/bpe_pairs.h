@@ -1,0 +1,191 @@
+// Merge ranks keyed by token ids (internal), for the byte-level BPE fast path (bpe.cpp).
+//
+// llama.cpp keys its merges by the texts of the two sides (bpe_ranks) and looks the
+// merged symbol's token up by text. When every byte-alphabet character is a token and the
+// result of every rule is a token, every symbol a word can ever hold is a token, and a
+// symbol's text and its id determine each other (token_map maps each text to one id).
+// Then "the rule whose sides are the texts of l and r" is "the rule whose sides are the
+// ids of l and r", and the result's id is known when the rule is: one probe of a flat
+// open-addressing table on the (left, right) id pair gives the rank and the merged id,
+// with no text hashing or comparison per candidate pair and no lookup per output token.
+// A rule whose side is not a token can never match a symbol and is left out; of a
+// duplicated pair the first rule keeps its rank (as std::unordered_map::emplace does).
+// When the vocabulary does not qualify, build() says so and bpe.cpp keeps its text table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gguf/file.h"
+#include "vocab/runtime/prefault.h"
+#include "vocab/runtime/table_cache.h"
+#include "vocab/models/tokenizer_model.h"
+#include "vocab/unicode/unicode.h"
+#include "vocab/models/word_split.h"
+
+namespace gguf::vocab_detail {
+
+class pair_rank_table {
+ public:
+  /// Byte-alphabet code points are below this (U+0100 + 68 remapped bytes).
+  static constexpr uint32_t alphabet_end = 0x144;
+
+  /// The rank and merged id of a rule (rank_plus_1 = 0: no rule).
+  struct entry {
+    uint32_t left, right;
+    uint32_t rank_plus_1;
+    int32_t merged;
+  };
+
+  /// Indexes the rules of `rules` ("left right" strings in `file`, rank = index) by the
+  /// ids of their sides in `v.token_to_id`. Returns false (the table is then unusable) when
+  /// a byte-alphabet character or the result of a rule whose sides are tokens is not a
+  /// token. Calls `each_rule(a, b)` for every rule with a space (the pair filter's input).
+  template <class EachRule>
+  bool build(const vocab_data& v, const array_ref& rules, std::span<const std::byte> file, EachRule&& each_rule) {
+    if (!fill_alphabet(v)) return false;
+    const size_t n = rules.empty() ? 0 : size_t(rules.size());
+    size_t cap = 16;
+    while (cap < n * 2) cap <<= 1;  // load factor <= 1/2
+    table_vector<entry> slots = prefaulted_table(cap, entry{});
+    mask_ = cap - 1;
+    shift_ = 64 - unsigned(__builtin_ctzll(cap));
+    const char* const base = reinterpret_cast<const char*>(file.data());
+    const char* const end = base + file.size();
+    // Batches: hash the three texts of a batch of rules and prefetch their token slots,
+    // then look them up, so that the cache misses of one batch overlap.
+    constexpr size_t batch = 64;
+    struct pending {
+      std::string_view a, b;
+      uint64_t ha, hb, hm;
+      uint32_t joined_at;  // offset of a + b in `joined`
+      int32_t rank;
+    };
+    std::array<pending, batch> todo;
+    std::string joined;
+    size_t n_todo = 0;
+    int64_t offset = 0;  // id - rank of the last result looked up
+    bool ok = true;
+    std::array<entry, batch> found;  // the batch's rules by ids, their slots prefetched
+    const auto flush = [&] {
+      size_t n_found = 0;
+      for (size_t j = 0; j < n_todo; ++j) {
+        const pending& p = todo[j];
+        const int32_t ia = v.token_to_id.find_id(p.a, p.ha);
+        const int32_t ib = ia < 0 ? -1 : v.token_to_id.find_id(p.b, p.hb);
+        if (ib < 0) continue;  // a side that is no token: no symbol ever matches it
+        // Vocabularies listed in merge order hold rule r's result at id r + a constant:
+        // that id is tried first (its text read in order), then the token map.
+        const std::string_view m = std::string_view(joined).substr(p.joined_at, p.a.size() + p.b.size());
+        const int64_t guess = int64_t(p.rank) + offset;
+        int32_t im = -1;
+        if (guess >= 0 && size_t(guess) < v.tokens.size()) {
+          const std::string_view t = v.tokens[size_t(guess)].text;
+          if (t.size() == m.size() && same_bytes(t.data(), m.data(), m.size())) im = int32_t(guess);
+        }
+        if (im < 0) {
+          im = v.token_to_id.find_id(m, p.hm);
+          offset = int64_t(im) - p.rank;
+        }
+        if (im < 0) {
+          ok = false;  // a symbol that is no token: the text table handles that
+          break;
+        }
+        found[n_found++] = {uint32_t(ia), uint32_t(ib), uint32_t(p.rank), im};
+        __builtin_prefetch(&slots[slot_of(uint32_t(ia), uint32_t(ib))], 1);
+      }
+      for (size_t j = 0; j < n_found && ok; ++j) insert(slots.data(), found[j]);
+      n_todo = 0;
+      joined.clear();
+    };
+    if (n)
+      (void)rules.for_each_string([&](uint64_t i, std::string_view w) {
+        if (!ok) return;
+        const size_t pos = rule_split(w, end);
+        if (pos + 1 >= w.size()) return;  // no space, or nothing after it: no rule
+        const std::string_view a = w.substr(0, pos), b = w.substr(pos + 1);
+        each_rule(a, b);
+        pending& p = todo[n_todo++];
+        p.a = a;
+        p.b = b;
+        p.ha = a.data() + 8 <= end ? text_hash_padded(a.data(), a.size()) : text_hash(a);
+        p.hb = b.data() + 8 <= end ? text_hash_padded(b.data(), b.size()) : text_hash(b);
+        p.joined_at = uint32_t(joined.size());
+        joined.append(a).append(b);
+        p.hm = text_hash(std::string_view(joined).substr(p.joined_at));
+        p.rank = int32_t(i);
+        v.token_to_id.prefetch(p.ha);
+        v.token_to_id.prefetch(p.hb);
+        v.token_to_id.prefetch(p.hm);
+        if (n_todo == batch) flush();
+      });
+    flush();
+    if (!ok) return false;
+    slots_.adopt(std::move(slots));
+    return true;
+  }
+  void save(table_writer& w) const {
+    w.put(std::span<const int32_t>(alphabet_));
+    w.put(slots_.span());
+  }
+  bool load(table_reader& r) {
+    std::span<const int32_t> alphabet;
+    std::span<const entry> slots;
+    if (!r.get(alphabet) || !r.get(slots) || alphabet.size() != alphabet_end) return false;
+    if (slots.size() < 16 || (slots.size() & (slots.size() - 1)) != 0) return false;
+    std::copy(alphabet.begin(), alphabet.end(), alphabet_.begin());
+    mask_ = slots.size() - 1;
+    shift_ = 64 - unsigned(__builtin_ctzll(slots.size()));
+    slots_.view(slots);
+    return true;
+  }
+  /// The token of byte-alphabet code point `cpt` (< alphabet_end), or -1 outside the alphabet.
+  int32_t char_id(uint32_t cpt) const noexcept { return cpt < alphabet_end ? alphabet_[cpt] : -1; }
+  /// The rule joining tokens l and r, or nullptr.
+  const entry* find(uint32_t l, uint32_t r) const noexcept {
+    for (size_t i = slot_of(l, r);; i = (i + 1) & mask_) {
+      const entry& e = slots_[i];
+      if (e.rank_plus_1 == 0) return nullptr;
+      if (e.left == l && e.right == r) return &e;
+    }
+  }
+
+ private:
+  static uint64_t hash(uint32_t l, uint32_t r) noexcept { return (uint64_t(l) << 32 | r) * 0x9E3779B97F4A7C15ull; }
+  size_t slot_of(uint32_t l, uint32_t r) const noexcept { return size_t(hash(l, r) >> shift_); }
+  bool fill_alphabet(const vocab_data& v) {
+    alphabet_.fill(-1);
+    for (int c = 0; c < 256; ++c) {
+      const std::string_view ch = byte_to_utf8(uint8_t(c));
+      const uint32_t cpt = utf8_decode_one(ch);
+      const int32_t id = v.find(ch);
+      if (id < 0 || cpt >= alphabet_end) return false;
+      alphabet_[cpt] = id;
+    }
+    return true;
+  }
+  static uint32_t utf8_decode_one(std::string_view s) noexcept {
+    const auto* u = reinterpret_cast<const uint8_t*>(s.data());
+    return s.size() == 1 ? u[0] : (uint32_t(u[0] & 0x1F) << 6) | (u[1] & 0x3F);
+  }
+  // x.rank_plus_1 holds the rank
+  void insert(entry* slots, entry x) {
+    for (size_t i = slot_of(x.left, x.right);; i = (i + 1) & mask_) {
+      entry& e = slots[i];
+      if (e.rank_plus_1 == 0) {
+        e = {x.left, x.right, x.rank_plus_1 + 1, x.merged};
+        return;
+      }
+      if (e.left == x.left && e.right == x.right) return;  // the first rule of a pair keeps its rank
+    }
+  }
+  std::array<int32_t, alphabet_end> alphabet_{};
+  pod_table<entry> slots_;
+  size_t mask_ = 0;
+  unsigned shift_ = 0;
+};
+
+}  // namespace gguf::vocab_detail
