@@ -7,15 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
 #include <future>
-#include <mutex>
 #include <thread>
 
 #include "io/fd_source.h"
 #include "gguf/output.h"
 #include "gguf/quant.h"
+#include "gguf/workers.h"
 #include "gguf/writer.h"
 #include "model/quantize_plan.h"
 
@@ -144,58 +143,18 @@ std::vector<shard_layout> layouts(const model_files& in, const planned& p, const
   return s;
 }
 
-// A fixed pool: run(n, fn) calls fn(0..n-1) on n threads (the caller is thread 0).
+// n of the process's workers (gguf/workers.h): run(fn) calls fn(0..n-1) on n threads (the
+// caller is thread 0).
 class pool {
  public:
-  explicit pool(int n) {
-    for (int i = 1; i < n; ++i) threads_.emplace_back([this, i] { loop(i); });
-  }
-  ~pool() {
-    {
-      std::lock_guard lk(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  int size() const { return int(threads_.size()) + 1; }
+  explicit pool(int n) : n_(std::max(n, 1)) {}
+  int size() const { return n_; }
   void run(const std::function<void(int)>& fn) {
-    {
-      std::lock_guard lk(m_);
-      fn_ = &fn;
-      pending_ = int(threads_.size());
-      ++gen_;
-    }
-    cv_.notify_all();
-    fn(0);
-    std::unique_lock lk(m_);
-    done_.wait(lk, [&] { return pending_ == 0; });
+    run_workers(unsigned(n_), [&](unsigned k) { fn(int(k)); });
   }
 
  private:
-  void loop(int id) {
-    uint64_t seen = 0;
-    for (;;) {
-      const std::function<void(int)>* fn;
-      {
-        std::unique_lock lk(m_);
-        cv_.wait(lk, [&] { return stop_ || gen_ != seen; });
-        if (stop_) return;
-        seen = gen_;
-        fn = fn_;
-      }
-      (*fn)(id);
-      std::lock_guard lk(m_);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
-  std::vector<std::thread> threads_;
-  std::mutex m_;
-  std::condition_variable cv_, done_;
-  const std::function<void(int)>* fn_ = nullptr;
-  int pending_ = 0;
-  uint64_t gen_ = 0;
-  bool stop_ = false;
+  int n_;
 };
 
 struct thread_scratch {

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "../support/splitmix.h"
+
 namespace quant_cases {
 
 /// What the values of a row look like.
@@ -36,12 +38,7 @@ inline constexpr std::string_view kind_names[kind_count] = {"normal", "heavy",  
 /// splitmix64: a small, well-mixed deterministic generator.
 struct rng {
   uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return gguf::test::splitmix64_next(s); }
   /// Uniform in [0, 1) with 24 bits (exact in float).
   float uniform() { return static_cast<float>(next() >> 40) * 0x1p-24f; }
   /// Irwin-Hall: the sum of 12 uniforms minus 6, approximately N(0, 1).

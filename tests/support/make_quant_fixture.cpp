@@ -19,17 +19,13 @@
 
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "splitmix.h"
 
 namespace {
 
 struct rng {
   uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return gguf::test::splitmix64_next(s); }
   // Sum of three uniform 24-bit integers, centred: an exact float of about unit spread;
   // every 61st value is 8x (heavy tails), every 509th is 0.
   float weight(uint64_t i) {
