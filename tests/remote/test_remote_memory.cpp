@@ -65,6 +65,14 @@ TEST(Issue29, Item2RemoteHashReleasesFetchedWindows) {
   std::printf("file %llu MiB, remote hash peak RSS %llu MiB\n",
               static_cast<unsigned long long>(std::filesystem::file_size(path) / mib),
               static_cast<unsigned long long>(remote.max_rss_kib / 1024));
-  EXPECT_LT(remote.max_rss_kib * 1024, 96 * mib);
+  // Under AddressSanitizer freed memory sits in its quarantine (256 MiB by default) and the
+  // shadow adds more: 140 MiB was measured there. Keeping the file's windows, as before the
+  // fix, costs the whole 256 MiB on top, so three quarters of the file still tells them apart.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr uint64_t bound = 192 * mib;
+#else
+  constexpr uint64_t bound = 96 * mib;
+#endif
+  EXPECT_LT(remote.max_rss_kib * 1024, bound);
   std::filesystem::remove(path);
 }
