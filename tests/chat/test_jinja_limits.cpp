@@ -101,6 +101,28 @@ TEST(JinjaLimits, HugeRepetitionIsRefusedBeforeAllocating) {
   expect_stopped("{{ {}|tojson(indent=10**9) }}", gguf::errc::limit_exceeded, "too large");
 }
 
+// Each of these builds one value many times larger than everything it was made from; the
+// memory or step limit must stop it while it grows, not after (fuzz_jinja found the batch
+// one: its fill was allocated before it was accounted, 1.7 GB for a 140-byte template).
+TEST(JinjaLimits, AmplifyingBuiltinsStopWhileTheyGrow) {
+  expect_stopped("{{ range(5)|batch(10**12, 'x')|list }}", gguf::errc::limit_exceeded, "limit of");
+  const std::string nest =
+      "{% set a = [1] * 100 %}{% set b = [a] * 100 %}{% set c = [b] * 100 %}{% set d = [c] * 100 %}"
+      "{% set e = [d] * 100 %}";
+  expect_stopped(nest + "{{ e|tojson|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped(nest + "{{ e|string|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped(nest + "{{ (e ~ '')|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped("{{ range(100000)|join('x' * 1000000)|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped("{{ ('x' * 1000000).join(['a'] * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped("{{ ('abcdefghij' * 1000)|replace('', 'x' * 100000)|length }}", gguf::errc::limit_exceeded,
+                 "limit of");
+  expect_stopped("{{ ('a\n' * 100000)|indent('x' * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped("{{ ('{0}' * 100000).format('x' * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped("{{ ('%(a)s' * 100000) % {'a': 'x' * 100000} }}", gguf::errc::limit_exceeded, "limit of");
+  expect_stopped("{{ ([[1] * 1000] * 1000)|tojson(indent='x' * 100000) }}", gguf::errc::limit_exceeded,
+                 "limit of");
+}
+
 TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {
   expect_stopped("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", gguf::errc::limit_exceeded,
                  "recursion limit");

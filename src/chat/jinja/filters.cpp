@@ -171,10 +171,14 @@ value f_indent(interp& in, const value& v, arguments& a) {
     for (size_t i = 0; i < lines.size(); ++i) {
       if (i) rv += "\n" + ind;
       rv += lines[i];
+      check_growth(rv.size());
     }
   } else {
     rv = lines.empty() ? "" : lines[0];
-    for (size_t i = 1; i < lines.size(); ++i) rv += "\n" + (lines[i].empty() ? "" : ind) + lines[i];
+    for (size_t i = 1; i < lines.size(); ++i) {
+      rv += "\n" + (lines[i].empty() ? "" : ind) + lines[i];
+      check_growth(rv.size());
+    }
   }
   if (first) rv = ind + rv;
   in.charge(rv.size());
@@ -190,6 +194,7 @@ value f_join(interp& in, const value& v, arguments& a) {
     if (!first) out += sep;
     first = false;
     (attr.is_none() ? x : get_path(in, x, attr)).append_str(out);
+    check_growth(out.size());
   }
   in.charge(out.size());
   return value(std::move(out));
@@ -467,8 +472,10 @@ value f_batch(interp& in, const value& v, arguments& a) {
     if (static_cast<int64_t>(cur.size()) == n) out.push_back(value::make_list(std::move(cur))), cur.clear();
   }
   if (!cur.empty()) {
-    if (fill && !fill->is_none())
+    if (fill && !fill->is_none()) {
+      in.charge_items(static_cast<uint64_t>(n) - cur.size(), sizeof(value));
       while (static_cast<int64_t>(cur.size()) < n) cur.push_back(*fill);
+    }
     out.push_back(value::make_list(std::move(cur)));
   }
   return in.generator(std::move(out));

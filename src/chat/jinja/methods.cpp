@@ -261,6 +261,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
       for (size_t i = 0; i <= v.size(); ++i) {
         if (count < 0 || done < count) out += to, ++done;
         if (i < v.size()) out += text::utf8({v[i]});
+        check_growth(out.size());
       }
     } else {
       size_t pos = 0;
@@ -317,6 +318,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
       if (!first) out += s;
       first = false;
       out += x.as_string();
+      check_growth(out.size());
     }
     in.charge(out.size());
     return value(std::move(out));
@@ -577,6 +579,7 @@ std::string str_format(interp& in, const std::string& fmt, arguments& a) {
     if (conv == "r" || conv == "a") v = value(v.repr());
     else if (conv == "s") v = value(v.str());
     out += format_spec(in, v, spec);
+    check_growth(out.size());
   }
   in.charge(out.size());
   return out;

@@ -62,18 +62,14 @@ value repeat(interp& in, const value& seq, int64_t n) {
   if (n <= 0) return seq.is_string() ? value("") : seq.is_tuple() ? value::make_tuple() : value::make_list();
   if (seq.is_string()) {
     const std::string& s = seq.as_string();
-    if (!s.empty() && static_cast<uint64_t>(n) > in.lims().max_memory_bytes / s.size())
-      in.fail_limit("memory limit of " + std::to_string(in.lims().max_memory_bytes) + " bytes reached");
-    in.charge(s.size() * static_cast<uint64_t>(n));
+    in.charge_items(static_cast<uint64_t>(n), s.size());
     std::string r;
     r.reserve(s.size() * n);
     for (int64_t i = 0; i < n; ++i) r += s;
     return value(std::move(r));
   }
   const auto& it = seq.items();
-  if (!it.empty() && static_cast<uint64_t>(n) > in.lims().max_memory_bytes / (it.size() * sizeof(value)))
-    in.fail_limit("memory limit of " + std::to_string(in.lims().max_memory_bytes) + " bytes reached");
-  in.charge(it.size() * static_cast<uint64_t>(n) * sizeof(value));
+  in.charge_items(static_cast<uint64_t>(n), it.size() * sizeof(value));
   std::vector<value> r;
   r.reserve(it.size() * n);
   for (int64_t i = 0; i < n; ++i) r.insert(r.end(), it.begin(), it.end());
@@ -430,6 +426,7 @@ std::string percent_format(interp& in, const std::string& fmt, const value& args
       } else piece.insert(0, std::string(w - n, ' '));
     }
     out += piece;
+    check_growth(out.size());
   }
   if (!used_mapping && !mapping && next < pos.size()) throw raised("not all arguments converted during string formatting");
   in.charge(out.size());

@@ -31,6 +31,7 @@ result<std::string> render(const program& prog, const value& context, const limi
   if (!prog.impl()) return make_error(errc::invalid_argument, no_offset, "render of an empty program");
   interp in(*prog.impl(), context, lim);
   in.set_usage(track);
+  growth_scope scope(in);
   try {
     return in.run();
   } catch (const raised& r) {

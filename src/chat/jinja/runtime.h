@@ -73,6 +73,12 @@ class interp {
     if (mem_ > lim_.max_memory_bytes)
       fail_limit("memory limit of " + std::to_string(lim_.max_memory_bytes) + " bytes reached");
   }
+  /// Accounts `count` new items of `size` bytes each, before they are made (no overflow).
+  void charge_items(uint64_t count, uint64_t size) {
+    if (size && count > lim_.max_memory_bytes / size)
+      fail_limit("memory limit of " + std::to_string(lim_.max_memory_bytes) + " bytes reached");
+    charge(count * size);
+  }
   [[noreturn]] void fail_limit(const std::string& what);
   /// Calls a callable (function, macro, object). Throws raised.
   value call(const value& f, arguments& args);

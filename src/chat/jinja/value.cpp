@@ -356,6 +356,7 @@ void value::append_repr(std::string& out) const {
       for (size_t i = 0; i < it.size(); ++i) {
         if (i) out += ", ";
         it[i].append_repr(out);
+        check_growth(out.size());
       }
       if (t && it.size() == 1) out += ',';
       out += t ? ')' : ']';
@@ -372,6 +373,7 @@ void value::append_repr(std::string& out) const {
         k.append_repr(out);
         out += ": ";
         v.append_repr(out);
+        check_growth(out.size());
       }
       out += '}';
       if (k_ == kind::ns) out += '>';
@@ -462,11 +464,27 @@ nlohmann::json value::to_json() const {
   }
 }
 
+namespace {
+thread_local interp* g_render = nullptr;
+}
+
+void check_growth(size_t bytes) {
+  if (!g_render) return;
+  g_render->step();
+  uint64_t cap = g_render->lims().max_memory_bytes;
+  if (bytes > cap) g_render->fail_limit("memory limit of " + std::to_string(cap) + " bytes reached (one string)");
+}
+
+growth_scope::growth_scope(interp& in) : prev_(g_render) { g_render = &in; }
+growth_scope::~growth_scope() { g_render = prev_; }
+
 void dumps(std::string& out, const value& v, const dumps_options& o, int depth) {
   if (depth > 512) throw raised("maximum recursion depth exceeded while encoding a JSON object");
+  check_growth(out.size());
   auto newline = [&](int level) {
     out += '\n';
     for (int i = 0; i < level; ++i) out += o.indent;
+    check_growth(out.size());
   };
   switch (v.type()) {
     case kind::none: out += "null"; return;

@@ -201,6 +201,29 @@ struct dumps_options {
   bool sort_keys = false;
   bool ensure_ascii = false;
 };
+/// Accounts one piece of text built from other values while a render runs on this
+/// thread: one step of the render's fuel (limits::max_steps), and `bytes` (the text so far)
+/// against its memory limit (limits::max_memory_bytes) for one string. Python bounds
+/// neither; without them a few shared containers (`[[x] * 100] * 100 ...`) or a long
+/// separator repeated by join, replace, indent or format would need gigabytes and minutes
+/// before the memory accounting sees the result. Called by repr/str of containers, dumps,
+/// and the builtins whose output can outgrow their inputs many times. Outside a render it
+/// does nothing.
+/// Throws jinja::raised (errc::limit_exceeded) when either limit is reached.
+void check_growth(size_t bytes);
+/// Makes `in` the render that check_growth accounts to on this thread, for its lifetime
+/// (the previous one comes back after).
+class growth_scope {
+ public:
+  explicit growth_scope(interp& in);
+  ~growth_scope();
+  growth_scope(const growth_scope&) = delete;
+  growth_scope& operator=(const growth_scope&) = delete;
+
+ private:
+  interp* prev_;
+};
+
 /// Throws jinja::raised on what json.dumps refuses (undefined, callables).
 void dumps(std::string& out, const value& v, const dumps_options& o, int depth = 0);
 
