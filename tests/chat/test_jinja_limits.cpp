@@ -123,6 +123,31 @@ TEST(JinjaLimits, AmplifyingBuiltinsStopWhileTheyGrow) {
                  "limit of");
 }
 
+// Strings handed to the engine through the library need not be UTF-8 (a GGUF file's are
+// checked by the reader; a caller's context is not). find/index/count map code points to
+// bytes of the string itself: a malformed byte is one code point and one byte, never an
+// offset past the end (fuzz_jinja found re-encoded U+FFFD widening 1-byte errors to 3).
+TEST(JinjaLimits, FindOnMalformedUtf8StaysInTheString) {
+  const std::string bad = "h\xc3\xa9" + std::string(60, '\x90') + "lo";
+  for (const char* expr : {"s.find('l')", "s.rfind('o')", "s.index('lo')", "s.count('')", "s.count('l', 1, 70)",
+                           "s.find('o', 61)", "s.count('\\x90')"}) {
+    auto p = gj::parse(std::string("{{ ") + expr + " }}");
+    ASSERT_TRUE(p) << expr;
+    gj::value c = gj::value::make_dict();
+    c.set(gj::value("s"), gj::value(bad));
+    auto r = gj::render(*p, c, gj::limits{});
+    ASSERT_TRUE(r) << expr << ": " << r.error().message();
+  }
+  auto p = gj::parse("{{ s.find('l') }} {{ s.rfind('o') }} {{ s.count('') }} {{ s.find('o', 63) }}");
+  ASSERT_TRUE(p);
+  gj::value c = gj::value::make_dict();
+  c.set(gj::value("s"), gj::value(bad));
+  auto r = gj::render(*p, c, gj::limits{});
+  ASSERT_TRUE(r) << r.error().message();
+  // h, é, 60 malformed bytes (one code point each), l, o: 64 code points
+  EXPECT_EQ(*r, "62 63 65 63");
+}
+
 TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {
   expect_stopped("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", gguf::errc::limit_exceeded,
                  "recursion limit");

@@ -98,9 +98,6 @@ value str_list(std::vector<std::string> parts, interp& in) {
   return value::make_list(std::move(items));
 }
 
-// code point index of byte offset b in s
-int64_t cp_index(const std::string& s, size_t b) { return static_cast<int64_t>(utf8_length(std::string_view(s).substr(0, b))); }
-
 std::string pad(const std::string& s, int64_t width, char align, const std::string& fill) {
   int64_t n = static_cast<int64_t>(utf8_length(s));
   if (width <= n) return s;
@@ -285,19 +282,14 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     if (!sub.is_string()) throw raised("must be str, not " + std::string(type_name(sub)));
     const std::string& t = sub.as_string();
     // start/end in code points
-    auto cp = text::cpts(s);
-    int64_t len = static_cast<int64_t>(cp.size());
+    const auto off = text::cpt_offsets(s);
+    int64_t len = static_cast<int64_t>(off.size()) - 1;
     auto norm = [&](int64_t x) { return x < 0 ? std::max<int64_t>(0, x + len) : std::min(x, len); };
     int64_t st = norm(int_arg(arg(a, 1), 0)), en = norm(int_arg(arg(a, 2), len));
-    auto byte_of = [&](int64_t c) {
-      size_t b = 0;
-      for (int64_t i = 0; i < c; ++i) b += text::utf8({cp[i]}).size();
-      return b;
-    };
-    size_t bs = byte_of(st), be = std::max(bs, byte_of(std::max(st, en)));
+    size_t bs = off[st], be = std::max(bs, off[std::max(st, en)]);
     std::string_view win(s.data() + bs, be - bs);
     if (n == "count"sv) {
-      if (t.empty()) return value(static_cast<int64_t>(utf8_length(win)) + 1);
+      if (t.empty()) return value(st > en ? int64_t{0} : en - st + 1);
       int64_t c = 0;
       for (size_t p = win.find(t); p != std::string_view::npos; p = win.find(t, p + t.size())) ++c;
       return value(c);
@@ -307,7 +299,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
       if (n == "index"sv || n == "rindex"sv) throw raised("substring not found");
       return value(int64_t{-1});
     }
-    return value(cp_index(s, bs + f));
+    return value(static_cast<int64_t>(std::lower_bound(off.begin(), off.end(), bs + f) - off.begin()));
   }
   if (n == "join"sv) {
     std::string out;

@@ -24,6 +24,20 @@ std::vector<uint32_t> cpts(std::string_view s) {
   return out;
 }
 
+std::vector<size_t> cpt_offsets(std::string_view s) {
+  std::vector<size_t> out;
+  out.reserve(s.size() + 1);
+  for (size_t i = 0; i < s.size();) {
+    uint32_t c = 0;
+    size_t n = vd::utf8_decode_lenient(s, i, c);
+    if (n == 0) n = 1;
+    out.push_back(i);
+    i += n;
+  }
+  out.push_back(s.size());
+  return out;
+}
+
 std::string utf8(const std::vector<uint32_t>& c) {
   std::string s;
   s.reserve(c.size());

@@ -13,6 +13,10 @@
 namespace gguf::jinja::text {
 
 std::vector<uint32_t> cpts(std::string_view s);
+/// The byte offset in `s` where each of cpts(s)'s code points starts, then s.size()
+/// (size cpts(s).size() + 1). Offsets into `s` itself: a malformed byte decoded as U+FFFD
+/// is still one byte here (re-encoding the code points would make it three).
+std::vector<size_t> cpt_offsets(std::string_view s);
 std::string utf8(const std::vector<uint32_t>& c);
 uint32_t upper(uint32_t c);
 uint32_t lower(uint32_t c);
