@@ -30,6 +30,7 @@ double thread_cpu_seconds() {
 struct outcome {
   gguf::errc code = gguf::errc::ok;
   std::string detail;
+  std::string out;
   double cpu_seconds = 0;
 };
 
@@ -45,6 +46,8 @@ outcome run(const std::string& src, const gj::limits& lim = {}) {
     if (!r) {
       o.code = r.error().code;
       o.detail = r.error().detail;
+    } else {
+      o.out = *r;
     }
   }
   o.cpu_seconds = thread_cpu_seconds() - t0;
@@ -119,6 +122,10 @@ TEST(JinjaLimits, AmplifyingBuiltinsStopWhileTheyGrow) {
   expect_stopped("{{ ('a\n' * 100000)|indent('x' * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
   expect_stopped("{{ ('{0}' * 100000).format('x' * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
   expect_stopped("{{ ('%(a)s' * 100000) % {'a': 'x' * 100000} }}", gguf::errc::limit_exceeded, "limit of");
+  // Python's fill is one character; a long one would be repeated up to the width
+  expect_stopped("{{ 'a'.center(1000000, 'x' * 1000000) }}", gguf::errc::template_error, "exactly one character");
+  expect_stopped("{{ 'a'.ljust(1000000, 'xy') }}", gguf::errc::template_error, "exactly one character");
+  expect_stopped("{{ 'a'.rjust(5, 3) }}", gguf::errc::template_error, "not int");
   expect_stopped("{{ ([[1] * 1000] * 1000)|tojson(indent='x' * 100000) }}", gguf::errc::limit_exceeded,
                  "limit of");
 }
@@ -146,6 +153,22 @@ TEST(JinjaLimits, FindOnMalformedUtf8StaysInTheString) {
   ASSERT_TRUE(r) << r.error().message();
   // h, é, 60 malformed bytes (one code point each), l, o: 64 code points
   EXPECT_EQ(*r, "62 63 65 63");
+}
+
+// A long needle that almost matches everywhere: a quadratic search (string_view::find)
+// takes about 4 x 10^11 byte compares here, minutes, all inside one step of fuel. Each
+// search must be linear (text::find / text::rfind; the results are checked against jinja2 in
+// methods.cases.json, methods_long_separators).
+TEST(JinjaLimits, LongNeedlesSearchInLinearTime) {
+  const std::string set = "{% set h = 'a' * 4000000 %}{% set n = 'a' * 99999 ~ 'b' %}{% set r = 'b' ~ 'a' * 99999 %}";
+  for (const char* expr : {"n in h", "h.find(n)", "h.rfind(r)", "h.count(n)", "h.replace(n, 'x')|length",
+                           "h.split(n)|length", "h.rsplit(r)|length", "h.partition(n)|length",
+                           "h.rpartition(r)|length"}) {
+    outcome o = run(set + "{{ " + expr + " }}");
+    EXPECT_EQ(o.code, gguf::errc::ok) << expr << ": " << o.detail;
+    EXPECT_LT(o.cpu_seconds, kBudget) << expr << ": CPU seconds";
+    EXPECT_FALSE(o.out.empty()) << expr;
+  }
 }
 
 TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {
