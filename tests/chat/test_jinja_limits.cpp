@@ -171,6 +171,29 @@ TEST(JinjaLimits, LongNeedlesSearchInLinearTime) {
   }
 }
 
+// Values nested a million deep can be built through a namespace in a loop (a list in a
+// list, or a namespace in a namespace). Freeing, comparing and printing them must not
+// overflow the stack: freeing goes one level at a time, repr and comparison stop with
+// Python's RecursionError. (A namespace that holds itself: namespace_holds_itself in
+// assign.cases.json, recorded from jinja2; under LeakSanitizer that case also shows it is freed.)
+TEST(JinjaLimits, DeepValuesAreFreedComparedAndPrintedWithoutRecursion) {
+  const std::string chain =
+      "{% set ns = namespace(l=[], cur=none) %}{% for i in range(100000) %}{% for j in range(3) %}"
+      "{% set ns.l = [ns.l] %}{% set n = namespace(p=ns.cur) %}{% set ns.cur = n %}{% endfor %}{% endfor %}";
+  outcome o = run(chain + "{{ ns.l|length }}");
+  EXPECT_EQ(o.code, gguf::errc::ok) << o.detail;
+  EXPECT_EQ(o.out, "1");
+  o = run(chain + "{{ ns.l }}");
+  EXPECT_EQ(o.code, gguf::errc::template_error) << o.detail;
+  EXPECT_NE(o.detail.find("maximum recursion depth exceeded while getting the repr"), std::string::npos) << o.detail;
+  o = run(chain + "{% set a = ns.l %}{% set ns.l = [] %}{% for i in range(3000) %}{% set ns.l = [ns.l] %}{% endfor %}"
+                  "{{ a == ns.l }}");
+  EXPECT_EQ(o.code, gguf::errc::template_error) << o.detail;
+  EXPECT_NE(o.detail.find("maximum recursion depth exceeded in comparison"), std::string::npos) << o.detail;
+  o = run(chain + "{{ ns.cur }}");
+  EXPECT_NE(o.detail.find("maximum recursion depth exceeded"), std::string::npos) << o.detail;
+}
+
 TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {
   expect_stopped("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", gguf::errc::limit_exceeded,
                  "recursion limit");

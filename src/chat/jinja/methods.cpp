@@ -60,6 +60,7 @@ value unsafe(const value& obj, std::string_view name) {
 struct bound_method : object {
   value self;
   std::string name;
+  ~bound_method() override { release_values(self); }
   value call(arguments& a, interp& in) override { return in.call_method(self, name, a); }
   std::string str() const override {
     return "<built-in method " + name + " of " + type_name(self) + " object>";

@@ -231,6 +231,7 @@ int order(const value& a, const value& b, const char* op) {
   }
   if (a.is_string() && b.is_string()) return a.as_string().compare(b.as_string());
   if ((a.is_list() && b.is_list()) || (a.is_tuple() && b.is_tuple())) {
+    nesting_guard g(" in comparison");
     const auto &x = a.items(), &y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
       if (x[i] == y[i]) continue;
