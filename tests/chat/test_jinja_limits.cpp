@@ -102,6 +102,9 @@ TEST(JinjaLimits, HugeRepetitionIsRefusedBeforeAllocating) {
   expect_stopped("{{ [1, 2] * 10**11 }}", gguf::errc::limit_exceeded, "memory limit");
   expect_stopped("{{ 'ab'.center(10**12) }}", gguf::errc::limit_exceeded, "too large");
   expect_stopped("{{ '%999999999d' % 1 }}", gguf::errc::limit_exceeded, "too large");
+  // digit runs past int64: an error, not an exception out of std::stoul (fuzz_jinja: abort)
+  expect_stopped("{{ '%s a %" + std::string(120, '2') + "s' % ('a', 'b') }}", gguf::errc::template_error, "width too big");
+  expect_stopped("{{ '%." + std::string(40, '9') + "s' % 'a' }}", gguf::errc::template_error, "precision too big");
   expect_stopped("{{ {}|tojson(indent=10**9) }}", gguf::errc::limit_exceeded, "too large");
 }
 

@@ -384,7 +384,10 @@ std::string percent_format(interp& in, const std::string& fmt, const value& args
     if (t == 's' || t == 'r' || t == 'a') {
       piece = t == 's' ? arg->str() : arg->repr();
       if (has_prec) {
-        size_t p = std::stoul(prec.empty() ? "0" : prec), n = 0, k = 0;
+        const auto pv = prec.empty() ? std::optional<int64_t>(0) : text::parse_digits(prec);
+        if (!pv || *pv > INT32_MAX) throw raised("precision too big");  // Python's ValueError
+        if (*pv > (1 << 20)) in.fail_limit("format precision too large");
+        size_t p = static_cast<size_t>(*pv), n = 0, k = 0;
         while (k < piece.size() && n < p) {
           ++k;
           while (k < piece.size() && (static_cast<unsigned char>(piece[k]) & 0xc0) == 0x80) ++k;
@@ -415,8 +418,10 @@ std::string percent_format(interp& in, const std::string& fmt, const value& args
     } else {
       throw raised(std::string("unsupported format character '") + t + "'");
     }
-    size_t w = width.empty() ? 0 : std::stoul(width);
-    if (w > (1u << 20)) in.fail_limit("format width too large");
+    const auto wv = width.empty() ? std::optional<int64_t>(0) : text::parse_digits(width);
+    if (!wv || *wv > INT32_MAX) throw raised("width too big");  // Python's ValueError
+    if (*wv > (1 << 20)) in.fail_limit("format width too large");
+    size_t w = static_cast<size_t>(*wv);
     size_t n = utf8_length(piece);
     if (n < w) {
       bool left = flags.find('-') != std::string::npos;
