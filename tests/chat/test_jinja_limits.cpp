@@ -97,6 +97,17 @@ TEST(JinjaLimits, StringDoublingHitsTheMemoryLimit) {
                  gguf::errc::limit_exceeded, "memory limit");
 }
 
+// An empty sequence times a huge count is empty at once (fuzz_jinja: a timeout, 2 x 10^11 empty appends).
+TEST(JinjaLimits, EmptySequenceTimesAHugeCountIsEmptyAtOnce) {
+  for (const char* t : {"{{ (233720369547 * '' * 807)|length }}", "{{ ([] * 10**15)|length }}",
+                        "{{ (() * 10**15)|length }}", "{{ (10**15 * '')|length }}"}) {
+    outcome o = run(t);
+    EXPECT_EQ(o.code, gguf::errc::ok) << t << ": " << o.detail;
+    EXPECT_EQ(o.out, "0") << t;
+    EXPECT_LT(o.cpu_seconds, kBudget) << t;
+  }
+}
+
 TEST(JinjaLimits, HugeRepetitionIsRefusedBeforeAllocating) {
   expect_stopped("{{ 'x' * 10**12 }}", gguf::errc::limit_exceeded, "memory limit");
   expect_stopped("{{ [1, 2] * 10**11 }}", gguf::errc::limit_exceeded, "memory limit");

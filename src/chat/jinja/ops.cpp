@@ -60,7 +60,9 @@ int64_t mul(int64_t a, int64_t b) {
 }
 
 value repeat(interp& in, const value& seq, int64_t n) {
-  if (n <= 0) return seq.is_string() ? value("") : seq.is_tuple() ? value::make_tuple() : value::make_list();
+  // an empty sequence repeated is empty however large n is (no loop of n empty appends)
+  if (n <= 0 || (seq.is_string() ? seq.as_string().empty() : seq.items().empty()))
+    return seq.is_string() ? value("") : seq.is_tuple() ? value::make_tuple() : value::make_list();
   if (seq.is_string()) {
     const std::string& s = seq.as_string();
     in.charge_items(static_cast<uint64_t>(n), s.size());
