@@ -41,12 +41,7 @@ uint64_t env_or(const char* name, uint64_t fallback) {
   return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  auto d = gguf::test::temp_dir() / ("fault-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return gguf::test::fresh_dir("fault-" + name); }
 
 void copy_to(const fs::path& from, const fs::path& to) {
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);

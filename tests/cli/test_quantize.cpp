@@ -184,13 +184,7 @@ TEST_P(QuantizeCases, MatchesLlamaQuantize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, QuantizeCases, ::testing::ValuesIn(load_cases()),
-                         [](const auto& info) {
-                           std::string n = info.param.name;
-                           for (auto& ch : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return n;
-                         });
+                         [](const auto& info) { return gguf::test::test_name(info.param.name); });
 
 TEST(Quantize, CasesRecorded) {
   // The recording covers every file type llama-quantize offers, with and without an imatrix.

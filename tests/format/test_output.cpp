@@ -22,12 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  auto d = gguf::test::temp_dir() / ("out-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return gguf::test::fresh_dir("out-" + name); }
 
 void put_file(const fs::path& p, const std::string& text) {
   std::vector<std::byte> b;
