@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "chat/jinja/runtime.h"
+#include "chat/jinja/text.h"
 
 namespace gguf::jinja {
 
@@ -230,6 +231,7 @@ int order(const value& a, const value& b, const char* op) {
   }
   if (a.is_string() && b.is_string()) return a.as_string().compare(b.as_string());
   if ((a.is_list() && b.is_list()) || (a.is_tuple() && b.is_tuple())) {
+    nesting_guard g(" in comparison");
     const auto &x = a.items(), &y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
       if (x[i] == y[i]) continue;
@@ -247,7 +249,7 @@ bool op_contains(const value& c, const value& item) {
     case kind::string:
       if (!item.is_string())
         throw raised(std::string("'in <string>' requires string as left operand, not ") + type_name(item));
-      return c.as_string().find(item.as_string()) != std::string::npos;
+      return text::find(c.as_string(), item.as_string()) != std::string::npos;
     case kind::list:
     case kind::tuple:
       for (const auto& v : c.items())

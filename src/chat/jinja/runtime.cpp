@@ -24,6 +24,12 @@ interp::interp(const program_impl& prog, const value& context, const limits& lim
   frame_ = std::make_shared<frame>();
 }
 
+interp::~interp() {
+  // A namespace can hold itself (ns.me = ns, or through a list or a bound method): emptied
+  // here, every namespace of the render is freed with it.
+  for (auto& ns : namespaces_) ns.clear_namespace();
+}
+
 std::string interp::run() {
   std::string out;
   out.reserve(prog_.source_size * 2);
@@ -251,6 +257,10 @@ struct loop_obj : object {
   int depth = 1;
   value last_changed;
   bool has_changed = false;
+  ~loop_obj() override {
+    release_values(items);
+    release_values(last_changed);
+  }
 
   value attr(std::string_view n, interp&) override {
     const int64_t len = static_cast<int64_t>(items.size()), i = static_cast<int64_t>(index);
