@@ -26,6 +26,7 @@
 #include "gguf/edit.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "big_model.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -191,24 +192,8 @@ TEST(EditFaults, FileTruncatedOrReplacedDuringTheEdit) {
   auto dir = fresh_dir("changed");
   auto path = dir / "big.gguf";
   // One 256 MiB tensor so that the rewrite lasts long enough to be interfered with.
-  gguf::writer shape;
-  ASSERT_TRUE(shape.set("general.architecture", gguf::value::string("llama")).ok());
-  std::vector<std::byte> one(4);
-  uint64_t ne1[] = {1};
-  ASSERT_TRUE(shape.add_tensor("t", gguf::ggml_type::f32, ne1, std::span<const std::byte>(one)).ok());
-  auto parsed = gguf::file::from_buffer(shape.to_bytes());
-  auto meta = shape.metadata_bytes();
-  uint64_t n = 64ull << 20;
-  std::memcpy(meta.data() + parsed->tensors()[0].info_offset + 8 + 1 + 4, &n, 8);
-  auto make = [&] {
-    auto out = gguf::safe_output::create(path);
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(out->write(meta).ok());
-    ASSERT_TRUE(out->write_zeros(n * 4).ok());
-    ASSERT_TRUE(out->commit().ok());
-  };
   for (int what = 0; what < 2; ++what) {
-    make();
+    gguf::test::make_big_model(path, 64ull << 20);
     pid_t pid = spawn({"set", path.string(), "general.name", "a longer name", "--in-place=never", "-q"});
     for (int i = 0; i < 4000 && leftovers(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(250));
     if (what == 0) {
