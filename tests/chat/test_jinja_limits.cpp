@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "chat/jinja/jinja.h"
+#include "gguf/chat.h"
 
 namespace gj = gguf::jinja;
 
@@ -242,3 +243,31 @@ TEST(JinjaLimits, ALimitErrorNamesTheLine) {
   outcome o = run("line one\n{% for i in range(10**12) %}{% endfor %}");
   EXPECT_NE(o.detail.find("line 2"), std::string::npos) << o.detail;
 }
+
+// A chat request (messages, tools, kwargs) nested deeper than chat_max_json_depth is
+// refused before anything walks it recursively; json_nesting_depth skips brackets in strings.
+TEST(ChatLimits, DeeplyNestedRequestsAreRefused) {
+  EXPECT_EQ(gguf::json_nesting_depth(R"({"a": [1, {"b": "[[[[{{"}], "c": "\\\"[["})"), 3u);
+  EXPECT_EQ(gguf::json_nesting_depth("3"), 0u);
+  auto t = gguf::chat_template::from_source("{{ messages|length }}{{ tools|length }}{{ x|length }}");
+  ASSERT_TRUE(t) << t.error().message();
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string msgs = R"([{"role": "user", "content": "a"}])";
+  gguf::chat_request ok{msgs, "[]", false, R"({"x": [1]})"};
+  auto r = t->apply(ok);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, "101");
+  for (int which = 0; which < 3; ++which) {
+    gguf::chat_request req = ok;
+    if (which == 0) req.messages_json = R"([{"role": "user", "content": "a", "x": )" + deep + "}]";
+    if (which == 1) req.tools_json = "[" + deep + "]";
+    if (which == 2) req.kwargs_json = R"({"x": )" + deep + "}";
+    for (auto mode : {gguf::chat_mode::transformers, gguf::chat_mode::server}) {
+      auto e = t->apply(req, mode);
+      ASSERT_FALSE(e) << which;
+      EXPECT_EQ(e.error().code, gguf::errc::invalid_argument);
+      EXPECT_NE(e.error().message().find("nested deeper than 512 levels"), std::string::npos) << e.error().message();
+    }
+  }
+}
+
