@@ -35,6 +35,9 @@ result<std::string> render(const program& prog, const value& context, const limi
     return make_error(r.code, no_offset, r.msg);
   } catch (const std::bad_alloc&) {
     return make_error(errc::limit_exceeded, no_offset, "out of memory");
+  } catch (const std::exception& e) {
+    // any other exception is the engine's own defect; the render fails, the process goes on
+    return make_error(errc::template_error, no_offset, std::string("internal error: ") + e.what());
   }
 }
 

@@ -75,7 +75,9 @@ std::string str_format(interp& in, const std::string& fmt, arguments& a) {
       if (auto_idx >= a.pos.size()) throw raised("Replacement index " + std::to_string(auto_idx) + " out of range for positional args tuple");
       v = a.pos[auto_idx++];
     } else if (std::all_of(first.begin(), first.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); })) {
-      size_t k = std::stoul(first);
+      const auto idx = text::parse_digits(first);
+      if (!idx) throw raised("Too many decimal digits in format string");  // Python's ValueError
+      const size_t k = static_cast<size_t>(*idx);
       if (k >= a.pos.size()) throw raised("Replacement index " + first + " out of range for positional args tuple");
       v = a.pos[k];
     } else {
@@ -94,7 +96,9 @@ std::string str_format(interp& in, const std::string& fmt, arguments& a) {
         if (q == std::string::npos) throw raised("Missing ']' in format string");
         std::string key = field.substr(p + 1, q - p - 1);
         bool num = !key.empty() && std::all_of(key.begin(), key.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
-        v = in.getitem(v, num ? value(static_cast<int64_t>(std::stoll(key))) : value(key));
+        const auto idx = num ? text::parse_digits(key) : std::nullopt;
+        if (num && !idx) throw raised("Too many decimal digits in format string");  // Python's ValueError
+        v = in.getitem(v, idx ? value(*idx) : value(key));
         p = q + 1;
       }
     }
@@ -136,16 +140,26 @@ std::string format_spec(interp& in, const value& v, const std::string& spec) {
     if (!align) fill = "0", align = '=';
     ++i;
   }
-  int64_t width = 0;
-  while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) width = width * 10 + (spec[i++] - '0');
+  // digits read as text first: a run past int64 is Python's "Too many decimal digits in
+  // format string", not a signed overflow
+  auto digits = [&]() {
+    size_t b = i;
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) ++i;
+    if (b == i) return int64_t{0};
+    auto n = text::parse_digits(std::string_view(spec).substr(b, i - b));
+    if (!n || *n > INT32_MAX) throw raised("Too many decimal digits in format string");
+    return *n;
+  };
+  int64_t width = digits();
   if (width > (1 << 20)) in.fail_limit("format width too large");
   char group = 0;
   if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) group = spec[i++];
   int prec = -1;
   if (i < spec.size() && spec[i] == '.') {
     ++i;
-    prec = 0;
-    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) prec = prec * 10 + (spec[i++] - '0');
+    const int64_t p = digits();
+    if (p > (1 << 20)) in.fail_limit("format precision too large");
+    prec = static_cast<int>(p);
   }
   char type = i < spec.size() ? spec[i] : 0;
   std::string body;
