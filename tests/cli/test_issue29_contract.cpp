@@ -342,7 +342,9 @@ TEST(Issue29, Item3ReadersReadAnInterruptedEditWithoutWriting) {
     EXPECT_EQ(r.exit_code, 0) << c[0] << ": " << r.err;
     EXPECT_NE(r.err.find("awaits a writer"), std::string::npos) << c[0] << ": " << r.err;
     EXPECT_EQ(r.err.find("awaits a writer"), r.err.rfind("awaits a writer")) << "said once: " << r.err;
-    if (c[0] == "get") EXPECT_EQ(r.out, "journaled");
+    if (c[0] == "get") {
+      EXPECT_EQ(r.out, "journaled");
+    }
   }
   EXPECT_EQ(gguf::test::read_bytes(p), torn) << "readers never write";
   EXPECT_TRUE(fs::exists(gguf::journal_path(p)));

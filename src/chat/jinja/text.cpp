@@ -12,16 +12,25 @@ namespace gguf::jinja::text {
 
 namespace vd = vocab_detail;
 
-std::vector<uint32_t> cpts(std::string_view s) {
-  std::vector<uint32_t> out;
-  out.reserve(s.size());
+namespace {
+// Calls each(byte offset, code point) for the code points of `s`, decoded leniently (a
+// malformed byte is one U+FFFD): the one decoding loop of cpts and cpt_offsets.
+template <class F>
+void each_cpt(std::string_view s, F&& each) {
   for (size_t i = 0; i < s.size();) {
     uint32_t c = 0;
     size_t n = vd::utf8_decode_lenient(s, i, c);
     if (n == 0) n = 1;
-    out.push_back(c);
+    each(i, c);
     i += n;
   }
+}
+}  // namespace
+
+std::vector<uint32_t> cpts(std::string_view s) {
+  std::vector<uint32_t> out;
+  out.reserve(s.size());
+  each_cpt(s, [&](size_t, uint32_t c) { out.push_back(c); });
   return out;
 }
 
@@ -55,13 +64,7 @@ size_t rfind(std::string_view hay, std::string_view needle, size_t pos) {
 std::vector<size_t> cpt_offsets(std::string_view s) {
   std::vector<size_t> out;
   out.reserve(s.size() + 1);
-  for (size_t i = 0; i < s.size();) {
-    uint32_t c = 0;
-    size_t n = vd::utf8_decode_lenient(s, i, c);
-    if (n == 0) n = 1;
-    out.push_back(i);
-    i += n;
-  }
+  each_cpt(s, [&](size_t at, uint32_t) { out.push_back(at); });
   out.push_back(s.size());
   return out;
 }
