@@ -274,7 +274,7 @@ void interp::assign(const expr& target, const value& v) {
     value ns = lookup(target.a->sym);
     if (!ns.is_namespace()) throw raised("can only set attributes of a namespace() object");
     // namespaces are shared on purpose: set() changes the one the template made
-    const_cast<value&>(ns).set(target.lit.is_string() ? target.lit : value(target.name), v);
+    const_cast<value&>(ns).set(std::string_view(target.name), v);
   } else if (target.kind == ek::tuple) {
     std::vector<value> made;  // a list or tuple unpacks from its own items
     if (!v.is_sequence()) made = iterate(v);

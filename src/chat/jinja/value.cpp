@@ -13,13 +13,7 @@
 namespace gguf::jinja {
 
 namespace {
-// The storage of each kind (value::p_).
-template <class T>
-struct boxed final : counted {
-  template <class... A>
-  explicit boxed(A&&... a) : v(std::forward<A>(a)...) {}
-  T v;
-};
+using detail::boxed;
 using string_box = boxed<std::string>;
 using list_box = boxed<std::vector<value>>;
 using dict_box = boxed<std::vector<std::pair<value, value>>>;
@@ -27,10 +21,6 @@ using function_box = boxed<function_obj>;
 using object_box = boxed<std::shared_ptr<object>>;
 
 thread_local interp* g_render = nullptr;
-
-const std::string empty_string;
-const std::vector<value> empty_items;
-const std::vector<std::pair<value, value>> empty_entries;
 }  // namespace
 
 value object::attr(std::string_view, interp&) { return value::undefined(); }
@@ -110,20 +100,11 @@ value value::make_object(std::shared_ptr<object> o) {
   return v;
 }
 
-const std::string& value::as_string() const noexcept {
-  return k_ == kind::string ? static_cast<const string_box*>(p_)->v : empty_string;
-}
 std::string& value::unshared_string() noexcept { return static_cast<string_box*>(p_)->v; }
 const std::string& value::undefined_hint() const noexcept {
-  return k_ == kind::undefined && p_ ? static_cast<const string_box*>(p_)->v : empty_string;
-}
-const std::vector<value>& value::items() const noexcept {
-  return k_ == kind::list || k_ == kind::tuple ? static_cast<const list_box*>(p_)->v : empty_items;
+  return k_ == kind::undefined && p_ ? static_cast<const string_box*>(p_)->v : detail::empty_string;
 }
 std::vector<value>& value::mutable_items() { return static_cast<list_box*>(p_)->v; }
-const std::vector<std::pair<value, value>>& value::entries() const noexcept {
-  return k_ == kind::dict || k_ == kind::ns ? static_cast<const dict_box*>(p_)->v : empty_entries;
-}
 const function_obj& value::fn() const noexcept { return static_cast<const function_box*>(p_)->v; }
 object& value::obj() const noexcept { return *static_cast<const object_box*>(p_)->v; }
 
@@ -146,6 +127,15 @@ void value::set(value key, value v) {
       return;
     }
   e.emplace_back(std::move(key), std::move(v));
+}
+void value::set(std::string_view key, value v) {
+  auto& e = static_cast<dict_box*>(p_)->v;
+  for (auto& [k, old] : e)
+    if (k.k_ == kind::string && k.as_string() == key) {
+      old = std::move(v);
+      return;
+    }
+  e.emplace_back(value(std::string(key)), std::move(v));
 }
 void value::set_new(value key, value v) {
   static_cast<dict_box*>(p_)->v.emplace_back(std::move(key), std::move(v));

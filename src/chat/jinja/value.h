@@ -81,9 +81,16 @@ class value {
     swap(t);
     return *this;
   }
-  value& operator=(value&& o) noexcept {
-    value t(std::move(o));
-    swap(t);
+  [[gnu::always_inline]] value& operator=(value&& o) noexcept {
+    counted* old = p_;  // released last: `o` may live inside it
+    k_ = o.k_;
+    gen_ = o.gen_;
+    u_ = o.u_;
+    p_ = o.p_;
+    if (&o != this) {
+      o.p_ = nullptr;
+      release(old);
+    }
     return *this;
   }
   [[gnu::always_inline]] ~value() { release(); }
@@ -180,6 +187,8 @@ class value {
   const value* find(std::string_view key) const;
   /// Sets a key of a dict or namespace (replaces an existing one in place).
   void set(value key, value v);
+  /// set(value(key), v), making the key only when it is new.
+  void set(std::string_view key, value v);
   /// Appends a key known to be absent (JSON objects have unique keys).
   void set_new(value key, value v);
   /// Appends to a list the caller owns.
@@ -218,8 +227,9 @@ class value {
     if (p_->shared) __atomic_add_fetch(&p_->refs, 1, __ATOMIC_RELAXED);
     else ++p_->refs;
   }
-  [[gnu::always_inline]] void release() noexcept {
-    if (p_ && (p_->shared ? __atomic_sub_fetch(&p_->refs, 1, __ATOMIC_ACQ_REL) == 0 : --p_->refs == 0)) destroy(p_);
+  [[gnu::always_inline]] void release() noexcept { release(p_); }
+  [[gnu::always_inline]] static void release(counted* p) noexcept {
+    if (p && (p->shared ? __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0 : --p->refs == 0)) destroy(p);
   }
   [[gnu::noinline]] static void destroy(counted* p) noexcept;
 };
@@ -228,6 +238,32 @@ struct function_obj {
   std::string name;
   native_fn call;
 };
+
+namespace detail {
+/// The storage of each kind of value (value::p_).
+template <class T>
+struct boxed final : counted {
+  template <class... A>
+  explicit boxed(A&&... a) : v(std::forward<A>(a)...) {}
+  T v;
+};
+inline const std::string empty_string;
+inline const std::vector<value> empty_items;
+inline const std::vector<std::pair<value, value>> empty_entries;
+}  // namespace detail
+
+inline const std::string& value::as_string() const noexcept {
+  return k_ == kind::string ? static_cast<const detail::boxed<std::string>*>(p_)->v : detail::empty_string;
+}
+inline const std::vector<value>& value::items() const noexcept {
+  return k_ == kind::list || k_ == kind::tuple ? static_cast<const detail::boxed<std::vector<value>>*>(p_)->v
+                                               : detail::empty_items;
+}
+inline const std::vector<std::pair<value, value>>& value::entries() const noexcept {
+  return k_ == kind::dict || k_ == kind::ns
+             ? static_cast<const detail::boxed<std::vector<std::pair<value, value>>>*>(p_)->v
+             : detail::empty_entries;
+}
 
 /// Python's repr() of a float ("1.0", "1e-05", "1e+16", "inf", "nan").
 std::string float_repr(double d);
