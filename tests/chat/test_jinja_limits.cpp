@@ -30,6 +30,7 @@ double thread_cpu_seconds() {
 struct outcome {
   gguf::errc code = gguf::errc::ok;
   std::string detail;
+  std::string out;
   double cpu_seconds = 0;
 };
 
@@ -45,6 +46,8 @@ outcome run(const std::string& src, const gj::limits& lim = {}) {
     if (!r) {
       o.code = r.error().code;
       o.detail = r.error().detail;
+    } else {
+      o.out = *r;
     }
   }
   o.cpu_seconds = thread_cpu_seconds() - t0;
@@ -119,8 +122,53 @@ TEST(JinjaLimits, AmplifyingBuiltinsStopWhileTheyGrow) {
   expect_stopped("{{ ('a\n' * 100000)|indent('x' * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
   expect_stopped("{{ ('{0}' * 100000).format('x' * 100000)|length }}", gguf::errc::limit_exceeded, "limit of");
   expect_stopped("{{ ('%(a)s' * 100000) % {'a': 'x' * 100000} }}", gguf::errc::limit_exceeded, "limit of");
+  // Python's fill is one character; a long one would be repeated up to the width
+  expect_stopped("{{ 'a'.center(1000000, 'x' * 1000000) }}", gguf::errc::template_error, "exactly one character");
+  expect_stopped("{{ 'a'.ljust(1000000, 'xy') }}", gguf::errc::template_error, "exactly one character");
+  expect_stopped("{{ 'a'.rjust(5, 3) }}", gguf::errc::template_error, "not int");
   expect_stopped("{{ ([[1] * 1000] * 1000)|tojson(indent='x' * 100000) }}", gguf::errc::limit_exceeded,
                  "limit of");
+}
+
+// Strings handed to the engine through the library need not be UTF-8 (a GGUF file's are
+// checked by the reader; a caller's context is not). find/index/count map code points to
+// bytes of the string itself: a malformed byte is one code point and one byte, never an
+// offset past the end (fuzz_jinja found re-encoded U+FFFD widening 1-byte errors to 3).
+TEST(JinjaLimits, FindOnMalformedUtf8StaysInTheString) {
+  const std::string bad = "h\xc3\xa9" + std::string(60, '\x90') + "lo";
+  for (const char* expr : {"s.find('l')", "s.rfind('o')", "s.index('lo')", "s.count('')", "s.count('l', 1, 70)",
+                           "s.find('o', 61)", "s.count('\\x90')"}) {
+    auto p = gj::parse(std::string("{{ ") + expr + " }}");
+    ASSERT_TRUE(p) << expr;
+    gj::value c = gj::value::make_dict();
+    c.set(gj::value("s"), gj::value(bad));
+    auto r = gj::render(*p, c, gj::limits{});
+    ASSERT_TRUE(r) << expr << ": " << r.error().message();
+  }
+  auto p = gj::parse("{{ s.find('l') }} {{ s.rfind('o') }} {{ s.count('') }} {{ s.find('o', 63) }}");
+  ASSERT_TRUE(p);
+  gj::value c = gj::value::make_dict();
+  c.set(gj::value("s"), gj::value(bad));
+  auto r = gj::render(*p, c, gj::limits{});
+  ASSERT_TRUE(r) << r.error().message();
+  // h, é, 60 malformed bytes (one code point each), l, o: 64 code points
+  EXPECT_EQ(*r, "62 63 65 63");
+}
+
+// A long needle that almost matches everywhere: a quadratic search (string_view::find)
+// takes about 4 x 10^11 byte compares here, minutes, all inside one step of fuel. Each
+// search must be linear (text::find / text::rfind; the results are checked against jinja2 in
+// methods.cases.json, methods_long_separators).
+TEST(JinjaLimits, LongNeedlesSearchInLinearTime) {
+  const std::string set = "{% set h = 'a' * 4000000 %}{% set n = 'a' * 99999 ~ 'b' %}{% set r = 'b' ~ 'a' * 99999 %}";
+  for (const char* expr : {"n in h", "h.find(n)", "h.rfind(r)", "h.count(n)", "h.replace(n, 'x')|length",
+                           "h.split(n)|length", "h.rsplit(r)|length", "h.partition(n)|length",
+                           "h.rpartition(r)|length"}) {
+    outcome o = run(set + "{{ " + expr + " }}");
+    EXPECT_EQ(o.code, gguf::errc::ok) << expr << ": " << o.detail;
+    EXPECT_LT(o.cpu_seconds, kBudget) << expr << ": CPU seconds";
+    EXPECT_FALSE(o.out.empty()) << expr;
+  }
 }
 
 TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {

@@ -225,3 +225,30 @@ TEST(CliSplit, BrokenSetsAreClearErrorsNamingTheShard) {
   EXPECT_NE(d.out.find("n_split: 10"), std::string::npos) << d.out;
   EXPECT_FALSE(fs::exists(dir / "dry-00001-of-00010.gguf"));
 }
+
+// An output folder that does not exist is said before anything is planned or written:
+// no plan on standard output, one error naming OUT and the folder, exit 2 (as a write
+// error), for every command that checks OUT this way.
+TEST(CliSplit, AMissingOutputFolderIsSaidBeforeThePlan) {
+  GGUF_REQUIRE_DATA();
+  const fs::path dir = temp_dir() / "split-no-folder";
+  fs::create_directories(dir);
+  const std::string in = data_file("models/stories260K-Q4_0.gguf").string();
+  const fs::path missing = dir / "missing";
+  auto s = run_cli({"split", in, (missing / "m").string(), "--split-max-tensors", "20"});
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_EQ(s.out, "");
+  EXPECT_NE(s.err.find((missing / "m-00001-of-00003.gguf").string()), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("no such folder"), std::string::npos) << s.err;
+  // OUT's folder is a file
+  const fs::path file = dir / "a-file";
+  { std::FILE* f = std::fopen(file.string().c_str(), "wb"); ASSERT_NE(f, nullptr); std::fclose(f); }
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"dequantize", in, "token_embd.weight", "-o", (file / "out.f32").string()},
+        std::vector<std::string>{"convert-endian", in, "--to", "big", "-o", (file / "out.gguf").string()}}) {
+    auto r = run_cli(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a folder"), std::string::npos) << cmd[0] << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(missing));
+}

@@ -147,6 +147,17 @@ std::optional<int> check_output_path(const std::string& out, std::span<const std
     std::cerr << "gguf: " << r.error().message() << "\n";  // the message names OUT
     return exit_usage;  // a usage error: the command was asked to do what it must not
   }
+  // A missing folder is said before any plan is printed or any input is read in full (the
+  // write itself would fail only after the work).
+  std::filesystem::path dir = std::filesystem::path(out).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    const bool there = std::filesystem::exists(dir, ec);
+    std::cerr << "gguf: " << out << ": cannot write: " << dir.string()
+              << (there ? " is not a folder\n" : ": no such folder\n");
+    return exit_usage;  // as the write's own io_error would give
+  }
   return std::nullopt;
 }
 

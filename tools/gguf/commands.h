@@ -105,8 +105,9 @@ std::optional<int> refuse_stdout_output(std::string_view cmd, std::string_view o
 
 /// The overwrite policy of every command that writes OUT (gguf::check_overwrite in
 /// gguf/output.h; issue 29, item 9): an existing OUT that is not an input is refused
-/// unless --force; OUT being an input is allowed only when `may_replace_input`. Reports
-/// the refusal (`gguf: OUT: ...`) and returns its exit code, else nullopt.
+/// unless --force; OUT being an input is allowed only when `may_replace_input`; OUT's
+/// folder must exist. Reports the refusal (`gguf: OUT: ...`) and returns its exit code
+/// (exit_usage), else nullopt.
 std::optional<int> check_output_path(const std::string& out, std::span<const std::filesystem::path> inputs,
                                      bool force, bool may_replace_input);
 

@@ -98,9 +98,6 @@ value str_list(std::vector<std::string> parts, interp& in) {
   return value::make_list(std::move(items));
 }
 
-// code point index of byte offset b in s
-int64_t cp_index(const std::string& s, size_t b) { return static_cast<int64_t>(utf8_length(std::string_view(s).substr(0, b))); }
-
 std::string pad(const std::string& s, int64_t width, char align, const std::string& fill) {
   int64_t n = static_cast<int64_t>(utf8_length(s));
   if (width <= n) return s;
@@ -267,7 +264,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
       size_t pos = 0;
       int64_t done = 0;
       for (;;) {
-        size_t f = count >= 0 && done >= count ? std::string::npos : s.find(from, pos);
+        size_t f = count >= 0 && done >= count ? std::string::npos : text::find(s, from, pos);
         if (f == std::string::npos) break;
         out.append(s, pos, f - pos);
         out += to;
@@ -285,29 +282,24 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     if (!sub.is_string()) throw raised("must be str, not " + std::string(type_name(sub)));
     const std::string& t = sub.as_string();
     // start/end in code points
-    auto cp = text::cpts(s);
-    int64_t len = static_cast<int64_t>(cp.size());
+    const auto off = text::cpt_offsets(s);
+    int64_t len = static_cast<int64_t>(off.size()) - 1;
     auto norm = [&](int64_t x) { return x < 0 ? std::max<int64_t>(0, x + len) : std::min(x, len); };
     int64_t st = norm(int_arg(arg(a, 1), 0)), en = norm(int_arg(arg(a, 2), len));
-    auto byte_of = [&](int64_t c) {
-      size_t b = 0;
-      for (int64_t i = 0; i < c; ++i) b += text::utf8({cp[i]}).size();
-      return b;
-    };
-    size_t bs = byte_of(st), be = std::max(bs, byte_of(std::max(st, en)));
+    size_t bs = off[st], be = std::max(bs, off[std::max(st, en)]);
     std::string_view win(s.data() + bs, be - bs);
     if (n == "count"sv) {
-      if (t.empty()) return value(static_cast<int64_t>(utf8_length(win)) + 1);
+      if (t.empty()) return value(st > en ? int64_t{0} : en - st + 1);
       int64_t c = 0;
-      for (size_t p = win.find(t); p != std::string_view::npos; p = win.find(t, p + t.size())) ++c;
+      for (size_t p = text::find(win, t); p != std::string_view::npos; p = text::find(win, t, p + t.size())) ++c;
       return value(c);
     }
-    size_t f = n[0] == 'r' ? win.rfind(t) : win.find(t);
+    size_t f = n[0] == 'r' ? text::rfind(win, t) : text::find(win, t);
     if (f == std::string_view::npos) {
       if (n == "index"sv || n == "rindex"sv) throw raised("substring not found");
       return value(int64_t{-1});
     }
-    return value(cp_index(s, bs + f));
+    return value(static_cast<int64_t>(std::lower_bound(off.begin(), off.end(), bs + f) - off.begin()));
   }
   if (n == "join"sv) {
     std::string out;
@@ -327,7 +319,13 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
   if (n == "center"sv || n == "ljust"sv || n == "rjust"sv) {
     int64_t w = int_arg(arg(a, 0), 0);
     if (w > (1 << 20)) in.fail_limit("width too large");
-    std::string fill = arg(a, 1).is_string() ? arg(a, 1).as_string() : " ";
+    // Python's fill is one character (a longer one would also repeat up to the width)
+    std::string fill = " ";
+    if (const value fv = arg(a, 1); !fv.is_undefined()) {
+      if (!fv.is_string()) throw raised(std::string("The fill character must be a unicode character, not ") + type_name(fv));
+      if (utf8_length(fv.as_string()) != 1) throw raised("The fill character must be exactly one character long");
+      fill = fv.as_string();
+    }
     char align = n == "center"sv ? '^' : n == "ljust"sv ? '<' : '>';
     if (n == "center"sv) {  // Python centers with the extra space on the right when odd... on the left when the width is odd
       int64_t len = static_cast<int64_t>(utf8_length(s));
@@ -353,7 +351,7 @@ value string_method(interp& in, const std::string& s, std::string_view n, argume
     const value& sep = arg(a, 0);
     if (!sep.is_string() || sep.as_string().empty()) throw raised("empty separator");
     const std::string& d = sep.as_string();
-    size_t f = n == "partition"sv ? s.find(d) : s.rfind(d);
+    size_t f = n == "partition"sv ? text::find(s, d) : text::rfind(s, d);
     if (f == std::string::npos)
       return n == "partition"sv ? value::make_tuple({value(s), value(""), value("")})
                               : value::make_tuple({value(""), value(""), value(s)});

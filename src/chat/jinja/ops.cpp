@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "chat/jinja/runtime.h"
+#include "chat/jinja/text.h"
 
 namespace gguf::jinja {
 
@@ -247,7 +248,7 @@ bool op_contains(const value& c, const value& item) {
     case kind::string:
       if (!item.is_string())
         throw raised(std::string("'in <string>' requires string as left operand, not ") + type_name(item));
-      return c.as_string().find(item.as_string()) != std::string::npos;
+      return text::find(c.as_string(), item.as_string()) != std::string::npos;
     case kind::list:
     case kind::tuple:
       for (const auto& v : c.items())

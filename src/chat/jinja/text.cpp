@@ -1,6 +1,7 @@
 #include "chat/jinja/text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -21,6 +22,37 @@ std::vector<uint32_t> cpts(std::string_view s) {
     out.push_back(c);
     i += n;
   }
+  return out;
+}
+
+size_t find(std::string_view hay, std::string_view needle, size_t pos) {
+  if (pos > hay.size()) return std::string_view::npos;
+  if (needle.empty()) return pos;
+  const void* f = memmem(hay.data() + pos, hay.size() - pos, needle.data(), needle.size());
+  return f ? static_cast<size_t>(static_cast<const char*>(f) - hay.data()) : std::string_view::npos;
+}
+
+size_t rfind(std::string_view hay, std::string_view needle, size_t pos) {
+  // short needles: string_view::rfind compares at most needle.size() bytes per position
+  if (needle.size() <= 32) return hay.rfind(needle, pos);
+  if (needle.size() > hay.size()) return std::string_view::npos;
+  const size_t end = std::min(pos, hay.size() - needle.size()) + needle.size();  // bytes searched
+  std::string rh(hay.rend() - end, hay.rend()), rn(needle.rbegin(), needle.rend());
+  size_t f = text::find(rh, rn);
+  return f == std::string_view::npos ? f : end - f - needle.size();
+}
+
+std::vector<size_t> cpt_offsets(std::string_view s) {
+  std::vector<size_t> out;
+  out.reserve(s.size() + 1);
+  for (size_t i = 0; i < s.size();) {
+    uint32_t c = 0;
+    size_t n = vd::utf8_decode_lenient(s, i, c);
+    if (n == 0) n = 1;
+    out.push_back(i);
+    i += n;
+  }
+  out.push_back(s.size());
   return out;
 }
 
@@ -171,20 +203,23 @@ std::vector<std::string> split(std::string_view s, const std::optional<std::stri
     if (!from_right) {
       size_t pos = 0;
       while (maxsplit < 0 || static_cast<int64_t>(out.size()) < maxsplit) {
-        size_t f = s.find(d, pos);
+        size_t f = text::find(s, d, pos);
         if (f == std::string_view::npos) break;
         out.emplace_back(s.substr(pos, f - pos));
         pos = f + d.size();
       }
       out.emplace_back(s.substr(pos));
     } else {
-      size_t end = s.size();
+      // from the right: the first matches in the reversed string (one copy, not one a piece)
+      const std::string rs(s.rbegin(), s.rend()), rd(d.rbegin(), d.rend());
+      size_t end = s.size(), rpos = 0;
       while (maxsplit < 0 || static_cast<int64_t>(out.size()) < maxsplit) {
-        if (end < d.size()) break;
-        size_t f = s.rfind(d, end - d.size());
-        if (f == std::string_view::npos) break;
+        size_t rf = text::find(rs, rd, rpos);
+        if (rf == std::string_view::npos || d.empty()) break;
+        size_t f = s.size() - rf - d.size();
         out.emplace_back(s.substr(f + d.size(), end - f - d.size()));
         end = f;
+        rpos = rf + d.size();
       }
       out.emplace_back(s.substr(0, end));
       std::reverse(out.begin(), out.end());

@@ -13,7 +13,19 @@
 namespace gguf::jinja::text {
 
 std::vector<uint32_t> cpts(std::string_view s);
+/// The byte offset in `s` where each of cpts(s)'s code points starts, then s.size()
+/// (size cpts(s).size() + 1). Offsets into `s` itself: a malformed byte decoded as U+FFFD
+/// is still one byte here (re-encoding the code points would make it three).
+std::vector<size_t> cpt_offsets(std::string_view s);
 std::string utf8(const std::vector<uint32_t>& c);
+/// The first occurrence of `needle` in `hay` at or after byte `pos`, else npos (as
+/// std::string_view::find). Linear in hay and needle (glibc's memmem, two-way), where
+/// string_view::find is quadratic: a long needle of a template must not make `in`,
+/// find, count, replace or split run for minutes under the step limit.
+size_t find(std::string_view hay, std::string_view needle, size_t pos = 0);
+/// The last occurrence of `needle` starting at or before byte `pos`, else npos (as
+/// std::string_view::rfind), linear in the part searched.
+size_t rfind(std::string_view hay, std::string_view needle, size_t pos = std::string_view::npos);
 uint32_t upper(uint32_t c);
 uint32_t lower(uint32_t c);
 bool is_cased_upper(uint32_t c);
