@@ -13,21 +13,8 @@
 
 #include "gguf/file.h"
 #include "gguf/quant.h"
+#include "median_gbps.h"
 
-namespace {
-template <class F>
-double gbps(F&& f, size_t out_bytes, int reps) {
-  std::vector<double> s;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const auto t1 = std::chrono::steady_clock::now();
-    s.push_back(std::chrono::duration<double>(t1 - t0).count());
-  }
-  std::sort(s.begin(), s.end());
-  return double(out_bytes) / s[s.size() / 2] / 1e9;
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 4) {
@@ -50,11 +37,11 @@ int main(int argc, char** argv) {
     for (size_t off = 0; off < in_bytes; off += t.data.size())
       std::memcpy(src.data() + off, t.data.data(), std::min(t.data.size(), in_bytes - off));
     bool ok = true;
-    const double r = gbps([&] { ok &= bool(gguf::dequantize_row(t.type, src, dst)); }, n * 4, reps);
+    const double r = median_gbps([&] { ok &= bool(gguf::dequantize_row(t.type, src, dst)); }, n * 4, reps);
     if (!ok) return 1;
     std::printf("%s %.3f\n", std::string(t.name.substr(2)).c_str(), r);
   }
   std::vector<float> src(n, 1.0f);
-  std::printf("memcpy %.3f\n", gbps([&] { std::memcpy(dst.data(), src.data(), n * 4); }, n * 4, reps));
+  std::printf("memcpy %.3f\n", median_gbps([&] { std::memcpy(dst.data(), src.data(), n * 4); }, n * 4, reps));
   return 0;
 }

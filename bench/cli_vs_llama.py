@@ -130,6 +130,18 @@ def wall(cmd):
     return t, (ru.ru_utime + ru.ru_stime) * 1e3
 
 
+def medians(cmds, runs):
+    """{name: (median wall ms, median CPU ms)} of `runs` rounds, each running every command once
+    in turn (alternating, so that a busy moment of the shared machine hits all of them)."""
+    times = {k: ([], []) for k in cmds}
+    for _ in range(runs):
+        for k, c in cmds.items():
+            w, cpu = wall(c)
+            times[k][0].append(w)
+            times[k][1].append(cpu)
+    return {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in times.items()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=str(ROOT / "build"))
@@ -164,13 +176,7 @@ def main():
                 }
                 wall(cmds["cache"])  # writes the cache; warms the page cache for everyone
                 wall(cmds["lt"])
-                times = {k: ([], []) for k in cmds}
-                for _ in range(args.runs):
-                    for k, c in cmds.items():
-                        w, cpu = wall(c)
-                        times[k][0].append(w)
-                        times[k][1].append(cpu)
-                m = {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in times.items()}
+                m = medians(cmds, args.runs)
 
                 def pair(k):
                     return f"{m[k][0]:6.0f} / {m[k][1]:6.0f}"

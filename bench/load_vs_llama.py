@@ -21,13 +21,12 @@ env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../
 import argparse
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cli_vs_llama import ROOT, llama_tokenize, wall  # noqa: E402
+from cli_vs_llama import ROOT, llama_tokenize, medians, wall  # noqa: E402
 
 
 def main():
@@ -68,13 +67,7 @@ def main():
             except SystemExit as e:  # a vocabulary llama.cpp (or we) refuse: say so, go on
                 print(f"{name:22} | skipped: {e}")
                 continue
-            times = {k: ([], []) for k in cmds}
-            for _ in range(args.runs):
-                for k, c in cmds.items():
-                    w, cpu = wall(c)
-                    times[k][0].append(w)
-                    times[k][1].append(cpu)
-            m = {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in times.items()}
+            m = medians(cmds, args.runs)
 
             def pair(k):
                 return f"{m[k][0]:6.1f} / {m[k][1]:6.1f}"

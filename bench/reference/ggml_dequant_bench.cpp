@@ -17,21 +17,10 @@
 
 #include "ggml.h"
 #include "gguf.h"
+#include "../median_gbps.h"
 
 using conv_fn = void (*)(const void*, float*, int64_t);
 
-template <class F>
-static double gbps(F&& f, size_t out_bytes, int reps) {
-  std::vector<double> s;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const auto t1 = std::chrono::steady_clock::now();
-    s.push_back(std::chrono::duration<double>(t1 - t0).count());
-  }
-  std::sort(s.begin(), s.end());
-  return out_bytes / s[s.size() / 2] / 1e9;
-}
 
 int main(int argc, char** argv) {
   if (argc < 4) {
@@ -68,9 +57,9 @@ int main(int argc, char** argv) {
     for (size_t off = 0; off < in_bytes; off += bytes) memcpy(src.data() + off, blocks.data(), std::min(bytes, in_bytes - off));
     const auto* tr = ggml_get_type_traits(type);
     if (!tr->to_float) continue;
-    printf("%s %.3f", name.c_str() + 2, gbps([&] { tr->to_float(src.data(), dst.data(), int64_t(n)); }, n * 4, reps));
+    printf("%s %.3f", name.c_str() + 2, median_gbps([&] { tr->to_float(src.data(), dst.data(), int64_t(n)); }, n * 4, reps));
     conv_fn c = type == GGML_TYPE_F16 ? cpu_f16 : type == GGML_TYPE_BF16 ? cpu_bf16 : nullptr;
-    if (c) printf(" %.3f", gbps([&] { c(src.data(), dst.data(), int64_t(n)); }, n * 4, reps));
+    if (c) printf(" %.3f", median_gbps([&] { c(src.data(), dst.data(), int64_t(n)); }, n * 4, reps));
     printf("\n");
   }
   fclose(f);

@@ -144,6 +144,16 @@ class chat_template {
 /// llama.cpp's built-in template names (llama_chat_builtin_templates), sorted.
 const std::vector<std::string_view>& chat_builtin_templates();
 
+/// The deepest nesting of JSON arrays and objects a chat request may have (messages, tools
+/// and kwargs each): deeper requests are refused with errc::invalid_argument, as Python's
+/// json module refuses them near its recursion limit (1000), before any code that takes a
+/// stack frame per level (serializing, converting to template values) sees them.
+inline constexpr size_t chat_max_json_depth = 512;
+/// The deepest nesting of `[` and `{` in JSON text (0 for a scalar), brackets inside
+/// strings skipped, escapes honoured. Not a validator: malformed text gives some count.
+/// Linear in the text, no allocation.
+size_t json_nesting_depth(std::string_view json) noexcept;
+
 /// llm_chat_detect_template: the built-in a name or Jinja source is recognized as, or nullopt.
 std::optional<std::string_view> chat_detect_template(std::string_view source);
 

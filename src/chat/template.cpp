@@ -1,4 +1,5 @@
 // gguf::chat_template: loading (file, source, built-in) and the transformers rendering.
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 
@@ -12,6 +13,9 @@ namespace chat_detail {
 result<ojson> parse_json(std::string_view text, std::string_view what, ojson empty) {
   size_t b = text.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return empty;
+  if (json_nesting_depth(text) > chat_max_json_depth)
+    return error{errc::invalid_argument, no_offset, {},
+                 std::string(what) + " is nested deeper than " + std::to_string(chat_max_json_depth) + " levels"};
   try {
     return ojson::parse(text);
   } catch (const std::exception& e) {
@@ -100,6 +104,25 @@ std::optional<std::string> token_text(const vocab& v, int32_t id) {
 
 }  // namespace
 }  // namespace chat_detail
+
+size_t json_nesting_depth(std::string_view json) noexcept {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') ++i;  // the escaped character
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 using namespace chat_detail;
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "chat/jinja/jinja.h"
+#include "gguf/chat.h"
 
 namespace gj = gguf::jinja;
 
@@ -96,11 +97,25 @@ TEST(JinjaLimits, StringDoublingHitsTheMemoryLimit) {
                  gguf::errc::limit_exceeded, "memory limit");
 }
 
+// An empty sequence times a huge count is empty at once (fuzz_jinja: a timeout, 2 x 10^11 empty appends).
+TEST(JinjaLimits, EmptySequenceTimesAHugeCountIsEmptyAtOnce) {
+  for (const char* t : {"{{ (233720369547 * '' * 807)|length }}", "{{ ([] * 10**15)|length }}",
+                        "{{ (() * 10**15)|length }}", "{{ (10**15 * '')|length }}"}) {
+    outcome o = run(t);
+    EXPECT_EQ(o.code, gguf::errc::ok) << t << ": " << o.detail;
+    EXPECT_EQ(o.out, "0") << t;
+    EXPECT_LT(o.cpu_seconds, kBudget) << t;
+  }
+}
+
 TEST(JinjaLimits, HugeRepetitionIsRefusedBeforeAllocating) {
   expect_stopped("{{ 'x' * 10**12 }}", gguf::errc::limit_exceeded, "memory limit");
   expect_stopped("{{ [1, 2] * 10**11 }}", gguf::errc::limit_exceeded, "memory limit");
   expect_stopped("{{ 'ab'.center(10**12) }}", gguf::errc::limit_exceeded, "too large");
   expect_stopped("{{ '%999999999d' % 1 }}", gguf::errc::limit_exceeded, "too large");
+  // digit runs past int64: an error, not an exception out of std::stoul (fuzz_jinja: abort)
+  expect_stopped("{{ '%s a %" + std::string(120, '2') + "s' % ('a', 'b') }}", gguf::errc::template_error, "width too big");
+  expect_stopped("{{ '%." + std::string(40, '9') + "s' % 'a' }}", gguf::errc::template_error, "precision too big");
   expect_stopped("{{ {}|tojson(indent=10**9) }}", gguf::errc::limit_exceeded, "too large");
 }
 
@@ -171,6 +186,29 @@ TEST(JinjaLimits, LongNeedlesSearchInLinearTime) {
   }
 }
 
+// Values nested a million deep can be built through a namespace in a loop (a list in a
+// list, or a namespace in a namespace). Freeing, comparing and printing them must not
+// overflow the stack: freeing goes one level at a time, repr and comparison stop with
+// Python's RecursionError. (A namespace that holds itself: namespace_holds_itself in
+// assign.cases.json, recorded from jinja2; under LeakSanitizer that case also shows it is freed.)
+TEST(JinjaLimits, DeepValuesAreFreedComparedAndPrintedWithoutRecursion) {
+  const std::string chain =
+      "{% set ns = namespace(l=[], cur=none) %}{% for i in range(100000) %}{% for j in range(3) %}"
+      "{% set ns.l = [ns.l] %}{% set n = namespace(p=ns.cur) %}{% set ns.cur = n %}{% endfor %}{% endfor %}";
+  outcome o = run(chain + "{{ ns.l|length }}");
+  EXPECT_EQ(o.code, gguf::errc::ok) << o.detail;
+  EXPECT_EQ(o.out, "1");
+  o = run(chain + "{{ ns.l }}");
+  EXPECT_EQ(o.code, gguf::errc::template_error) << o.detail;
+  EXPECT_NE(o.detail.find("maximum recursion depth exceeded while getting the repr"), std::string::npos) << o.detail;
+  o = run(chain + "{% set a = ns.l %}{% set ns.l = [] %}{% for i in range(3000) %}{% set ns.l = [ns.l] %}{% endfor %}"
+                  "{{ a == ns.l }}");
+  EXPECT_EQ(o.code, gguf::errc::template_error) << o.detail;
+  EXPECT_NE(o.detail.find("maximum recursion depth exceeded in comparison"), std::string::npos) << o.detail;
+  o = run(chain + "{{ ns.cur }}");
+  EXPECT_NE(o.detail.find("maximum recursion depth exceeded"), std::string::npos) << o.detail;
+}
+
 TEST(JinjaLimits, UnboundedRecursionHitsTheDepthLimit) {
   expect_stopped("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", gguf::errc::limit_exceeded,
                  "recursion limit");
@@ -219,3 +257,31 @@ TEST(JinjaLimits, ALimitErrorNamesTheLine) {
   outcome o = run("line one\n{% for i in range(10**12) %}{% endfor %}");
   EXPECT_NE(o.detail.find("line 2"), std::string::npos) << o.detail;
 }
+
+// A chat request (messages, tools, kwargs) nested deeper than chat_max_json_depth is
+// refused before anything walks it recursively; json_nesting_depth skips brackets in strings.
+TEST(ChatLimits, DeeplyNestedRequestsAreRefused) {
+  EXPECT_EQ(gguf::json_nesting_depth(R"({"a": [1, {"b": "[[[[{{"}], "c": "\\\"[["})"), 3u);
+  EXPECT_EQ(gguf::json_nesting_depth("3"), 0u);
+  auto t = gguf::chat_template::from_source("{{ messages|length }}{{ tools|length }}{{ x|length }}");
+  ASSERT_TRUE(t) << t.error().message();
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string msgs = R"([{"role": "user", "content": "a"}])";
+  gguf::chat_request ok{msgs, "[]", false, R"({"x": [1]})"};
+  auto r = t->apply(ok);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, "101");
+  for (int which = 0; which < 3; ++which) {
+    gguf::chat_request req = ok;
+    if (which == 0) req.messages_json = R"([{"role": "user", "content": "a", "x": )" + deep + "}]";
+    if (which == 1) req.tools_json = "[" + deep + "]";
+    if (which == 2) req.kwargs_json = R"({"x": )" + deep + "}";
+    for (auto mode : {gguf::chat_mode::transformers, gguf::chat_mode::server}) {
+      auto e = t->apply(req, mode);
+      ASSERT_FALSE(e) << which;
+      EXPECT_EQ(e.error().code, gguf::errc::invalid_argument);
+      EXPECT_NE(e.error().message().find("nested deeper than 512 levels"), std::string::npos) << e.error().message();
+    }
+  }
+}
+

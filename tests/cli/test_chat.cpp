@@ -137,6 +137,32 @@ TEST(cli_chat, usage_and_input_errors) {
   EXPECT_NE(r.err.find("broken.jinja"), std::string::npos) << r.err;
 }
 
+// JSON nested a million deep (messages file, a --jsonl line) or 60000 deep (kwargs: one
+// argument) is refused with a message; serializing it crashed the process (stack overflow).
+TEST(cli_chat, deeply_nested_json_is_refused_not_a_crash) {
+  GGUF_REQUIRE_DATA();
+  const std::string model = data_file("vocab/ggml-vocab-qwen2.gguf").string();
+  auto nest = [](size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+  auto deep = write_temp("deep.json", R"([{"role": "user", "content": "a", "x": )" + nest(1000000) + "}]");
+  auto r = run_cli({"chat", "-m", model, "--messages", deep});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("nested deeper than 512 levels"), std::string::npos) << r.err;
+  auto lines = write_temp("deep.jsonl", R"({"messages":[{"role":"user","content":"a"}]})" "\n"
+                                        R"({"messages":[{"role":"user","content":"a"}], "x": )" + nest(1000000) + "}\n");
+  r = run_cli({"chat", "-m", model, "--jsonl"}, lines);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(lines_of(r.out).size(), 1u);
+  EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+  r = run_cli({"chat", "-m", model, "--messages", conv_path("01_user"), "--chat-template-kwargs",
+               R"({"x": )" + nest(60000) + "}"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nested deeper than 512 levels"), std::string::npos) << r.err;
+  // 512 levels are accepted
+  r = run_cli({"chat", "-m", model, "--messages", conv_path("01_user"), "--chat-template-kwargs",
+               R"({"x": )" + nest(511) + "}"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace
 
 namespace {

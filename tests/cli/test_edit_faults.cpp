@@ -26,6 +26,7 @@
 #include "gguf/edit.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "big_model.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -41,12 +42,7 @@ uint64_t env_or(const char* name, uint64_t fallback) {
   return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  auto d = gguf::test::temp_dir() / ("fault-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return gguf::test::fresh_dir("fault-" + name); }
 
 void copy_to(const fs::path& from, const fs::path& to) {
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
@@ -196,24 +192,8 @@ TEST(EditFaults, FileTruncatedOrReplacedDuringTheEdit) {
   auto dir = fresh_dir("changed");
   auto path = dir / "big.gguf";
   // One 256 MiB tensor so that the rewrite lasts long enough to be interfered with.
-  gguf::writer shape;
-  ASSERT_TRUE(shape.set("general.architecture", gguf::value::string("llama")).ok());
-  std::vector<std::byte> one(4);
-  uint64_t ne1[] = {1};
-  ASSERT_TRUE(shape.add_tensor("t", gguf::ggml_type::f32, ne1, std::span<const std::byte>(one)).ok());
-  auto parsed = gguf::file::from_buffer(shape.to_bytes());
-  auto meta = shape.metadata_bytes();
-  uint64_t n = 64ull << 20;
-  std::memcpy(meta.data() + parsed->tensors()[0].info_offset + 8 + 1 + 4, &n, 8);
-  auto make = [&] {
-    auto out = gguf::safe_output::create(path);
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(out->write(meta).ok());
-    ASSERT_TRUE(out->write_zeros(n * 4).ok());
-    ASSERT_TRUE(out->commit().ok());
-  };
   for (int what = 0; what < 2; ++what) {
-    make();
+    gguf::test::make_big_model(path, 64ull << 20);
     pid_t pid = spawn({"set", path.string(), "general.name", "a longer name", "--in-place=never", "-q"});
     for (int i = 0; i < 4000 && leftovers(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(250));
     if (what == 0) {

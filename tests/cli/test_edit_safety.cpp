@@ -23,6 +23,7 @@
 #include "gguf/edit.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "big_model.h"
 #include "journal_builder.h"
 #include "test_support.h"
 
@@ -54,23 +55,7 @@ std::vector<std::string> temps_in(const fs::path& dir) {
 }
 
 // A GGUF file with one f32 tensor of n elements (zeros), written in bounded memory.
-void make_big_model(const fs::path& p, uint64_t n) {
-  gguf::writer shape;
-  ASSERT_TRUE(shape.set("general.architecture", gguf::value::string("llama")).ok());
-  ASSERT_TRUE(shape.set("general.name", gguf::value::string("big")).ok());
-  std::vector<std::byte> one(4);
-  uint64_t ne1[] = {1};
-  ASSERT_TRUE(shape.add_tensor("t", gguf::ggml_type::f32, ne1, std::span<const std::byte>(one)).ok());
-  auto parsed = gguf::file::from_buffer(shape.to_bytes());
-  ASSERT_TRUE(parsed.ok());
-  auto meta = shape.metadata_bytes();
-  std::memcpy(meta.data() + parsed->tensors()[0].info_offset + 8 + 1 + 4, &n, 8);
-  auto out = gguf::safe_output::create(p);
-  ASSERT_TRUE(out.ok());
-  ASSERT_TRUE(out->write(meta).ok());
-  ASSERT_TRUE(out->write_zeros(n * 4).ok());
-  ASSERT_TRUE(out->commit().ok());
-}
+void make_big_model(const fs::path& p, uint64_t n) { gguf::test::make_big_model(p, n, "big"); }
 
 }  // namespace
 

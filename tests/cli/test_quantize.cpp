@@ -5,7 +5,6 @@
 // refusal must name its reason and leave nothing behind. Plus the write path: an existing
 // OUT, OUT == IN, the mode of a replaced OUT, a run killed by SIGTERM and by SIGKILL.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -19,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "sha256_hex.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -57,17 +57,7 @@ std::vector<qcase> load_cases() {
 }
 
 std::string sha256_file(const fs::path& p) {
-  auto b = gguf::test::read_bytes(p);
-  unsigned char md[32];
-  unsigned n = 0;
-  EVP_Digest(b.data(), b.size(), md, &n, EVP_sha256(), nullptr);
-  std::string hex;
-  char buf[3];
-  for (unsigned i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", md[i]);
-    hex += buf;
-  }
-  return hex;
+  return gguf::test::sha256_hex(gguf::test::read_bytes(p));
 }
 
 // The inputs scripts/record-quantize.sh gives llama-quantize, made again the same way.
@@ -184,13 +174,7 @@ TEST_P(QuantizeCases, MatchesLlamaQuantize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, QuantizeCases, ::testing::ValuesIn(load_cases()),
-                         [](const auto& info) {
-                           std::string n = info.param.name;
-                           for (auto& ch : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return n;
-                         });
+                         [](const auto& info) { return gguf::test::test_name(info.param.name); });
 
 TEST(Quantize, CasesRecorded) {
   // The recording covers every file type llama-quantize offers, with and without an imatrix.

@@ -3,7 +3,6 @@
 // (tests/cli/reference/split), merge back to the input, shard keys and validation, and
 // the commands that read a split model as one.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +13,7 @@
 
 #include "gguf/file.h"
 #include "reference_sections.h"
+#include "sha256_hex.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -21,18 +21,7 @@ using namespace gguf::test;
 
 namespace {
 
-std::string sha256_hex(const std::vector<std::byte>& b) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(b.data(), b.size(), md, &n, EVP_sha256(), nullptr);
-  std::string s;
-  char h[3];
-  for (unsigned i = 0; i < n; ++i) {
-    std::snprintf(h, sizeof h, "%02x", md[i]);
-    s += h;
-  }
-  return s;
-}
+using gguf::test::sha256_hex;
 
 std::string find_data_file(const std::string& name) {
   for (const char* dir : {"models", "quant", "vocab"}) {

@@ -26,12 +26,7 @@ using gguf::test::run_cli;
 
 namespace {
 
-fs::path fresh(const std::string& name) {
-  auto d = gguf::test::temp_dir() / ("stale-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh(const std::string& name) { return gguf::test::fresh_dir("stale-" + name); }
 
 // Temp files in `dir` (the names safe_output gives them).
 std::vector<std::string> temps_in(const fs::path& dir) {

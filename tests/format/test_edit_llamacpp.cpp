@@ -47,13 +47,6 @@ std::string view(const gguf::file& f) {
   return o.str();
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TEST(EditLlamaCpp, InPlaceEditsReadAsLlamaCppReadThem) {
@@ -82,7 +75,7 @@ TEST(EditLlamaCpp, InPlaceEditsReadAsLlamaCppReadThem) {
     ASSERT_TRUE(r.ok()) << name << ": " << r.error().message();
     auto f = gguf::file::open(path);
     ASSERT_TRUE(f.ok()) << name;
-    std::string recorded = read_text(e.path());
+    std::string recorded = gguf::test::read_text(e.path());
     recorded = recorded.substr(0, recorded.find("llama_model_load"));
     EXPECT_EQ(view(*f), recorded) << name;
     EXPECT_NE(recorded.find("kv gguf.padding arr [u8 x "), std::string::npos) << name;  // the filler was used

@@ -16,18 +16,14 @@
 
 #include "gguf/output.h"
 #include "gguf/writer.h"
+#include "big_model.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  auto d = gguf::test::temp_dir() / ("out-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return gguf::test::fresh_dir("out-" + name); }
 
 void put_file(const fs::path& p, const std::string& text) {
   std::vector<std::byte> b;
@@ -438,25 +434,8 @@ TEST(SafeOutput, WriterStreamsTensorsInBoundedMemory) {
   // does it stays far below the tensor size (bytes copied by the kernel).
   auto dir = fresh_dir("rss");
   const uint64_t n = 48ull << 20;  // f32 elements: 192 MiB
-  {
-    // Header of a file with one 1-element tensor, its dimension then patched to n, and
-    // n * 4 zero bytes as the tensor's data.
-    gguf::writer shape;
-    ASSERT_TRUE(shape.set("general.architecture", gguf::value::string("llama")).ok());
-    std::vector<std::byte> one(4);
-    uint64_t ne1[] = {1};
-    ASSERT_TRUE(shape.add_tensor("t", gguf::ggml_type::f32, ne1, std::span<const std::byte>(one)).ok());
-    auto parsed = gguf::file::from_buffer(shape.to_bytes());
-    ASSERT_TRUE(parsed.ok());
-    uint64_t ne_at = parsed->tensors()[0].info_offset + 8 + 1 + 4;  // name length, "t", n_dims
-    auto meta = shape.metadata_bytes();
-    std::memcpy(meta.data() + ne_at, &n, 8);
-    auto out = gguf::safe_output::create(dir / "big.gguf");
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(out->write(meta).ok());
-    ASSERT_TRUE(out->write_zeros(n * 4).ok());
-    ASSERT_TRUE(out->commit().ok());
-  }
+  gguf::test::make_big_model(dir / "big.gguf", n);
+  if (HasFatalFailure()) return;
   auto f = gguf::file::open(dir / "big.gguf");
   ASSERT_TRUE(f.ok()) << f.error().message();
   ASSERT_EQ(f->tensors()[0].nbytes, n * 4);

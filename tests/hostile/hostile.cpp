@@ -189,15 +189,6 @@ std::string outcome::violation(bool allow_usage) const {
   return "";
 }
 
-namespace {
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-}  // namespace
-
 outcome run_cli(const std::vector<std::string>& args, unsigned seconds) {
   static int counter = 0;
   auto dir = gguf::test::temp_dir();
@@ -239,8 +230,8 @@ outcome run_cli(const std::vector<std::string>& args, unsigned seconds) {
   } else {
     r.exit_code = WEXITSTATUS(status);
   }
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
+  r.out = gguf::test::read_text(out_path);
+  r.err = gguf::test::read_text(err_path);
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return r;

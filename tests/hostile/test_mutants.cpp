@@ -20,10 +20,7 @@ namespace gguf::hostile {
 namespace {
 
 std::string param_name(const testing::TestParamInfo<std::filesystem::path>& info) {
-  auto rel = std::filesystem::relative(info.param, gguf::test::data_dir()).string();
-  std::string out;
-  for (char c : rel) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
+  return gguf::test::test_name(std::filesystem::relative(info.param, gguf::test::data_dir()).string());
 }
 
 std::vector<std::filesystem::path> params() {

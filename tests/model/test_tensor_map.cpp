@@ -10,7 +10,8 @@ namespace {
 
 using namespace gguf::test;
 
-gguf_builder llama_keys(uint32_t n_expert = 0) {
+// A one-block llama's keys: n_embd 8, n_head 2, n_head_kv 1, n_ff 16, 3 tokens.
+gguf_builder llama_hparam_keys(uint32_t n_expert = 0) {
   gguf_builder b;
   b.str("general.architecture", "llama")
       .u32("llama.context_length", 64)
@@ -22,6 +23,12 @@ gguf_builder llama_keys(uint32_t n_expert = 0) {
       .f32("llama.attention.layer_norm_rms_epsilon", 1e-6f)
       .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
   if (n_expert) b.u32("llama.expert_count", n_expert).u32("llama.expert_used_count", 2);
+  return b;
+}
+
+// The same with the tensors of every llama but the FFN's.
+gguf_builder llama_keys(uint32_t n_expert = 0) {
+  gguf_builder b = llama_hparam_keys(n_expert);
   b.tensor("token_embd.weight", {8, 3}).tensor("output_norm.weight", {8}).tensor("output.weight", {8, 3});
   b.tensor("blk.0.attn_norm.weight", {8})
       .tensor("blk.0.attn_q.weight", {8, 8})
@@ -101,17 +108,8 @@ TEST(ModelTensorMap, TokenEmbdShapeIsChecked) {
 
 TEST(ModelTensorMap, FusedQkvReplacesSeparateProjections) {
   // llama.cpp create_tensor_qkv: blk.N.attn_qkv [n_embd, q + k + v] instead of attn_q/k/v.
-  gguf_builder b;
-  b.str("general.architecture", "llama")
-      .u32("llama.context_length", 64)
-      .u32("llama.embedding_length", 8)
-      .u32("llama.block_count", 1)
-      .u32("llama.feed_forward_length", 16)
-      .u32("llama.attention.head_count", 2)
-      .u32("llama.attention.head_count_kv", 1)
-      .f32("llama.attention.layer_norm_rms_epsilon", 1e-6f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"})
-      .tensor("token_embd.weight", {8, 3})
+  gguf_builder b = llama_hparam_keys();
+  b.tensor("token_embd.weight", {8, 3})
       .tensor("output_norm.weight", {8})
       .tensor("blk.0.attn_norm.weight", {8})
       .tensor("blk.0.attn_qkv.weight", {8, 16})  // 8 + 4 + 4

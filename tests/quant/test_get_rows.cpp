@@ -79,13 +79,7 @@ TEST_P(Embeddings, GetRowsEqualsGgml) {
   EXPECT_GT(rows_checked, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Embeddings, ::testing::ValuesIn(embedding_models()), [](const auto& info) {
-  std::string s = info.param;
-  for (char& c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return s;
-});
+INSTANTIATE_TEST_SUITE_P(Models, Embeddings, ::testing::ValuesIn(embedding_models()), [](const auto& info) { return gguf::test::test_name(info.param); });
 
 TEST(GetRows, RowsEqualTheWholeTensorsRows) {
   GGUF_REQUIRE_DATA();

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "test_support.h"
+
 namespace fs = std::filesystem;
 
 namespace gguf::test {
@@ -236,12 +238,8 @@ timed_result run_gguf(const std::vector<std::string>& args, const std::vector<st
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  auto slurp = [](const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  };
-  r.out = slurp(out_p);
-  r.err = slurp(err_p);
+  r.out = gguf::test::read_text(out_p);
+  r.err = gguf::test::read_text(err_p);
   std::error_code ec;
   fs::remove(out_p, ec);
   fs::remove(err_p, ec);

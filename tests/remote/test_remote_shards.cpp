@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "gguf/file.h"
 #include "gguf/model_files.h"
@@ -51,18 +52,30 @@ std::vector<std::string> write_shards(const gguf::file& src, const fs::path& dir
   return names;
 }
 
+// stories260K-Q8_0 in three shards (write_shards) in the scratch folder of an nginx server.
+class RemoteShards : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GGUF_REQUIRE_DATA();
+    server = std::make_unique<gguf::test::nginx_server>(data_dir());
+    ASSERT_TRUE(server->started()) << server->why_not();
+    auto f = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
+    ASSERT_TRUE(f);
+    src.emplace(std::move(*f));
+    names = write_shards(*src, server->scratch(), "stories260K-Q8_0");
+  }
+
+  std::unique_ptr<gguf::test::nginx_server> server;
+  std::optional<gguf::file> src;
+  std::vector<std::string> names;
+};
+
 }  // namespace
 
-TEST(RemoteShards, EveryShardUrlReadsAsItsPath) {
-  GGUF_REQUIRE_DATA();
-  gguf::test::nginx_server server(data_dir());
-  ASSERT_TRUE(server.started()) << server.why_not();
-  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
-  ASSERT_TRUE(src);
-  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
+TEST_F(RemoteShards, EveryShardUrlReadsAsItsPath) {
   const std::string last_tensor(src->tensors().back().name);
   for (const auto& n : names) {
-    std::string local = (server.scratch() / n).string(), remote = server.base() + "/mutable/" + n;
+    std::string local = (server->scratch() / n).string(), remote = server->base() + "/mutable/" + n;
     for (std::vector<std::string> cmd : {std::vector<std::string>{"dump", "--json", "--full-arrays"},
                                          {"info", "--json"},
                                          {"validate", "--json"},
@@ -90,15 +103,9 @@ TEST(RemoteShards, EveryShardUrlReadsAsItsPath) {
 
 // validate opens the other shards of a split model with the command's remote options:
 // behind a server that wants a token, --header reaches every shard (rule split.set).
-TEST(RemoteShards, ValidateOpensTheOtherShardsWithTheRemoteOptions) {
-  GGUF_REQUIRE_DATA();
-  gguf::test::nginx_server server(data_dir());
-  ASSERT_TRUE(server.started()) << server.why_not();
-  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
-  ASSERT_TRUE(src);
-  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
-  const std::string local = (server.scratch() / names[0]).string();
-  const std::string remote = server.base() + "/authmutable/" + names[0];
+TEST_F(RemoteShards, ValidateOpensTheOtherShardsWithTheRemoteOptions) {
+  const std::string local = (server->scratch() / names[0]).string();
+  const std::string remote = server->base() + "/authmutable/" + names[0];
   const auto l = run_gguf({"validate", "--json", local});
   const auto r = run_gguf({"validate", "--json", remote, "--header", "Authorization: Bearer test-token"});
   EXPECT_EQ(r.exit_code, l.exit_code) << r.err;
@@ -110,22 +117,16 @@ TEST(RemoteShards, ValidateOpensTheOtherShardsWithTheRemoteOptions) {
 
 // file::open_all opens the shards' URLs at once (one thread each): one request per shard,
 // the same metadata and tensors as the local shards.
-TEST(RemoteShards, OpenAllFetchesShardsInParallel) {
-  GGUF_REQUIRE_DATA();
-  gguf::test::nginx_server server(data_dir());
-  ASSERT_TRUE(server.started()) << server.why_not();
-  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
-  ASSERT_TRUE(src);
-  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
+TEST_F(RemoteShards, OpenAllFetchesShardsInParallel) {
   std::vector<std::string> urls;
-  for (const auto& n : names) urls.push_back(server.base() + "/mutable/" + n);
-  server.take_log();
+  for (const auto& n : names) urls.push_back(server->base() + "/mutable/" + n);
+  server->take_log();
   auto files = gguf::file::open_all(urls);
   ASSERT_EQ(files.size(), 3u);
   size_t tensors = 0;
   for (size_t i = 0; i < 3; ++i) {
     ASSERT_TRUE(files[i]) << files[i].error().message();
-    auto local = gguf::file::open(server.scratch() / names[i]);
+    auto local = gguf::file::open(server->scratch() / names[i]);
     ASSERT_TRUE(local);
     EXPECT_EQ(files[i]->kv_count(), local->kv_count());
     ASSERT_EQ(files[i]->tensor_count(), local->tensor_count());
@@ -137,23 +138,17 @@ TEST(RemoteShards, OpenAllFetchesShardsInParallel) {
     tensors += local->tensor_count();
   }
   EXPECT_EQ(tensors, src->tensor_count());
-  auto log = server.take_log();
+  auto log = server->take_log();
   EXPECT_EQ(log.size(), 3u);  // one request per shard (each fits the first request)
 }
 
 // A split model's merged view holds tensors of every shard: its fetch reaches the shard
 // whose bytes a view is (the merged file knows its shards; there is no process-wide
 // registry of remote files).
-TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
-  GGUF_REQUIRE_DATA();
-  gguf::test::nginx_server server(data_dir());
-  ASSERT_TRUE(server.started()) << server.why_not();
-  auto src = gguf::file::open(data_file("models/stories260K-Q8_0.gguf"));
-  ASSERT_TRUE(src);
-  auto names = write_shards(*src, server.scratch(), "stories260K-Q8_0");
+TEST_F(RemoteShards, FetchReachesTheFileHoldingTheView) {
   gguf::remote_options o;
   o.first_request = 16384;  // the tensor data stays remote
-  auto first = gguf::file::open_url(server.base() + "/mutable/" + names[0], o);
+  auto first = gguf::file::open_url(server->base() + "/mutable/" + names[0], o);
   ASSERT_TRUE(first);
   auto m = gguf::model_files::from_file(*first, [&](const std::string& u) { return gguf::file::open_url(u, o); });
   ASSERT_TRUE(m) << m.error().message();
@@ -166,10 +161,10 @@ TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
   ASSERT_EQ(mt->data.data(), t.data.data());  // the merged view's tensor is the shard's bytes
   const uint64_t off = static_cast<uint64_t>(t.data.data() - third.bytes().data());
   ASSERT_FALSE(third.resident(off, t.nbytes));
-  server.take_log();
+  server->take_log();
   ASSERT_TRUE(merged.fetch(mt->data));  // through the merged view
   EXPECT_TRUE(third.resident(off, t.nbytes));
-  auto log = server.take_log();
+  auto log = server->take_log();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].uri, "/mutable/" + names[2]);
   EXPECT_EQ(log[0].bytes, t.nbytes);
@@ -180,5 +175,5 @@ TEST(RemoteShards, FetchReachesTheFileHoldingTheView) {
   merged.release(mt->data);  // (whole pages only: a small tensor may stay)
   ASSERT_TRUE(merged.fetch(mt->data));
   EXPECT_EQ(std::memcmp(t.data.data(), want->data.data(), t.nbytes), 0);
-  EXPECT_LE(server.take_log().size(), 1u);
+  EXPECT_LE(server->take_log().size(), 1u);
 }

@@ -29,6 +29,13 @@ std::string dump(const report& r) {
   return s;
 }
 
+// The report has a diagnostic of `rule` on `subject` (any subject when empty), at `level`.
+void expect_diagnostic(const report& r, std::string_view rule, std::string_view subject, severity level) {
+  const auto* d = find(r, rule, subject);
+  ASSERT_NE(d, nullptr) << rule << " [" << subject << "] not in:\n" << dump(r);
+  EXPECT_EQ(d->level, level) << rule << " [" << subject << "]";
+}
+
 // A small but complete llama model: every required key, an SPM vocabulary of 4 tokens,
 // two f32 tensors.
 struct model_builder {
@@ -103,10 +110,7 @@ TEST(Validate, ArchitecturePrefixMayContainDash) {
 TEST(Validate, KeyWithoutNamespace) {
   model_builder m;
   m.set("mykey", value::u32(1));
-  auto r = m.validate();
-  const auto* d = find(r, "key.namespace", "mykey");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::warning);
+  expect_diagnostic(m.validate(), "key.namespace", "mykey", S::warning);
 }
 
 TEST(Validate, KeyTypeWrong) {
@@ -190,10 +194,7 @@ TEST(Validate, FileTypeConsistentWithTensors) {
 TEST(Validate, ArchitectureMissing) {
   model_builder m;
   m.w.remove("general.architecture");
-  auto r = m.validate();
-  const auto* d = find(r, "key.required", "general.architecture");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::error);
+  expect_diagnostic(m.validate(), "key.required", "general.architecture", S::error);
 }
 
 TEST(Validate, ArchitectureNameCharacters) {
@@ -236,10 +237,7 @@ TEST(Validate, TokenizerLengths) {
   model_builder m;
   std::vector<float> scores{0, 0, 0};
   m.set("tokenizer.ggml.scores", value::array(std::span<const float>(scores)));
-  auto r = m.validate();
-  const auto* d = find(r, "tokenizer.length", "tokenizer.ggml.scores");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::error);
+  expect_diagnostic(m.validate(), "tokenizer.length", "tokenizer.ggml.scores", S::error);
 }
 
 TEST(Validate, TokenTypesOutOfRange) {

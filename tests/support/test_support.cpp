@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -87,12 +88,6 @@ std::string quote(const std::string& s) {
   q.push_back('\'');
   return q;
 }
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 }  // namespace
 
 run_result run_cli(const std::vector<std::string>& args, const std::string& stdin_path) {
@@ -115,8 +110,8 @@ run_result run_command(const std::string& program, const std::vector<std::string
   int status = std::system(cmd.c_str());
   run_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return r;
@@ -128,6 +123,19 @@ void expect_generated(const std::string& script, const std::string& committed) {
   if (r.exit_code == 77) GTEST_SKIP() << "reference source absent: " << r.err;
   EXPECT_EQ(r.exit_code, 0) << "regenerating " << committed << " with scripts/" << script
                             << " gives another file: " << r.out << r.err;
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string test_name(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
 }
 
 }  // namespace gguf::test

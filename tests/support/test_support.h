@@ -14,6 +14,8 @@ std::filesystem::path data_dir();
 std::filesystem::path data_file(const std::string& rel);
 /// Reads a whole file into bytes (test helper; throws on failure).
 std::vector<std::byte> read_bytes(const std::filesystem::path& p);
+/// A whole file as text; empty when it cannot be read.
+std::string read_text(const std::filesystem::path& p);
 /// Writes bytes to a path (test helper; throws on failure).
 void write_bytes(const std::filesystem::path& p, const std::vector<std::byte>& bytes);
 /// A fresh temporary directory for this test process.
@@ -23,6 +25,9 @@ std::filesystem::path temp_dir();
 std::filesystem::path fresh_dir(const std::string& name);
 /// A writable copy of the data file `rel` (data_file) as dir / name.
 std::filesystem::path copy_data_into(const std::filesystem::path& dir, const std::string& rel, const std::string& name);
+
+/// A GoogleTest parameter name made of `s`: every character but [A-Za-z0-9] becomes '_'.
+std::string test_name(std::string s);
 
 /// Result of running the gguf CLI.
 struct run_result {

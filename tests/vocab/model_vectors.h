@@ -124,6 +124,20 @@ inline std::vector<vector_case> read_inp_out(const std::filesystem::path& inp, c
   return cases;
 }
 
+/// The ids of `text`: normalized, then tokenized (what the vocabulary runs on a fragment).
+inline std::vector<int32_t> run(const vocab_detail::tokenizer_model& m, std::string_view text) {
+  std::vector<int32_t> out;
+  m.run(text, true, out);
+  return out;
+}
+
+/// The ids of `text` from the model alone (no normalizer).
+inline std::vector<int32_t> tokenize(const vocab_detail::tokenizer_model& m, std::string_view text) {
+  std::vector<int32_t> out;
+  m.tokenize(text, out);
+  return out;
+}
+
 /// Runs `model` on every case; reports the first few mismatches; returns the count of
 /// matching cases.
 inline size_t check_cases(const vocab_detail::tokenizer_model& model, const std::vector<vector_case>& cases,
@@ -142,6 +156,30 @@ inline size_t check_cases(const vocab_detail::tokenizer_model& model, const std:
     }
   }
   return ok;
+}
+
+/// The model `make(data)` builds from the vocabulary `gguf_rel` (a data file) gives
+/// llama.cpp's ids on every text of tokenizer-vectors/NAME.jsonl (2532 texts).
+template <class Make>
+void expect_vectors(const std::string& gguf_rel, const std::string& name, Make make) {
+  auto lv = load(gguf::test::data_file(gguf_rel));
+  ASSERT_TRUE(lv) << gguf_rel;
+  auto model = make(lv->data);
+  const auto cases = read_jsonl(gguf::test::data_file("tokenizer-vectors/" + name + ".jsonl"));
+  ASSERT_EQ(cases.size(), 2532u);
+  EXPECT_EQ(check_cases(*model, cases, name), cases.size());
+}
+
+/// The same against the .inp/.out pair beside the vocabulary (llama.cpp's test-tokenizer-0
+/// texts, 40 or more).
+template <class Make>
+void expect_inp_out(const std::string& gguf_rel, const std::string& name, Make make) {
+  auto lv = load(gguf::test::data_file(gguf_rel));
+  ASSERT_TRUE(lv) << gguf_rel;
+  auto model = make(lv->data);
+  const auto cases = read_inp_out(gguf::test::data_file(gguf_rel + ".inp"), gguf::test::data_file(gguf_rel + ".out"));
+  ASSERT_GE(cases.size(), 40u);
+  EXPECT_EQ(check_cases(*model, cases, name + " .inp/.out"), cases.size());
 }
 
 }  // namespace gguf::test::models

@@ -10,6 +10,7 @@
 #include "gguf/vocab.h"
 #include "gguf/writer.h"
 #include "test_support.h"
+#include "vector_vocabs.h"
 
 namespace {
 
@@ -18,11 +19,7 @@ struct vectors {
   std::vector<std::vector<int32_t>> ids, ids_special;
 };
 
-std::string vocab_path(const std::string& name) {
-  if (name == "stories260K" || name == "llama-2-tiny-random") return "models/" + name + ".gguf";
-  if (name == "ugm-sp-test") return "vocab/ugm-sp-test.gguf";
-  return "vocab/ggml-vocab-" + name + ".gguf";
-}
+using gguf::test::vocab_path;
 
 vectors read_vectors(const std::string& name) {
   vectors v;
@@ -67,17 +64,8 @@ TEST_P(batch_vectors, equal_llama_cpp_in_order) {
 }
 
 INSTANTIATE_TEST_SUITE_P(all, batch_vectors,
-                         ::testing::Values("aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder",
-                                           "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
-                                           "llama-2-tiny-random", "llama-bpe", "llama-spm", "mpt", "nomic-bert-moe",
-                                           "phi-3", "qwen2", "refact", "rwkv-world", "starcoder", "stories260K",
-                                           "ugm-sp-test"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (auto& c : s)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+                         ::testing::ValuesIn(gguf::test::vector_vocabs),
+                         [](const auto& info) { return gguf::test::test_name(info.param); });
 
 // Two BPE and two SPM vocabularies in turn on one thread: each call must use only its own
 // vocabulary's cached words (a cache filled by another model would give its ids).

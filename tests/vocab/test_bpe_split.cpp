@@ -25,12 +25,6 @@ namespace models = gguf::test::models;
 
 namespace {
 
-std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
-  std::vector<int32_t> out;
-  m.tokenize(text, out);
-  return out;
-}
-
 class bpe_split : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(bpe_split, matches_the_per_word_queue_reference) {
@@ -65,9 +59,9 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
     for (char c : corpus) e += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
     corpus = e;
   }
-  const auto want = run(*ref, corpus);
+  const auto want = models::tokenize(*ref, corpus);
   ASSERT_GT(want.size(), 10000u);
-  EXPECT_EQ(run(*fast, corpus), want) << "bench.txt prefix";
+  EXPECT_EQ(models::tokenize(*fast, corpus), want) << "bench.txt prefix";
   // the byte-level vocabularies whose every rule result is a token merge by id pairs
   // (bpe_pairs.h): the others keep the text table
   const bool by_ids_expected = GetParam() == "llama-bpe" || GetParam() == "gpt-2" || GetParam() == "qwen2";
@@ -81,7 +75,7 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
   std::stringstream ss2;
   ss2 << in2.rdbuf();
   const std::string many = ss2.str().substr(0, 300000);
-  EXPECT_EQ(run(*fast, many), run(*ref, many)) << "multilingual.txt prefix";
+  EXPECT_EQ(models::tokenize(*fast, many), models::tokenize(*ref, many)) << "multilingual.txt prefix";
 
   const char* const extras[] = {" ", "  ", "\n", "\n\n", "\xE2\x96\x81", "e", "'s", ".", "\xE4\xB8\xAD",
                                 "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\xE2\x96", "0", "123", "\t", "\xC4\xA0"};
@@ -99,7 +93,7 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
       else s += extras[pick(rng) % std::size(extras)];
     }
     ++cases;
-    const auto a = run(*ref, s), b = run(*fast, s);
+    const auto a = models::tokenize(*ref, s), b = models::tokenize(*fast, s);
     same += a == b;
     if (a != b)
       ADD_FAILURE() << "random case " << c << ": "
@@ -111,12 +105,7 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
 INSTANTIATE_TEST_SUITE_P(all, bpe_split,
                          ::testing::Values("llama-bpe", "gpt-2", "qwen2", "gemma-4", "command-r", "falcon",
                                            "deepseek-coder"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& ch : n)
-                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return gguf::test::test_name(info.param); });
 
 }  // namespace
 

@@ -11,13 +11,6 @@
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class tokenizer_inp_out : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(tokenizer_inp_out, match_llama_cpp) {
@@ -27,8 +20,8 @@ TEST_P(tokenizer_inp_out, match_llama_cpp) {
   ASSERT_TRUE(f) << f.error().message();
   auto v = gguf::vocab::load(*f);
   ASSERT_TRUE(v) << v.error().message();
-  const std::string inp = slurp(gguf::test::data_file(base + ".inp"));
-  const std::string out = slurp(gguf::test::data_file(base + ".out"));
+  const std::string inp = gguf::test::read_text(gguf::test::data_file(base + ".inp"));
+  const std::string out = gguf::test::read_text(gguf::test::data_file(base + ".out"));
   ASSERT_FALSE(inp.empty());
   const std::string sep = "\n__ggml_vocab_test__\n";
   std::vector<std::string> texts;
@@ -62,11 +55,6 @@ INSTANTIATE_TEST_SUITE_P(all, tokenizer_inp_out,
                          ::testing::Values("bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon",
                                            "gemma-4", "gpt-2", "llama-bpe", "llama-spm", "mpt", "nomic-bert-moe",
                                            "phi-3", "qwen2", "refact", "starcoder"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (auto& c : s)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+                         [](const auto& info) { return gguf::test::test_name(info.param); });
 
 }  // namespace

@@ -260,12 +260,7 @@ TEST(rwkv_matcher, cached_tables_never_lead_a_match_out_of_its_arrays_or_into_a_
 
 TEST(rwkv_model, matches_llama_cpp_vectors) {
   GGUF_REQUIRE_DATA();
-  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-rwkv-world.gguf"));
-  ASSERT_TRUE(lv);
-  auto model = make_rwkv(lv->data);
-  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/rwkv-world.jsonl"));
-  ASSERT_EQ(cases.size(), 2532u);
-  EXPECT_EQ(models::check_cases(*model, cases, "rwkv-world"), cases.size());
+  models::expect_vectors("vocab/ggml-vocab-rwkv-world.gguf", "rwkv-world", [](const auto& d) { return make_rwkv(d); });
 }
 
 TEST(rwkv_model, lazy_tables_give_the_same_ids_before_during_and_after_their_build) {

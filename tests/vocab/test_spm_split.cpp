@@ -27,12 +27,6 @@ std::string escape_spaces(std::string_view s) {
   return out;
 }
 
-std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
-  std::vector<int32_t> out;
-  m.tokenize(text, out);
-  return out;
-}
-
 class spm_split : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(spm_split, matches_the_single_queue_reference) {
@@ -50,8 +44,8 @@ TEST_P(spm_split, matches_the_single_queue_reference) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string corpus = escape_spaces(ss.str().substr(0, 200000));
-  const auto want = run(*ref, corpus);
-  const auto got = run(*fast, corpus);
+  const auto want = models::tokenize(*ref, corpus);
+  const auto got = models::tokenize(*fast, corpus);
   ASSERT_GT(want.size(), 10000u);
   EXPECT_EQ(got, want) << "bench.txt prefix";
 
@@ -70,7 +64,7 @@ TEST_P(spm_split, matches_the_single_queue_reference) {
       else s += extras[pick(rng) % std::size(extras)];
     }
     ++cases;
-    const auto a = run(*ref, s), b = run(*fast, s);
+    const auto a = models::tokenize(*ref, s), b = models::tokenize(*fast, s);
     same += a == b;
     if (a != b) ADD_FAILURE() << "random case " << c << ": " << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (cases - same >= 5) break;
@@ -83,10 +77,7 @@ INSTANTIATE_TEST_SUITE_P(all, spm_split,
                                            "vocab/ggml-vocab-baichuan.gguf", "models/llama-2-tiny-random.gguf",
                                            "models/stories260K.gguf"),
                          [](const auto& info) {
-                           std::string n = std::filesystem::path(info.param).stem().string();
-                           for (char& ch : n)
-                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
+                           return gguf::test::test_name(std::filesystem::path(info.param).stem().string());
                          });
 
 }  // namespace

@@ -21,11 +21,7 @@ vocab_data tiny_vocab(std::initializer_list<std::tuple<const char*, float, token
   v.unk = 0;
   return v;
 }
-std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
-  std::vector<int32_t> out;
-  m.run(text, true, out);
-  return out;
-}
+using gguf::test::models::run;
 }  // namespace
 
 TEST(ugm_model, viterbi_prefers_the_best_total_score) {
@@ -263,31 +259,19 @@ TEST(ugm_model, matches_llama_cpp_vectors_ugm_sp_test) {
   auto lv = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
   ASSERT_TRUE(lv);
   EXPECT_FALSE(ugm_charsmap(lv->data.precompiled_charsmap).malformed());
-  auto model = make_ugm(lv->data);
-  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/ugm-sp-test.jsonl"));
-  ASSERT_EQ(cases.size(), 2532u);
-  EXPECT_EQ(models::check_cases(*model, cases, "ugm-sp-test"), cases.size());
+  models::expect_vectors("vocab/ugm-sp-test.gguf", "ugm-sp-test", [](const auto& d) { return make_ugm(d); });
 }
 
 TEST(ugm_model, matches_llama_cpp_vectors_nomic_bert_moe) {
   GGUF_REQUIRE_DATA();
-  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
-  ASSERT_TRUE(lv);
-  auto model = make_ugm(lv->data);
-  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/nomic-bert-moe.jsonl"));
-  ASSERT_EQ(cases.size(), 2532u);
-  EXPECT_EQ(models::check_cases(*model, cases, "nomic-bert-moe"), cases.size());
+  models::expect_vectors("vocab/ggml-vocab-nomic-bert-moe.gguf", "nomic-bert-moe",
+                         [](const auto& d) { return make_ugm(d); });
 }
 
 TEST(ugm_model, matches_llama_cpp_test_tokenizer_0_nomic_bert_moe) {
   GGUF_REQUIRE_DATA();
-  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf"));
-  ASSERT_TRUE(lv);
-  auto model = make_ugm(lv->data);
-  const auto cases = models::read_inp_out(gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf.inp"),
-                                          gguf::test::data_file("vocab/ggml-vocab-nomic-bert-moe.gguf.out"));
-  ASSERT_GE(cases.size(), 40u);
-  EXPECT_EQ(models::check_cases(*model, cases, "nomic-bert-moe .inp/.out"), cases.size());
+  models::expect_inp_out("vocab/ggml-vocab-nomic-bert-moe.gguf", "nomic-bert-moe",
+                         [](const auto& d) { return make_ugm(d); });
 }
 
 TEST(ugm_model, special_tokens_in_a_long_text_split_it_as_in_a_short_one) {

@@ -9,14 +9,11 @@
 
 #include "gguf/vocab.h"
 #include "test_support.h"
+#include "vector_vocabs.h"
 
 namespace {
 
-std::string vocab_path(const std::string& name) {
-  if (name == "stories260K" || name == "llama-2-tiny-random") return "models/" + name + ".gguf";
-  if (name == "ugm-sp-test") return "vocab/ugm-sp-test.gguf";
-  return "vocab/ggml-vocab-" + name + ".gguf";
-}
+using gguf::test::vocab_path;
 
 std::string show(const std::vector<int32_t>& v) {
   std::string s(1, '[');
@@ -73,16 +70,7 @@ TEST_P(tokenizer_vectors, match_llama_cpp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(all, tokenizer_vectors,
-                         ::testing::Values("aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder",
-                                           "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
-                                           "llama-2-tiny-random", "llama-bpe", "llama-spm", "mpt", "nomic-bert-moe",
-                                           "phi-3", "qwen2", "refact", "rwkv-world", "starcoder", "stories260K",
-                                           "ugm-sp-test"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (auto& c : s)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+                         ::testing::ValuesIn(gguf::test::vector_vocabs),
+                         [](const auto& info) { return gguf::test::test_name(info.param); });
 
 }  // namespace

@@ -20,11 +20,7 @@ vocab_data tiny_vocab() {
   v.unk = 0;
   return v;
 }
-std::vector<int32_t> run(const tokenizer_model& m, std::string_view text) {
-  std::vector<int32_t> out;
-  m.run(text, true, out);
-  return out;
-}
+using gguf::test::models::run;
 }  // namespace
 
 TEST(wpm_model, greedy_longest_pieces_and_unknown_words) {
@@ -93,23 +89,12 @@ TEST(unicode, strict_and_lenient_decoders) {
 
 TEST(wpm_model, matches_llama_cpp_vectors_bert_bge) {
   GGUF_REQUIRE_DATA();
-  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf"));
-  ASSERT_TRUE(lv);
-  auto model = make_wpm(lv->data);
-  const auto cases = models::read_jsonl(gguf::test::data_file("tokenizer-vectors/bert-bge.jsonl"));
-  ASSERT_EQ(cases.size(), 2532u);
-  EXPECT_EQ(models::check_cases(*model, cases, "bert-bge"), cases.size());
+  models::expect_vectors("vocab/ggml-vocab-bert-bge.gguf", "bert-bge", [](const auto& d) { return make_wpm(d); });
 }
 
 TEST(wpm_model, matches_llama_cpp_test_tokenizer_0_bert_bge) {
   GGUF_REQUIRE_DATA();
-  auto lv = models::load(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf"));
-  ASSERT_TRUE(lv);
-  auto model = make_wpm(lv->data);
-  const auto cases = models::read_inp_out(gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf.inp"),
-                                          gguf::test::data_file("vocab/ggml-vocab-bert-bge.gguf.out"));
-  ASSERT_GE(cases.size(), 40u);
-  EXPECT_EQ(models::check_cases(*model, cases, "bert-bge .inp/.out"), cases.size());
+  models::expect_inp_out("vocab/ggml-vocab-bert-bge.gguf", "bert-bge", [](const auto& d) { return make_wpm(d); });
 }
 
 TEST(wpm_model, lazy_tables_built_once_under_concurrent_first_calls) {

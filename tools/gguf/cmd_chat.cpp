@@ -132,6 +132,10 @@ int run(int argc, char** argv) {
     defaults.tools_json = *t;
   }
   if (!kwargs.empty()) {
+    if (json_nesting_depth(kwargs) > chat_max_json_depth) {
+      std::cerr << "gguf chat: --chat-template-kwargs is nested deeper than " << chat_max_json_depth << " levels\n";
+      return exit_usage;
+    }
     auto k = ojson::parse(kwargs, nullptr, false);
     if (k.is_discarded() || !k.is_object()) {
       std::cerr << "gguf chat: --chat-template-kwargs must be a JSON object\n";
@@ -144,6 +148,9 @@ int run(int argc, char** argv) {
   if (!jsonl) {
     auto text = read_text_file(messages_file);
     if (!text) return report(messages_file, text.error());
+    if (json_nesting_depth(*text) > chat_max_json_depth)
+      return report(messages_file, make_error(errc::invalid_argument, no_offset,
+                                              "nested deeper than " + std::to_string(chat_max_json_depth) + " levels"));
     auto j = ojson::parse(*text, nullptr, false);
     chat_request req;
     if (j.is_discarded() || !to_request(j, defaults, req)) {
@@ -169,6 +176,9 @@ int run(int argc, char** argv) {
   int rc = run_jsonl(in, threads, [&](unsigned, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
     chat_request req;
     for (const jsonl_line& line : lines) {
+      if (json_nesting_depth(line.text) > chat_max_json_depth)
+        return jsonl_error(in, line.line_no,
+                           "JSON nested at most " + std::to_string(chat_max_json_depth) + " levels deep", err);
       auto j = ojson::parse(line.text, nullptr, false);
       if (j.is_discarded() || !to_request(j, defaults, req))
         return jsonl_error(in, line.line_no, "an object with a \"messages\" array (and optional \"tools\" array, "

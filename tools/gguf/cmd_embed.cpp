@@ -116,22 +116,11 @@ int run(int argc, char** argv) {
   // one line per block: the output of one line at a time
   auto opened = jsonl_reader::open(file, size_t(64) << 10, 1);
   if (!opened) return report(input_source(file), opened.error());
-  jsonl_reader& in = *opened;
-  threads = jsonl_threads(threads);
-  struct alignas(64) scratch {  // a cache line each: threads write their own only
-    std::string text;
-    std::vector<float> rows;
-  };
-  std::vector<scratch> per_thread(threads);
-  return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
-    auto& [t, rows] = per_thread[k];
-    for (const jsonl_line& line : lines) {
-      if (!jsonl_text(line.text, t))
-        return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
-      if (auto r = embed_one(t, rows, o); !r) return report_to(path, r.error(), err);
-    }
-    return exit_ok;
-  });
+  return run_jsonl_texts<std::vector<float>>(
+      *opened, threads, [&](const std::string& t, std::vector<float>& rows, size_t, std::string& o, std::string& err) {
+        if (auto r = embed_one(t, rows, o); !r) return report_to(path, r.error(), err);
+        return exit_ok;
+      });
 }
 
 const registrar reg{"embed", "token embeddings of a text (tokenize, then look up token_embd rows)", run};

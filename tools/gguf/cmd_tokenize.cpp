@@ -74,39 +74,29 @@ int run(int argc, char** argv) {
   auto opened = from_stdin ? jsonl_reader::open(file) : result<jsonl_reader>(jsonl_reader(text));
   if (!opened) return report(input_source(file), opened.error());
   jsonl_reader& in = *opened;
-  threads = jsonl_threads(threads);
-  struct alignas(64) scratch {  // a cache line each: threads write their own only
-    std::string text;
-    std::vector<int32_t> ids;
-  };
-  std::vector<scratch> per_thread(threads);
-  // One block on one thread: decode each line, tokenize, format.
-  return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& o, std::string& err) {
-    auto& [t, ids] = per_thread[k];
-    for (const jsonl_line& line : lines) {
-      if (!jsonl_text(line.text, t))
-        return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
-      ids.clear();
-      if (auto r = v->tokenize_into(t, ids, !no_add, !no_parse); !r) {
-        gguf::error e = r.error();
-        e.detail = std::string(in.source()) + " line " + std::to_string(line.line_no) + ": " +
-                   (e.detail.empty() ? std::string(error_message(e.code)) : e.detail);
-        return report_to(model, e, err);
-      }
-      if (count) {
-        o += std::to_string(ids.size());
-      } else if (pieces) {
-        nlohmann::ordered_json j;
-        j["ids"] = ids;
-        j["pieces"] = pieces_json(*v, ids);
-        o += dump(j);
-      } else {
-        append_ids_json(o, ids);
-      }
-      o += '\n';
-    }
-    return exit_ok;
-  });
+  // One block on one thread: each line's text tokenized and formatted.
+  return run_jsonl_texts<std::vector<int32_t>>(
+      in, threads, [&](const std::string& t, std::vector<int32_t>& ids, size_t line_no, std::string& o, std::string& err) {
+        ids.clear();
+        if (auto r = v->tokenize_into(t, ids, !no_add, !no_parse); !r) {
+          gguf::error e = r.error();
+          e.detail = std::string(in.source()) + " line " + std::to_string(line_no) + ": " +
+                     (e.detail.empty() ? std::string(error_message(e.code)) : e.detail);
+          return report_to(model, e, err);
+        }
+        if (count) {
+          o += std::to_string(ids.size());
+        } else if (pieces) {
+          nlohmann::ordered_json j;
+          j["ids"] = ids;
+          j["pieces"] = pieces_json(*v, ids);
+          o += dump(j);
+        } else {
+          append_ids_json(o, ids);
+        }
+        o += '\n';
+        return exit_ok;
+      });
 }
 
 const registrar reg{"tokenize", "token ids of a text, as llama.cpp's llama_tokenize", run};

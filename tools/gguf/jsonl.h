@@ -113,6 +113,29 @@ bool jsonl_text(std::string_view line, std::string& out);
 /// returns exit_invalid.
 int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what, std::string& err);
 
+/// run_jsonl for commands that read a text a line (tokenize, embed): each line's text
+/// (jsonl_text; a line that is none is an error) goes to
+/// `fn(text, scratch, line_no, out, err)`, which appends that line's output and returns
+/// exit_ok (0) or stops the run with its exit code. Every thread has its own `Scratch`.
+template <class Scratch, class Fn>
+int run_jsonl_texts(jsonl_reader& in, unsigned threads, Fn&& fn) {
+  threads = jsonl_threads(threads);
+  struct alignas(64) slot {  // a cache line each: threads write their own only
+    std::string text;
+    Scratch scratch;
+  };
+  std::vector<slot> per_thread(threads);
+  return run_jsonl(in, threads, [&](unsigned k, std::span<const jsonl_line> lines, std::string& out, std::string& err) {
+    auto& [text, scratch] = per_thread[k];
+    for (const jsonl_line& line : lines) {
+      if (!jsonl_text(line.text, text))
+        return jsonl_error(in, line.line_no, "a JSON string or an object with a \"text\" string", err);
+      if (int rc = fn(text, scratch, line.line_no, out, err); rc != 0) return rc;
+    }
+    return 0;
+  });
+}
+
 /// Sets `err` to `gguf: FILE: MESSAGE\n`, the line report() prints, and returns report()'s
 /// exit code.
 int report_to(std::string_view file, const gguf::error& e, std::string& err);

@@ -34,7 +34,9 @@ value get_path(interp& in, const value& item, const value& attr) {
     size_t q = path.find('.', p);
     std::string part = path.substr(p, q == std::string::npos ? std::string::npos : q - p);
     bool num = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    v = in.getitem(v, num ? value(static_cast<int64_t>(std::stoll(part))) : value(part));
+    std::optional<int64_t> index = num ? text::parse_digits(part) : std::nullopt;
+    if (num && !index) return value::undefined("index " + part + " is out of range");  // Python: no such item
+    v = in.getitem(v, index ? value(*index) : value(part));
     if (q == std::string::npos) return v;
     p = q + 1;
   }

@@ -48,7 +48,11 @@ value fill(value d, const arguments& a) {
   return d;
 }
 value g_dict(arguments& a, interp&) { return fill(value::make_dict(), a); }
-value g_namespace(arguments& a, interp&) { return fill(value::make_namespace(), a); }
+value g_namespace(arguments& a, interp& in) {
+  value ns = fill(value::make_namespace(), a);
+  in.made_namespace(ns);
+  return ns;
+}
 
 value g_raise_exception(arguments& a, interp&) {
   throw raised(a.pos.empty() ? std::string() : a.pos[0].str());
@@ -76,6 +80,7 @@ value g_strftime_now(arguments& a, interp&) {
 struct cycler_obj : object {
   std::vector<value> items;
   size_t pos = 0;
+  ~cycler_obj() override { release_values(items); }
   value attr(std::string_view n, interp&) override {
     if (n == "current"sv) return items[pos];
     return value::undefined("'Cycler' object has no attribute '" + std::string(n) + "'");

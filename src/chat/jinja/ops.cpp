@@ -60,7 +60,9 @@ int64_t mul(int64_t a, int64_t b) {
 }
 
 value repeat(interp& in, const value& seq, int64_t n) {
-  if (n <= 0) return seq.is_string() ? value("") : seq.is_tuple() ? value::make_tuple() : value::make_list();
+  // an empty sequence repeated is empty however large n is (no loop of n empty appends)
+  if (n <= 0 || (seq.is_string() ? seq.as_string().empty() : seq.items().empty()))
+    return seq.is_string() ? value("") : seq.is_tuple() ? value::make_tuple() : value::make_list();
   if (seq.is_string()) {
     const std::string& s = seq.as_string();
     in.charge_items(static_cast<uint64_t>(n), s.size());
@@ -231,6 +233,7 @@ int order(const value& a, const value& b, const char* op) {
   }
   if (a.is_string() && b.is_string()) return a.as_string().compare(b.as_string());
   if ((a.is_list() && b.is_list()) || (a.is_tuple() && b.is_tuple())) {
+    nesting_guard g(" in comparison");
     const auto &x = a.items(), &y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
       if (x[i] == y[i]) continue;
@@ -383,7 +386,10 @@ std::string percent_format(interp& in, const std::string& fmt, const value& args
     if (t == 's' || t == 'r' || t == 'a') {
       piece = t == 's' ? arg->str() : arg->repr();
       if (has_prec) {
-        size_t p = std::stoul(prec.empty() ? "0" : prec), n = 0, k = 0;
+        const auto pv = prec.empty() ? std::optional<int64_t>(0) : text::parse_digits(prec);
+        if (!pv || *pv > INT32_MAX) throw raised("precision too big");  // Python's ValueError
+        if (*pv > (1 << 20)) in.fail_limit("format precision too large");
+        size_t p = static_cast<size_t>(*pv), n = 0, k = 0;
         while (k < piece.size() && n < p) {
           ++k;
           while (k < piece.size() && (static_cast<unsigned char>(piece[k]) & 0xc0) == 0x80) ++k;
@@ -414,8 +420,10 @@ std::string percent_format(interp& in, const std::string& fmt, const value& args
     } else {
       throw raised(std::string("unsupported format character '") + t + "'");
     }
-    size_t w = width.empty() ? 0 : std::stoul(width);
-    if (w > (1u << 20)) in.fail_limit("format width too large");
+    const auto wv = width.empty() ? std::optional<int64_t>(0) : text::parse_digits(width);
+    if (!wv || *wv > INT32_MAX) throw raised("width too big");  // Python's ValueError
+    if (*wv > (1 << 20)) in.fail_limit("format width too large");
+    size_t w = static_cast<size_t>(*wv);
     size_t n = utf8_length(piece);
     if (n < w) {
       bool left = flags.find('-') != std::string::npos;

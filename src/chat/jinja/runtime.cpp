@@ -9,38 +9,6 @@ using namespace std::string_view_literals;
 
 using namespace detail;
 
-result<program> parse(std::string_view source, const options& opts) {
-  auto prog = std::make_shared<program_impl>();
-  prog->source_size = source.size();
-  auto b = parse_body_of(source, opts, *prog);
-  if (!b) return b.error();
-  prog->root = std::move(*b);
-  prog->defaults.reserve(prog->symbols.size());
-  for (const auto& n : prog->symbols) {
-    const value* g = find_global(n);
-    prog->defaults.push_back(g ? *g : value::undefined("'" + n + "' is undefined"));
-  }
-  return program(std::move(prog));
-}
-
-result<std::string> render(const program& prog, const value& context, const limits& lim) {
-  return render(prog, context, lim, nullptr);
-}
-
-result<std::string> render(const program& prog, const value& context, const limits& lim, usage* track) {
-  if (!prog.impl()) return make_error(errc::invalid_argument, no_offset, "render of an empty program");
-  interp in(*prog.impl(), context, lim);
-  in.set_usage(track);
-  growth_scope scope(in);
-  try {
-    return in.run();
-  } catch (const raised& r) {
-    return make_error(r.code, no_offset, r.msg);
-  } catch (const std::bad_alloc&) {
-    return make_error(errc::limit_exceeded, no_offset, "out of memory");
-  }
-}
-
 interp::interp(const program_impl& prog, const value& context, const limits& lim)
     : prog_(prog), ctx_(context), lim_(lim) {
   root_.resize(prog.symbols.size());
@@ -54,6 +22,12 @@ interp::interp(const program_impl& prog, const value& context, const limits& lim
     if (n == "caller"sv) caller_sym_ = static_cast<int>(i);
   }
   frame_ = std::make_shared<frame>();
+}
+
+interp::~interp() {
+  // A namespace can hold itself (ns.me = ns, or through a list or a bound method): emptied
+  // here, every namespace of the render is freed with it.
+  for (auto& ns : namespaces_) ns.clear_namespace();
 }
 
 std::string interp::run() {
@@ -300,6 +274,10 @@ struct loop_obj : object {
   int depth = 1;
   value last_changed;
   bool has_changed = false;
+  ~loop_obj() override {
+    release_values(items);
+    release_values(last_changed);
+  }
 
   value attr(std::string_view n, interp&) override {
     const std::vector<value>& items = all();

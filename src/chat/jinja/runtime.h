@@ -59,6 +59,11 @@ size_t utf8_length(std::string_view s);
 class interp {
  public:
   interp(const program_impl& prog, const value& context, const limits& lim);
+  ~interp();
+  interp(const interp&) = delete;
+  interp& operator=(const interp&) = delete;
+  /// Keeps a namespace made by this render, emptied when the render ends.
+  void made_namespace(const value& ns) { namespaces_.push_back(ns); }
   /// Renders the whole program. Throws raised.
   std::string run();
 
@@ -143,6 +148,7 @@ class interp {
     if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
   }
   std::vector<value> root_;  // symbol id -> context value or global
+  std::vector<value> namespaces_;  // made by this render (made_namespace)
   int loop_sym_ = -1, varargs_sym_ = -1, kwargs_sym_ = -1, caller_sym_ = -1;
 
   flow exec(const detail::body& b);

@@ -25,6 +25,16 @@ std::vector<uint32_t> cpts(std::string_view s) {
   return out;
 }
 
+std::optional<int64_t> parse_digits(std::string_view digits) noexcept {
+  if (digits.empty()) return std::nullopt;
+  int64_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v)) return std::nullopt;
+  }
+  return v;
+}
+
 size_t find(std::string_view hay, std::string_view needle, size_t pos) {
   if (pos > hay.size()) return std::string_view::npos;
   if (needle.empty()) return pos;

@@ -18,6 +18,10 @@ std::vector<uint32_t> cpts(std::string_view s);
 /// is still one byte here (re-encoding the code points would make it three).
 std::vector<size_t> cpt_offsets(std::string_view s);
 std::string utf8(const std::vector<uint32_t>& c);
+/// A run of ASCII digits (format widths, indices in a format field or an attribute path)
+/// as a number; nullopt when empty, not all digits, or past INT64_MAX (Python's int would
+/// grow; the callers say "too large" or "out of range").
+std::optional<int64_t> parse_digits(std::string_view digits) noexcept;
 /// The first occurrence of `needle` in `hay` at or after byte `pos`, else npos (as
 /// std::string_view::find). Linear in hay and needle (glibc's memmem, two-way), where
 /// string_view::find is quadratic: a long needle of a template must not make `in`,

@@ -13,6 +13,69 @@
 namespace gguf::jinja {
 
 namespace {
+thread_local std::vector<value>* g_dying = nullptr;  // the release in progress on this thread
+thread_local int g_nesting = 0;
+
+bool holds_values(const value& v) {
+  switch (v.type()) {
+    case kind::list:
+    case kind::tuple:
+    case kind::dict:
+    case kind::ns:
+    case kind::object: return v.identity() != nullptr;
+    default: return false;
+  }
+}
+
+// Moves `v` to the release in progress, or becomes the release: values are destroyed here
+// one at a time, and what their destructors hand back is queued, not destroyed inside them.
+template <class F>
+void release(F&& each) noexcept {
+  try {
+    if (g_dying) {
+      each(*g_dying);
+      return;
+    }
+    std::vector<value> dying;
+    g_dying = &dying;
+    each(dying);
+    while (!dying.empty()) {
+      value v = std::move(dying.back());
+      dying.pop_back();
+    }  // v's destructor may queue more
+    g_dying = nullptr;
+  } catch (...) {  // out of memory for the queue: the rest is destroyed recursively, as before
+    g_dying = nullptr;
+  }
+}
+}  // namespace
+
+void release_values(std::vector<value>& held) noexcept {
+  release([&](std::vector<value>& q) {
+    for (auto& v : held)
+      if (holds_values(v)) q.push_back(std::move(v));
+  });
+}
+void release_values(std::vector<std::pair<value, value>>& held) noexcept {
+  release([&](std::vector<value>& q) {
+    for (auto& [k, v] : held) {
+      if (holds_values(k)) q.push_back(std::move(k));
+      if (holds_values(v)) q.push_back(std::move(v));
+    }
+  });
+}
+void release_values(value& held) noexcept {
+  if (!holds_values(held)) return;
+  release([&](std::vector<value>& q) { q.push_back(std::move(held)); });
+}
+
+nesting_guard::nesting_guard(const char* what) {
+  if (g_nesting >= 1000) throw raised(std::string("maximum recursion depth exceeded") + what);
+  ++g_nesting;
+}
+nesting_guard::~nesting_guard() { --g_nesting; }
+
+namespace {
 using detail::boxed;
 using string_box = boxed<std::string>;
 using list_box = boxed<std::vector<value>>;
@@ -141,6 +204,12 @@ void value::set_new(value key, value v) {
   static_cast<dict_box*>(p_)->v.emplace_back(std::move(key), std::move(v));
 }
 void value::push_back(value v) { static_cast<list_box*>(p_)->v.push_back(std::move(v)); }
+void value::clear_namespace() {
+  if (k_ != kind::ns) return;
+  std::vector<std::pair<value, value>> gone;
+  gone.swap(static_cast<dict_box*>(p_)->v);
+  release_values(gone);
+}
 
 size_t utf8_length(std::string_view s) {
   size_t n = 0;
@@ -198,6 +267,8 @@ bool operator==(const value& a, const value& b) {
     case kind::string: return a.p_ == b.p_ || a.as_string() == b.as_string();
     case kind::list:
     case kind::tuple: {
+      if (a.p_ == b.p_) return true;  // Python compares items by identity first
+      nesting_guard g(" in comparison");
       const auto &x = a.items(), &y = b.items();
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
@@ -205,7 +276,9 @@ bool operator==(const value& a, const value& b) {
       return true;
     }
     case kind::dict: {
+      if (a.p_ == b.p_) return true;
       if (a.entries().size() != b.entries().size()) return false;
+      nesting_guard g(" in comparison");
       for (const auto& [k, v] : a.entries()) {
         const value* o = b.find(k);
         if (!o || !(*o == v)) return false;
@@ -338,6 +411,19 @@ std::string value::str() const {
   return s;
 }
 
+namespace {
+thread_local std::vector<const void*> g_in_repr;  // containers whose repr is being written
+struct repr_enter {
+  bool again;
+  explicit repr_enter(const void* id) : again(std::find(g_in_repr.begin(), g_in_repr.end(), id) != g_in_repr.end()) {
+    if (!again) g_in_repr.push_back(id);
+  }
+  ~repr_enter() {
+    if (!again) g_in_repr.pop_back();
+  }
+};
+}  // namespace
+
 void value::append_repr(std::string& out) const {
   switch (k_) {
     case kind::undefined: out += "Undefined"; return;
@@ -353,6 +439,12 @@ void value::append_repr(std::string& out) const {
         return;
       }
       bool t = k_ == kind::tuple;
+      nesting_guard g(" while getting the repr of an object");
+      repr_enter self(p_);
+      if (self.again && !t) {  // a list that holds itself (through a namespace)
+        out += "[...]";
+        return;
+      }
       out += t ? '(' : '[';
       const auto& it = items();
       for (size_t i = 0; i < it.size(); ++i) {
@@ -367,6 +459,13 @@ void value::append_repr(std::string& out) const {
     case kind::dict:
     case kind::ns: {
       if (k_ == kind::ns) out += "<Namespace ";
+      nesting_guard g(" while getting the repr of an object");
+      repr_enter self(p_);
+      if (self.again) {  // a namespace that holds itself: its dict prints as {...}
+        out += "{...}";
+        if (k_ == kind::ns) out += '>';
+        return;
+      }
       out += '{';
       bool first = true;
       for (const auto& [k, v] : entries()) {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -193,6 +194,8 @@ class value {
   void set_new(value key, value v);
   /// Appends to a list the caller owns.
   void push_back(value v);
+  /// Empties a namespace (the end of the render that made it: a namespace can hold itself).
+  void clear_namespace();
   /// Number of items (list, tuple, dict, namespace), code points (string), else 0.
   size_t size() const;
 
@@ -239,12 +242,20 @@ struct function_obj {
   native_fn call;
 };
 
+void release_values(std::vector<value>& held) noexcept;
+void release_values(std::vector<std::pair<value, value>>& held) noexcept;
+
 namespace detail {
-/// The storage of each kind of value (value::p_).
+/// The storage of each kind of value (value::p_). Lists' and dicts' items are released
+/// one level at a time (release_values).
 template <class T>
 struct boxed final : counted {
   template <class... A>
   explicit boxed(A&&... a) : v(std::forward<A>(a)...) {}
+  ~boxed() override {
+    if constexpr (std::is_same_v<T, std::vector<value>> || std::is_same_v<T, std::vector<std::pair<value, value>>>)
+      release_values(v);
+  }
   T v;
 };
 inline const std::string empty_string;
@@ -281,6 +292,25 @@ struct dumps_options {
   bool sort_keys = false;
   bool ensure_ascii = false;
 };
+/// Destroys values held by a container or object that is being destroyed, one level at a
+/// time (Python's "trashcan"): a chain of containers a million deep (a list in a list ...,
+/// built through a namespace in a loop) would otherwise overflow the stack in recursive
+/// destructors. Containers' and objects' destructors call it on what they hold.
+void release_values(std::vector<value>& held) noexcept;
+void release_values(std::vector<std::pair<value, value>>& held) noexcept;
+void release_values(value& held) noexcept;
+
+/// One level of the engine's recursive walks over values (repr, ==, ordering): past
+/// Python's recursion limit (1000) it throws jinja::raised with RecursionError's message
+/// ("maximum recursion depth exceeded" + `what`) instead of overflowing the stack.
+class nesting_guard {
+ public:
+  explicit nesting_guard(const char* what);
+  ~nesting_guard();
+  nesting_guard(const nesting_guard&) = delete;
+  nesting_guard& operator=(const nesting_guard&) = delete;
+};
+
 /// Accounts one piece of text built from other values while a render runs on this
 /// thread: one step of the render's fuel (limits::max_steps), and `bytes` (the text so far)
 /// against its memory limit (limits::max_memory_bytes) for one string. Python bounds

@@ -60,6 +60,18 @@ struct piece_view {
     add(pos);
   }
 
+  // \p{N}{1,3}, repeated: a run of digits as pieces of three (llama3, qwen2, ...).
+  void digit_runs_of_three(size_t& pos) {
+    size_t ini = pos;
+    while (flags(pos).is_number()) {
+      if (++pos - ini >= 3) {
+        add(pos);
+        ini = pos;
+      }
+    }
+    add(pos);
+  }
+
   // ?[^\s\p{L}\p{N}]+ (then [\r\n]* if `rn`); `gate` is the flags that must be non-empty.
   bool other_run(size_t& pos, uint32_t c, cpt_flags f, bool gate_on_f2, bool rn) {
     cpt_flags f2 = (c == ' ') ? flags(pos + 1) : f;
@@ -103,14 +115,7 @@ void split_llama3_like(std::span<const uint32_t> cpts, const std::vector<size_t>
       }
       if (f.is_number()) {
         if (digits_by_three) {
-          size_t ini = pos;
-          while (v.flags(pos).is_number()) {
-            if (++pos - ini >= 3) {
-              v.add(pos);
-              ini = pos;
-            }
-          }
-          v.add(pos);
+          v.digit_runs_of_three(pos);
         } else {
           v.add(++pos);
         }
@@ -192,14 +197,7 @@ void split_kimi_k2(std::span<const uint32_t> cpts, const std::vector<size_t>& in
         if (lead) --pos;
       }
       if (f.is_number()) {
-        size_t ini = pos;
-        while (v.flags(pos).is_number()) {
-          if (++pos - ini >= 3) {
-            v.add(pos);
-            ini = pos;
-          }
-        }
-        v.add(pos);
+        v.digit_runs_of_three(pos);
         continue;
       }
       if (v.other_run(pos, c, f, true, true)) continue;
