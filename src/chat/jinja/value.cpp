@@ -69,6 +69,16 @@ void release_values(value& held) noexcept {
   release([&](std::vector<value>& q) { q.push_back(std::move(held)); });
 }
 
+namespace {
+thread_local int g_shallow = 0;
+}
+bool detail::shallow_release_enter() noexcept {
+  if (g_shallow >= 64) return false;
+  ++g_shallow;
+  return true;
+}
+void detail::shallow_release_leave() noexcept { --g_shallow; }
+
 nesting_guard::nesting_guard(const char* what) {
   if (g_nesting >= 1000) throw raised(std::string("maximum recursion depth exceeded") + what);
   ++g_nesting;

@@ -246,6 +246,10 @@ void release_values(std::vector<value>& held) noexcept;
 void release_values(std::vector<std::pair<value, value>>& held) noexcept;
 
 namespace detail {
+/// Whether a container's items may be destroyed inside its destructor (fewer than 64
+/// such destructions under way on this thread); then shallow_release_leave() after.
+bool shallow_release_enter() noexcept;
+void shallow_release_leave() noexcept;
 /// The storage of each kind of value (value::p_). Lists' and dicts' items are released
 /// one level at a time (release_values).
 template <class T>
@@ -253,8 +257,14 @@ struct boxed final : counted {
   template <class... A>
   explicit boxed(A&&... a) : v(std::forward<A>(a)...) {}
   ~boxed() override {
-    if constexpr (std::is_same_v<T, std::vector<value>> || std::is_same_v<T, std::vector<std::pair<value, value>>>)
-      release_values(v);
+    if constexpr (std::is_same_v<T, std::vector<value>> || std::is_same_v<T, std::vector<std::pair<value, value>>>) {
+      if (shallow_release_enter()) {  // a few levels deep: the items go now, as usual
+        v.clear();
+        shallow_release_leave();
+      } else {
+        release_values(v);
+      }
+    }
   }
   T v;
 };
