@@ -43,8 +43,11 @@ value get_path(interp& in, const value& item, const value& attr) {
 }
 
 value ignore_case(const value& v, bool case_sensitive) {
-  if (!case_sensitive && v.is_string()) return value(text::to_lower(v.as_string()));
-  return v;
+  if (case_sensitive || !v.is_string()) return v;
+  const std::string& s = v.as_string();
+  // ASCII without capitals is its own lower case
+  if (!v.is_markup() && std::none_of(s.begin(), s.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c & 0x80); })) return v;
+  return value(text::to_lower(s));
 }
 
 int compare_values(const value& a, const value& b) {
@@ -142,7 +145,10 @@ value f_trim(interp&, const value& v, arguments& a) {
   const value& chars = arg(a, 0, "chars", kNone);
   std::optional<std::string> c;
   if (chars.is_string()) c = chars.as_string();
-  return value(text::strip(v.str(), c, true, true));
+  if (!v.is_string() || v.is_markup()) return value(text::strip(v.str(), c, true, true));
+  std::string t = text::strip(v.as_string(), c, true, true);
+  if (t.size() == v.as_string().size()) return v;  // nothing stripped: the same text
+  return value(std::move(t));
 }
 
 value f_replace(interp& in, const value& v, arguments& a) {
@@ -401,7 +407,8 @@ value f_sort(interp& in, const value& v, arguments& a) {
 
 value f_dictsort(interp&, const value& v, arguments& a) {
   bool cs = arg(a, 0, "case_sensitive", kFalse).truthy();
-  std::string by = arg(a, 1, "by", value("key")).str();
+  const value* by_arg = a.get(1, "by");
+  std::string by = by_arg ? by_arg->str() : std::string("key");
   bool rev = arg(a, 2, "reverse", kFalse).truthy();
   if (!v.is_dict()) throw raised("dictsort filter: value must be a dict");
   size_t pos = by == "key"sv ? 0 : by == "value"sv ? 1 : 2;

@@ -125,7 +125,9 @@ value g_joiner(arguments& a, interp&) {
 }
 
 const std::unordered_map<std::string_view, value>& globals() {
-  static const std::unordered_map<std::string_view, value> table = {
+  static const std::unordered_map<std::string_view, value> table = [] {
+    growth_scope shared;  // shared by every render, on every thread
+    return std::unordered_map<std::string_view, value>{
       {"range", value::function("function range", g_range)},
       {"dict", value::function("function dict", g_dict)},
       {"namespace", value::function("function namespace", g_namespace)},
@@ -133,7 +135,8 @@ const std::unordered_map<std::string_view, value>& globals() {
       {"joiner", value::function("function joiner", g_joiner)},
       {"raise_exception", value::function("function raise_exception", g_raise_exception)},
       {"strftime_now", value::function("function strftime_now", g_strftime_now)},
-  };
+    };
+  }();
   return table;
 }
 

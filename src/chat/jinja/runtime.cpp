@@ -45,6 +45,7 @@ std::string interp::run() {
 }
 
 void interp::fail_limit(const std::string& what) { throw raised(what, errc::limit_exceeded); }
+void interp::fail_steps() { fail_limit("step limit of " + std::to_string(lim_.max_steps) + " reached"); }
 
 void interp::push_depth() {
   if (++depth_ > lim_.max_depth) {
@@ -113,7 +114,10 @@ interp::flow interp::exec(const body& b) {
 namespace {
 // `caller` in a macro called without a call block (one value, shared by every call).
 const value& no_caller() {
-  static const value v = value::undefined("'caller' is undefined");
+  static const value v = [] {
+    growth_scope shared;  // made during a render, kept for all threads
+    return value::undefined("'caller' is undefined");
+  }();
   return v;
 }
 
@@ -160,11 +164,16 @@ interp::flow interp::exec_stmt(const stmt& s) {
   line_ = s.line;
   switch (s.kind) {
     case sk::text: emit(std::string_view(s.text)); return flow::normal;
-    case sk::output: emit(eval(*s.e)); return flow::normal;
+    case sk::output: {
+      value tmp;
+      emit(peek(*s.e, tmp));
+      return flow::normal;
+    }
     case sk::if_:
       for (const auto& [cond, b] : s.branches) {
         line_ = cond->line;
-        if (eval(*cond).truthy()) return exec(b);
+        value tmp;
+        if (peek(*cond, tmp).truthy()) return exec(b);
       }
       return exec(s.else_body);
     case sk::for_: {
@@ -176,7 +185,11 @@ interp::flow interp::exec_stmt(const stmt& s) {
       loop_body(s, it, 1);
       return flow::normal;
     }
-    case sk::set: assign(*s.target, eval(*s.e)); return flow::normal;
+    case sk::set: {
+      value tmp;
+      assign(*s.target, peek(*s.e, tmp));  // assign copies before it changes a scope
+      return flow::normal;
+    }
     case sk::set_block: {
       value v(capture(s.main));
       if (s.e) v = apply_filter(*s.e, v);
@@ -235,9 +248,11 @@ void interp::assign(const expr& target, const value& v) {
     value ns = lookup(target.a->sym);
     if (!ns.is_namespace()) throw raised("can only set attributes of a namespace() object");
     // namespaces are shared on purpose: set() changes the one the template made
-    const_cast<value&>(ns).set(target.lit.is_string() ? target.lit : value(target.name), v);
+    const_cast<value&>(ns).set(std::string_view(target.name), v);
   } else if (target.kind == ek::tuple) {
-    std::vector<value> items = iterate(v);
+    std::vector<value> made;  // a list or tuple unpacks from its own items
+    if (!v.is_sequence()) made = iterate(v);
+    const std::vector<value>& items = v.is_sequence() ? v.items() : made;
     if (items.size() != target.args.size())
       throw raised(items.size() > target.args.size()
                        ? "too many values to unpack (expected " + std::to_string(target.args.size()) + ")"
@@ -252,7 +267,9 @@ void interp::assign(const expr& target, const value& v) {
 struct loop_obj : object {
   interp* in = nullptr;
   const stmt* s = nullptr;
-  std::vector<value> items;
+  std::vector<value> items;  // what the loop filtered or iterated, unless `seq` is a list's or tuple's own
+  value seq;
+  const std::vector<value>& all() const { return seq.is_sequence() ? seq.items() : items; }
   size_t index = 0;
   int depth = 1;
   value last_changed;
@@ -263,6 +280,7 @@ struct loop_obj : object {
   }
 
   value attr(std::string_view n, interp&) override {
+    const std::vector<value>& items = all();
     const int64_t len = static_cast<int64_t>(items.size()), i = static_cast<int64_t>(index);
     if (n == "index"sv) return value(i + 1);
     if (n == "index0"sv) return value(i);
@@ -310,7 +328,7 @@ struct loop_obj : object {
     return value(std::move(buf));
   }
   bool callable() const override { return true; }
-  std::string str() const override { return "<LoopContext " + std::to_string(index + 1) + "/" + std::to_string(items.size()) + ">"; }
+  std::string str() const override { return "<LoopContext " + std::to_string(index + 1) + "/" + std::to_string(all().size()) + ">"; }
 };
 
 void interp::loop_body(const stmt& s, const value& iterable, int depth) {
@@ -319,7 +337,9 @@ void interp::loop_body(const stmt& s, const value& iterable, int depth) {
   lp->in = this;
   lp->s = &s;
   lp->depth = depth;
-  std::vector<value> all = iterate(iterable);
+  std::vector<value> all;
+  if (s.cond || !iterable.is_sequence()) all = iterate(iterable);
+  else lp->seq = iterable;  // iterated in place
   auto owner = new_frame(frame_);
   frame* nf = owner.get();
   scope_guard g(*this, frame_, std::move(owner));  // sole owner: recycled when done
@@ -331,17 +351,18 @@ void interp::loop_body(const stmt& s, const value& iterable, int depth) {
       assign(*s.target, v);
       if (eval(*s.cond).truthy()) lp->items.push_back(std::move(v));
     }
-  } else {
+  } else if (!lp->seq.is_sequence()) {
     lp->items = std::move(all);
   }
+  const std::vector<value>& items = lp->all();
   value loop_value = value::make_object(lp);
   bool any = false;
-  for (size_t i = 0; i < lp->items.size(); ++i) {
+  for (size_t i = 0; i < items.size(); ++i) {
     step();
     any = true;
     lp->index = i;
     nf->vars.clear();
-    assign(*s.target, lp->items[i]);
+    assign(*s.target, items[i]);
     if (loop_sym >= 0) nf->set(loop_sym, loop_value);
     flow f = exec(s.main);
     if (f == flow::brk) break;
@@ -489,28 +510,31 @@ value interp::eval(const expr& e) {
       return d;
     }
     case ek::getattr: {
-      value obj = eval(*e.a);
-      if (!track_ && e.dict_key && obj.is_dict()) {
-        const value* v = obj.find(std::string_view(e.name));
-        return v ? *v : e.dict_miss;
+      if (!track_) {
+        value tmp;
+        const value& r = peek_member(e, tmp);
+        if (&r == &tmp) return tmp;
+        return r;
       }
-      if (!track_) return getattr(obj, e.name);
+      value obj = eval(*e.a);
       mark(obj, e.name);
       value r = getattr(obj, e.name);
       mark(r);
       return r;
     }
     case ek::getitem: {
+      if (!track_ && e.b->kind == ek::literal) {
+        value tmp;
+        const value& r = peek_member(e, tmp);
+        if (&r == &tmp) return tmp;
+        return r;
+      }
       value obj = eval(*e.a);
       if (e.b->kind == ek::slice) {
         const expr& s = *e.b;
         mark(obj, "slice");
         return op_slice(*this, obj, s.a ? eval(*s.a) : value::none(), s.b ? eval(*s.b) : value::none(),
                         s.c ? eval(*s.c) : value::none());
-      }
-      if (!track_ && e.dict_key && obj.is_dict()) {
-        const value* v = obj.find(std::string_view(e.b->lit.as_string()));
-        return v ? *v : e.dict_miss;
       }
       value key = eval(*e.b);
       if (!track_) return getitem(obj, key);
@@ -540,13 +564,17 @@ value interp::eval(const expr& e) {
       return run_filter(e.name, v, a);
     }
     case ek::test: {
-      value v = eval(*e.a);
+      value tmp;
+      const value& v = e.args.empty() && e.kwargs.empty() ? peek(*e.a, tmp) : (tmp = eval(*e.a));
       arguments a;
       eval_args(e, a);
       bool r = e.test && !track_ ? e.test(*this, v, a) : run_test(e.name, v, a);
       return value(e.negate ? !r : r);
     }
-    case ek::not_: return value(!eval(*e.a).truthy());
+    case ek::not_: {
+      value tmp;
+      return value(!peek(*e.a, tmp).truthy());
+    }
     case ek::neg:
     case ek::pos: {
       value v = eval(*e.a);
@@ -559,7 +587,8 @@ value interp::eval(const expr& e) {
     }
     case ek::binop: {
       value a = eval(*e.a);
-      value b = eval(*e.b);
+      value tmp;
+      const value& b = peek(*e.b, tmp);
       // `x ~ y ~ z`, `x + y + z` on strings: the left side a string only this expression holds
       // (made by the previous step of the chain, a macro call, a filter) grows in place; the
       // result and the memory accounting are op_binary's
@@ -581,12 +610,18 @@ value interp::eval(const expr& e) {
       return value(true);
     }
     case ek::and_: {
-      value a = eval(*e.a);
-      return a.truthy() ? eval(*e.b) : a;
+      value tmp;
+      const value& a = peek(*e.a, tmp);
+      if (a.truthy()) return eval(*e.b);
+      if (&a == &tmp) return tmp;
+      return a;
     }
     case ek::or_: {
-      value a = eval(*e.a);
-      return a.truthy() ? a : eval(*e.b);
+      value tmp;
+      const value& a = peek(*e.a, tmp);
+      if (!a.truthy()) return eval(*e.b);
+      if (&a == &tmp) return tmp;
+      return a;
     }
     case ek::cond:
       if (eval(*e.b).truthy()) return eval(*e.a);
@@ -594,6 +629,46 @@ value interp::eval(const expr& e) {
                                                   " evaluated to false and no else section was defined.");
   }
   return value();
+}
+
+const value& interp::peek(const expr& e, value& tmp) {
+  if (track_) return tmp = eval(e);
+  switch (e.kind) {
+    case ek::name: {
+      step();
+      for (frame* f = frame_.get(); f; f = f->parent.get())
+        if (value* v = f->find(e.sym)) return *v;
+      return root_[e.sym];
+    }
+    case ek::getattr:
+      step();
+      return peek_member(e, tmp);
+    case ek::getitem:
+      if (e.b->kind != ek::literal) break;
+      step();
+      return peek_member(e, tmp);
+    default: break;
+  }
+  return tmp = eval(e);
+}
+
+const value& interp::peek_member(const expr& e, value& tmp) {
+  const value& obj = peek(*e.a, tmp);
+  if (e.kind == ek::getattr) {
+    if (obj.is_dict() && e.dict_key) {
+      const value* v = obj.find(std::string_view(e.name));
+      return v ? *v : e.dict_miss;
+    }
+    if (obj.is_namespace())
+      if (const value* v = obj.find(std::string_view(e.name))) return *v;
+    return tmp = getattr(obj, e.name);
+  }
+  if (obj.is_dict() && e.dict_key) {
+    const value* v = obj.find(std::string_view(e.b->lit.as_string()));
+    return v ? *v : e.dict_miss;
+  }
+  step();  // the key, as eval() of the literal counts it
+  return tmp = getitem(obj, e.b->lit);
 }
 
 }  // namespace gguf::jinja

@@ -70,8 +70,9 @@ class interp {
   // -- for builtins --
   /// One step of fuel; throws when the budget is spent.
   void step() {
-    if (++steps_ > lim_.max_steps) fail_limit("step limit of " + std::to_string(lim_.max_steps) + " reached");
+    if (++steps_ > lim_.max_steps) [[unlikely]] fail_steps();
   }
+  [[noreturn, gnu::noinline]] void fail_steps();
   /// Accounts `bytes` of new strings or containers.
   void charge(uint64_t bytes) {
     mem_ += bytes;
@@ -153,6 +154,13 @@ class interp {
   flow exec(const detail::body& b);
   flow exec_stmt(const detail::stmt& s);
   value eval(const detail::expr& e);
+  /// eval() without the copy where the value already lives (a variable; a dict's or
+  /// namespace's entry reached from one by a constant key); else eval()'s result kept in
+  /// `tmp`. The same steps and errors as eval(). The reference lasts until a statement
+  /// or template code runs: callers use it before they evaluate anything else.
+  const value& peek(const detail::expr& e, value& tmp);
+  /// peek() of a getattr, or of a getitem with a literal key, whose step is taken.
+  const value& peek_member(const detail::expr& e, value& tmp);
   value lookup(int sym);
   void assign(const detail::expr& target, const value& v);
   void emit(const value& v);

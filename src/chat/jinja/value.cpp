@@ -12,15 +12,6 @@
 
 namespace gguf::jinja {
 
-struct list_obj {
-  std::vector<value> items;
-  ~list_obj() { release_values(items); }
-};
-struct dict_obj {
-  std::vector<std::pair<value, value>> entries;
-  ~dict_obj() { release_values(entries); }
-};
-
 namespace {
 thread_local std::vector<value>* g_dying = nullptr;  // the release in progress on this thread
 thread_local int g_nesting = 0;
@@ -78,6 +69,16 @@ void release_values(value& held) noexcept {
   release([&](std::vector<value>& q) { q.push_back(std::move(held)); });
 }
 
+namespace {
+thread_local int g_shallow = 0;
+}
+bool detail::shallow_release_enter() noexcept {
+  if (g_shallow >= 64) return false;
+  ++g_shallow;
+  return true;
+}
+void detail::shallow_release_leave() noexcept { --g_shallow; }
+
 nesting_guard::nesting_guard(const char* what) {
   if (g_nesting >= 1000) throw raised(std::string("maximum recursion depth exceeded") + what);
   ++g_nesting;
@@ -85,9 +86,14 @@ nesting_guard::nesting_guard(const char* what) {
 nesting_guard::~nesting_guard() { --g_nesting; }
 
 namespace {
-const std::string empty_string;
-const std::vector<value> empty_items;
-const std::vector<std::pair<value, value>> empty_entries;
+using detail::boxed;
+using string_box = boxed<std::string>;
+using list_box = boxed<std::vector<value>>;
+using dict_box = boxed<std::vector<std::pair<value, value>>>;
+using function_box = boxed<function_obj>;
+using object_box = boxed<std::shared_ptr<object>>;
+
+thread_local interp* g_render = nullptr;
 }  // namespace
 
 value object::attr(std::string_view, interp&) { return value::undefined(); }
@@ -107,17 +113,20 @@ const value* arguments::kwarg(std::string_view name) const {
   return nullptr;
 }
 
-value::value(std::string s) : k_(kind::string), p_(std::make_shared<std::string>(std::move(s))) {}
+counted::counted() noexcept : shared(g_render == nullptr) {}
+void value::destroy(counted* p) noexcept { delete p; }
+
+value::value(std::string s) : k_(kind::string), p_(new string_box(std::move(s))) {}
 
 value value::undefined(std::string hint) {
   value v;
-  if (!hint.empty()) v.p_ = std::make_shared<std::string>(std::move(hint));
+  if (!hint.empty()) v.p_ = new string_box(std::move(hint));
   return v;
 }
 value value::make_list(std::vector<value> items) {
   value v;
   v.k_ = kind::list;
-  v.p_ = std::make_shared<list_obj>(list_obj{std::move(items)});
+  v.p_ = new list_box(std::move(items));
   return v;
 }
 value value::make_tuple(std::vector<value> items) {
@@ -143,7 +152,7 @@ value value::make_group(value grouper, value list) {
 value value::make_dict() {
   value v;
   v.k_ = kind::dict;
-  v.p_ = std::make_shared<dict_obj>();
+  v.p_ = new dict_box();
   return v;
 }
 value value::make_namespace() {
@@ -154,31 +163,23 @@ value value::make_namespace() {
 value value::function(std::string name, native_fn fn) {
   value v;
   v.k_ = kind::callable;
-  v.p_ = std::make_shared<function_obj>(function_obj{std::move(name), std::move(fn)});
+  v.p_ = new function_box(function_obj{std::move(name), std::move(fn)});
   return v;
 }
 value value::make_object(std::shared_ptr<object> o) {
   value v;
   v.k_ = kind::object;
-  v.p_ = std::move(o);
+  v.p_ = new object_box(std::move(o));
   return v;
 }
 
-const std::string& value::as_string() const noexcept {
-  return k_ == kind::string ? *static_cast<const std::string*>(p_.get()) : empty_string;
-}
+std::string& value::unshared_string() noexcept { return static_cast<string_box*>(p_)->v; }
 const std::string& value::undefined_hint() const noexcept {
-  return k_ == kind::undefined && p_ ? *static_cast<const std::string*>(p_.get()) : empty_string;
+  return k_ == kind::undefined && p_ ? static_cast<const string_box*>(p_)->v : detail::empty_string;
 }
-const std::vector<value>& value::items() const noexcept {
-  return k_ == kind::list || k_ == kind::tuple ? static_cast<const list_obj*>(p_.get())->items : empty_items;
-}
-std::vector<value>& value::mutable_items() { return static_cast<list_obj*>(p_.get())->items; }
-const std::vector<std::pair<value, value>>& value::entries() const noexcept {
-  return k_ == kind::dict || k_ == kind::ns ? static_cast<const dict_obj*>(p_.get())->entries : empty_entries;
-}
-const function_obj& value::fn() const noexcept { return *static_cast<const function_obj*>(p_.get()); }
-object& value::obj() const noexcept { return *static_cast<object*>(p_.get()); }
+std::vector<value>& value::mutable_items() { return static_cast<list_box*>(p_)->v; }
+const function_obj& value::fn() const noexcept { return static_cast<const function_box*>(p_)->v; }
+object& value::obj() const noexcept { return *static_cast<const object_box*>(p_)->v; }
 
 const value* value::find(std::string_view key) const {
   for (const auto& [k, v] : entries())
@@ -192,7 +193,7 @@ const value* value::find(const value& key) const {
   return nullptr;
 }
 void value::set(value key, value v) {
-  auto& e = static_cast<dict_obj*>(p_.get())->entries;
+  auto& e = static_cast<dict_box*>(p_)->v;
   for (auto& [k, old] : e)
     if (k == key) {
       old = std::move(v);
@@ -200,14 +201,23 @@ void value::set(value key, value v) {
     }
   e.emplace_back(std::move(key), std::move(v));
 }
-void value::set_new(value key, value v) {
-  static_cast<dict_obj*>(p_.get())->entries.emplace_back(std::move(key), std::move(v));
+void value::set(std::string_view key, value v) {
+  auto& e = static_cast<dict_box*>(p_)->v;
+  for (auto& [k, old] : e)
+    if (k.k_ == kind::string && k.as_string() == key) {
+      old = std::move(v);
+      return;
+    }
+  e.emplace_back(value(std::string(key)), std::move(v));
 }
-void value::push_back(value v) { static_cast<list_obj*>(p_.get())->items.push_back(std::move(v)); }
+void value::set_new(value key, value v) {
+  static_cast<dict_box*>(p_)->v.emplace_back(std::move(key), std::move(v));
+}
+void value::push_back(value v) { static_cast<list_box*>(p_)->v.push_back(std::move(v)); }
 void value::clear_namespace() {
   if (k_ != kind::ns) return;
   std::vector<std::pair<value, value>> gone;
-  gone.swap(static_cast<dict_obj*>(p_.get())->entries);
+  gone.swap(static_cast<dict_box*>(p_)->v);
   release_values(gone);
 }
 
@@ -440,7 +450,7 @@ void value::append_repr(std::string& out) const {
       }
       bool t = k_ == kind::tuple;
       nesting_guard g(" while getting the repr of an object");
-      repr_enter self(p_.get());
+      repr_enter self(p_);
       if (self.again && !t) {  // a list that holds itself (through a namespace)
         out += "[...]";
         return;
@@ -460,7 +470,7 @@ void value::append_repr(std::string& out) const {
     case kind::ns: {
       if (k_ == kind::ns) out += "<Namespace ";
       nesting_guard g(" while getting the repr of an object");
-      repr_enter self(p_.get());
+      repr_enter self(p_);
       if (self.again) {  // a namespace that holds itself: its dict prints as {...}
         out += "{...}";
         if (k_ == kind::ns) out += '>';
@@ -565,10 +575,6 @@ nlohmann::json value::to_json() const {
   }
 }
 
-namespace {
-thread_local interp* g_render = nullptr;
-}
-
 void check_growth(size_t bytes) {
   if (!g_render) return;
   g_render->step();
@@ -577,6 +583,7 @@ void check_growth(size_t bytes) {
 }
 
 growth_scope::growth_scope(interp& in) : prev_(g_render) { g_render = &in; }
+growth_scope::growth_scope() : prev_(g_render) { g_render = nullptr; }
 growth_scope::~growth_scope() { g_render = prev_; }
 
 void dumps(std::string& out, const value& v, const dumps_options& o, int depth) {

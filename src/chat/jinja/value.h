@@ -8,6 +8,11 @@
 // `namespace()`: a dict whose attributes can be set). Copies are cheap: strings and
 // containers are shared, and the sandbox forbids mutating a container (jinja2's
 // ImmutableSandboxedEnvironment), so sharing is never observable.
+//
+// Threads: storage made outside a render (a program's constants, the built-in globals,
+// contexts) may be shared by renders on several threads, and its reference count is
+// atomic; storage a render makes lives and dies on the render's thread (render() returns
+// text, never values), and its count is a plain integer.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,8 +44,16 @@ struct arguments {
 using native_fn = std::function<value(arguments&, interp&)>;
 
 struct function_obj;
-struct dict_obj;
-struct list_obj;
+
+/// The shared storage of a string or container value, with its reference count.
+struct counted {
+  counted() noexcept;  // shared: made while no render runs on this thread
+  virtual ~counted() = default;
+  counted(const counted&) = delete;
+  counted& operator=(const counted&) = delete;
+  uint32_t refs = 1;
+  const bool shared;
+};
 
 enum class kind : uint8_t { undefined, none, boolean, integer, floating, string, list, tuple, dict, callable, ns, object };
 
@@ -61,6 +75,32 @@ struct object {
 class value {
  public:
   value() noexcept : k_(kind::undefined) {}
+  [[gnu::always_inline]] value(const value& o) noexcept : k_(o.k_), gen_(o.gen_), u_(o.u_), p_(o.p_) { retain(); }
+  [[gnu::always_inline]] value(value&& o) noexcept : k_(o.k_), gen_(o.gen_), u_(o.u_), p_(o.p_) { o.p_ = nullptr; }
+  value& operator=(const value& o) noexcept {
+    value t(o);
+    swap(t);
+    return *this;
+  }
+  [[gnu::always_inline]] value& operator=(value&& o) noexcept {
+    counted* old = p_;  // released last: `o` may live inside it
+    k_ = o.k_;
+    gen_ = o.gen_;
+    u_ = o.u_;
+    p_ = o.p_;
+    if (&o != this) {
+      o.p_ = nullptr;
+      release(old);
+    }
+    return *this;
+  }
+  [[gnu::always_inline]] ~value() { release(); }
+  void swap(value& o) noexcept {
+    std::swap(k_, o.k_);
+    std::swap(gen_, o.gen_);
+    std::swap(u_, o.u_);
+    std::swap(p_, o.p_);
+  }
   value(std::nullptr_t) noexcept : k_(kind::none) {}  // NOLINT
   value(bool b) noexcept : k_(kind::boolean) { u_.b = b; }  // NOLINT
   value(int v) noexcept : k_(kind::integer) { u_.i = v; }  // NOLINT
@@ -131,9 +171,11 @@ class value {
   /// Mutable items of a list or tuple the caller just made (not shared yet).
   std::vector<value>& mutable_items();
   /// A plain string (not Markup) that no other value shares: the caller may change it in place.
-  bool is_unshared_string() const noexcept { return k_ == kind::string && !gen_ && p_.use_count() == 1; }
+  bool is_unshared_string() const noexcept {
+    return k_ == kind::string && !gen_ && (p_->shared ? __atomic_load_n(&p_->refs, __ATOMIC_ACQUIRE) : p_->refs) == 1;
+  }
   /// The text of a string for which is_unshared_string() holds.
-  std::string& unshared_string() noexcept { return *static_cast<std::string*>(p_.get()); }
+  std::string& unshared_string() noexcept;
   /// The entries of a dict or namespace, in order.
   const std::vector<std::pair<value, value>>& entries() const noexcept;
   /// The undefined value's hint (what is undefined).
@@ -146,6 +188,8 @@ class value {
   const value* find(std::string_view key) const;
   /// Sets a key of a dict or namespace (replaces an existing one in place).
   void set(value key, value v);
+  /// set(value(key), v), making the key only when it is new.
+  void set(std::string_view key, value v);
   /// Appends a key known to be absent (JSON objects have unique keys).
   void set_new(value key, value v);
   /// Appends to a list the caller owns.
@@ -167,7 +211,7 @@ class value {
   /// Python ==.
   friend bool operator==(const value& a, const value& b);
   /// The shared storage of a string or container (nullptr for scalars): its identity.
-  const void* identity() const noexcept { return p_.get(); }
+  const void* identity() const noexcept { return p_; }
   /// Python `a is b` approximation: same kind and (for containers) same object.
   bool same(const value& o) const noexcept;
 
@@ -179,13 +223,68 @@ class value {
     int64_t i;
     double d;
   } u_{};
-  std::shared_ptr<void> p_;  // std::string, list_obj, dict_obj, function_obj (by kind)
+  counted* p_ = nullptr;  // by kind: a string, items, entries, function_obj, object
+
+  [[gnu::always_inline]] void retain() const noexcept {
+    if (!p_) return;
+    if (p_->shared) __atomic_add_fetch(&p_->refs, 1, __ATOMIC_RELAXED);
+    else ++p_->refs;
+  }
+  [[gnu::always_inline]] void release() noexcept { release(p_); }
+  [[gnu::always_inline]] static void release(counted* p) noexcept {
+    if (p && (p->shared ? __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0 : --p->refs == 0)) destroy(p);
+  }
+  [[gnu::noinline]] static void destroy(counted* p) noexcept;
 };
 
 struct function_obj {
   std::string name;
   native_fn call;
 };
+
+void release_values(std::vector<value>& held) noexcept;
+void release_values(std::vector<std::pair<value, value>>& held) noexcept;
+
+namespace detail {
+/// Whether a container's items may be destroyed inside its destructor (fewer than 64
+/// such destructions under way on this thread); then shallow_release_leave() after.
+bool shallow_release_enter() noexcept;
+void shallow_release_leave() noexcept;
+/// The storage of each kind of value (value::p_). Lists' and dicts' items are released
+/// one level at a time (release_values).
+template <class T>
+struct boxed final : counted {
+  template <class... A>
+  explicit boxed(A&&... a) : v(std::forward<A>(a)...) {}
+  ~boxed() override {
+    if constexpr (std::is_same_v<T, std::vector<value>> || std::is_same_v<T, std::vector<std::pair<value, value>>>) {
+      if (shallow_release_enter()) {  // a few levels deep: the items go now, as usual
+        v.clear();
+        shallow_release_leave();
+      } else {
+        release_values(v);
+      }
+    }
+  }
+  T v;
+};
+inline const std::string empty_string;
+inline const std::vector<value> empty_items;
+inline const std::vector<std::pair<value, value>> empty_entries;
+}  // namespace detail
+
+inline const std::string& value::as_string() const noexcept {
+  return k_ == kind::string ? static_cast<const detail::boxed<std::string>*>(p_)->v : detail::empty_string;
+}
+inline const std::vector<value>& value::items() const noexcept {
+  return k_ == kind::list || k_ == kind::tuple ? static_cast<const detail::boxed<std::vector<value>>*>(p_)->v
+                                               : detail::empty_items;
+}
+inline const std::vector<std::pair<value, value>>& value::entries() const noexcept {
+  return k_ == kind::dict || k_ == kind::ns
+             ? static_cast<const detail::boxed<std::vector<std::pair<value, value>>>*>(p_)->v
+             : detail::empty_entries;
+}
 
 /// Python's repr() of a float ("1.0", "1e-05", "1e+16", "inf", "nan").
 std::string float_repr(double d);
@@ -237,6 +336,9 @@ void check_growth(size_t bytes);
 class growth_scope {
  public:
   explicit growth_scope(interp& in);
+  /// No render on this thread for the scope's lifetime: what is made in it may be shared
+  /// by threads (a function-local static made on first use during a render).
+  growth_scope();
   ~growth_scope();
   growth_scope(const growth_scope&) = delete;
   growth_scope& operator=(const growth_scope&) = delete;
