@@ -12,78 +12,6 @@
 
 namespace gguf::jinja {
 
-namespace {
-thread_local std::vector<value>* g_dying = nullptr;  // the release in progress on this thread
-thread_local int g_nesting = 0;
-
-bool holds_values(const value& v) {
-  switch (v.type()) {
-    case kind::list:
-    case kind::tuple:
-    case kind::dict:
-    case kind::ns:
-    case kind::object: return v.identity() != nullptr;
-    default: return false;
-  }
-}
-
-// Moves `v` to the release in progress, or becomes the release: values are destroyed here
-// one at a time, and what their destructors hand back is queued, not destroyed inside them.
-template <class F>
-void release(F&& each) noexcept {
-  try {
-    if (g_dying) {
-      each(*g_dying);
-      return;
-    }
-    std::vector<value> dying;
-    g_dying = &dying;
-    each(dying);
-    while (!dying.empty()) {
-      value v = std::move(dying.back());
-      dying.pop_back();
-    }  // v's destructor may queue more
-    g_dying = nullptr;
-  } catch (...) {  // out of memory for the queue: the rest is destroyed recursively, as before
-    g_dying = nullptr;
-  }
-}
-}  // namespace
-
-void release_values(std::vector<value>& held) noexcept {
-  release([&](std::vector<value>& q) {
-    for (auto& v : held)
-      if (holds_values(v)) q.push_back(std::move(v));
-  });
-}
-void release_values(std::vector<std::pair<value, value>>& held) noexcept {
-  release([&](std::vector<value>& q) {
-    for (auto& [k, v] : held) {
-      if (holds_values(k)) q.push_back(std::move(k));
-      if (holds_values(v)) q.push_back(std::move(v));
-    }
-  });
-}
-void release_values(value& held) noexcept {
-  if (!holds_values(held)) return;
-  release([&](std::vector<value>& q) { q.push_back(std::move(held)); });
-}
-
-namespace {
-thread_local int g_shallow = 0;
-}
-bool detail::shallow_release_enter() noexcept {
-  if (g_shallow >= 64) return false;
-  ++g_shallow;
-  return true;
-}
-void detail::shallow_release_leave() noexcept { --g_shallow; }
-
-nesting_guard::nesting_guard(const char* what) {
-  if (g_nesting >= 1000) throw raised(std::string("maximum recursion depth exceeded") + what);
-  ++g_nesting;
-}
-nesting_guard::~nesting_guard() { --g_nesting; }
 
 namespace {
 using detail::boxed;
@@ -552,28 +480,6 @@ const char* json_type_name(const value& v) {
   }
 }
 }  // namespace
-
-nlohmann::json value::to_json() const {
-  switch (k_) {
-    case kind::none: return nullptr;
-    case kind::boolean: return u_.b;
-    case kind::integer: return u_.i;
-    case kind::floating: return u_.d;
-    case kind::string: return as_string();
-    case kind::list:
-    case kind::tuple: {
-      auto a = nlohmann::json::array();
-      for (const auto& v : items()) a.push_back(v.to_json());
-      return a;
-    }
-    case kind::dict: {
-      auto o = nlohmann::json::object();
-      for (const auto& [k, v] : entries()) o[json_key(k)] = v.to_json();
-      return o;
-    }
-    default: throw raised(std::string("Object of type ") + json_type_name(*this) + " is not JSON serializable");
-  }
-}
 
 void check_growth(size_t bytes) {
   if (!g_render) return;

@@ -130,10 +130,6 @@ class value {
   /// The same, keeping the document's key order (what transformers passes along):
   /// parse with nlohmann::ordered_json::parse for byte-exact renders of dicts.
   static value from_json(const nlohmann::ordered_json& j);
-  /// To JSON (lists and tuples as arrays; dict keys as Python's json.dumps converts
-  /// them; nlohmann::json sorts object keys). Throws jinja::raised on undefined, callables and non-finite floats as
-  /// nlohmann can't keep NaN.
-  nlohmann::json to_json() const;
 
   kind type() const noexcept { return k_; }
   bool is_undefined() const noexcept { return k_ == kind::undefined; }
