@@ -48,11 +48,7 @@ value fill(value d, const arguments& a) {
   return d;
 }
 value g_dict(arguments& a, interp&) { return fill(value::make_dict(), a); }
-value g_namespace(arguments& a, interp& in) {
-  value ns = fill(value::make_namespace(), a);
-  in.made_namespace(ns);
-  return ns;
-}
+value g_namespace(arguments& a, interp&) { return fill(value::make_namespace(), a); }
 
 value g_raise_exception(arguments& a, interp&) {
   throw raised(a.pos.empty() ? std::string() : a.pos[0].str());

@@ -26,8 +26,8 @@ interp::interp(const program_impl& prog, const value& context, const limits& lim
 }
 
 interp::~interp() {
-  // A namespace can hold itself (ns.me = ns, or through a list or a bound method): emptied
-  // here, every namespace of the render is freed with it.
+  // A namespace can hold itself (ns.me = ns, or through a list or a bound method): those
+  // that were given such values are emptied here, and the cycles are freed with them.
   for (auto& ns : namespaces_) ns.clear_namespace();
 }
 
@@ -234,6 +234,15 @@ void interp::assign(const expr& target, const value& v) {
     if (!ns.is_namespace()) throw raised("can only set attributes of a namespace() object");
     // namespaces are shared on purpose: set() changes the one the template made
     const_cast<value&>(ns).set(std::string_view(target.name), v);
+    switch (v.type()) {
+      case kind::list:
+      case kind::tuple:
+      case kind::dict:
+      case kind::ns:
+      case kind::object:
+      case kind::callable: may_hold_itself(ns); break;
+      default: break;
+    }
   } else if (target.kind == ek::tuple) {
     std::vector<value> made;  // a list or tuple unpacks from its own items
     if (!v.is_sequence()) made = iterate(v);

@@ -62,8 +62,14 @@ class interp {
   ~interp();
   interp(const interp&) = delete;
   interp& operator=(const interp&) = delete;
-  /// Keeps a namespace made by this render, emptied when the render ends.
-  void made_namespace(const value& ns) { namespaces_.push_back(ns); }
+  /// Keeps a namespace that was given a container, object or callable (the only way a
+  /// value can come to hold itself, e.g. ns.me = ns): emptied when the render ends, which
+  /// frees such cycles. Namespaces of plain values are not kept (freed as they go).
+  void may_hold_itself(const value& ns) {
+    for (const value& n : namespaces_)
+      if (n.same(ns)) return;
+    namespaces_.push_back(ns);
+  }
   /// Renders the whole program. Throws raised.
   std::string run();
 
@@ -148,7 +154,7 @@ class interp {
     if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
   }
   std::vector<value> root_;  // symbol id -> context value or global
-  std::vector<value> namespaces_;  // made by this render (made_namespace)
+  std::vector<value> namespaces_;  // may_hold_itself
   int loop_sym_ = -1, varargs_sym_ = -1, kwargs_sym_ = -1, caller_sym_ = -1;
 
   flow exec(const detail::body& b);
