@@ -27,7 +27,8 @@ void write_large_model(const std::filesystem::path& path, int n_tensors) {
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
   for (auto& x : data) x = d(rng);
   gguf::writer w;
-  w.set("general.architecture", gguf::value::string("llama"));
+  auto set = w.set("general.architecture", gguf::value::string("llama"));
+  ASSERT_TRUE(set) << set.error().message();
   const std::vector<uint64_t> ne{4096, n / 4096};
   for (int i = 0; i < n_tensors; ++i) {
     auto r = w.add_tensor("blk." + std::to_string(i) + ".ffn_up.weight", gguf::ggml_type::f32, ne,
