@@ -234,15 +234,7 @@ void interp::assign(const expr& target, const value& v) {
     if (!ns.is_namespace()) throw raised("can only set attributes of a namespace() object");
     // namespaces are shared on purpose: set() changes the one the template made
     const_cast<value&>(ns).set(std::string_view(target.name), v);
-    switch (v.type()) {
-      case kind::list:
-      case kind::tuple:
-      case kind::dict:
-      case kind::ns:
-      case kind::object:
-      case kind::callable: may_hold_itself(ns); break;
-      default: break;
-    }
+    if (holds_values(v) || v.is_callable()) may_hold_itself(ns);
   } else if (target.kind == ek::tuple) {
     std::vector<value> made;  // a list or tuple unpacks from its own items
     if (!v.is_sequence()) made = iterate(v);

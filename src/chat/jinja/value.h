@@ -305,6 +305,8 @@ struct dumps_options {
 void release_values(std::vector<value>& held) noexcept;
 void release_values(std::vector<std::pair<value, value>>& held) noexcept;
 void release_values(value& held) noexcept;
+/// A list, tuple, dict, namespace or host object: a value that holds other values.
+bool holds_values(const value& v) noexcept;
 
 /// One level of the engine's recursive walks over values (repr, ==, ordering): past
 /// Python's recursion limit (1000) it throws jinja::raised with RecursionError's message

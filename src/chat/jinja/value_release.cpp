@@ -13,16 +13,6 @@ namespace {
 thread_local std::vector<value>* g_dying = nullptr;  // the release in progress on this thread
 thread_local int g_nesting = 0;
 
-bool holds_values(const value& v) {
-  switch (v.type()) {
-    case kind::list:
-    case kind::tuple:
-    case kind::dict:
-    case kind::ns:
-    case kind::object: return v.identity() != nullptr;
-    default: return false;
-  }
-}
 
 // Moves `v` to the release in progress, or becomes the release: values are destroyed here
 // one at a time, and what their destructors hand back is queued, not destroyed inside them.
@@ -46,6 +36,17 @@ void release(F&& each) noexcept {
   }
 }
 }  // namespace
+
+bool holds_values(const value& v) noexcept {
+  switch (v.type()) {
+    case kind::list:
+    case kind::tuple:
+    case kind::dict:
+    case kind::ns:
+    case kind::object: return v.identity() != nullptr;
+    default: return false;
+  }
+}
 
 void release_values(std::vector<value>& held) noexcept {
   release([&](std::vector<value>& q) {
