@@ -197,6 +197,19 @@ void add_vocab_cache_options(CLI::App& app) {
   app.add_flag("--no-tokenizer-cache", cache.off, "the same as --no-cache")->group("Disk cache");
 }
 
+void add_read_options(CLI::App& app, read_flags& f, const char* json_help, const char* stdin_help) {
+  app.add_flag("--json", f.json, json_help);
+  if (stdin_help) app.add_flag("--stdin", f.use_stdin, stdin_help);
+  add_remote_options(app);
+}
+
+void add_write_options(CLI::App& app, write_flags& f, const char* dry_run_help, const char* force_help) {
+  app.add_flag("--dry-run", f.dry_run, dry_run_help);
+  app.add_flag("--force", f.force, force_help);
+  app.add_flag("--break-links", f.break_links,
+               "allow replacing an OUT that has other hard links (they keep the old content)");
+}
+
 void add_text_options(CLI::App& app, text_options& o, const char* model_help, const char* jsonl_help,
                       const char* verb) {
   app.add_option("-m,--model", o.model, model_help)->required();

@@ -64,14 +64,12 @@ int run(int argc, char** argv) {
                    "({\"messages\", \"tools\", \"add_generation_prompt\", \"chat_template_kwargs\"}); "
                    "print one JSON object per line",
                    "render");
-  const std::string& model = opts.model;
-  const bool& jsonl = opts.jsonl;
-  unsigned& threads = opts.threads;
+  auto& [model, jsonl, threads, jsonl_flag] = opts;
   std::string messages_file, tools_file, kwargs, template_name, template_file;
   bool add_gen = false, server = false, tokenize = false, count = false, caps = false;
   auto* msg_opt = app.add_option("--messages", messages_file,
                                  "JSON file: an array of OpenAI-style messages (or a request object as a --jsonl line)");
-  msg_opt->excludes(opts.jsonl_flag);
+  msg_opt->excludes(jsonl_flag);
   app.add_option("--tools", tools_file, "JSON file: an array of tools ({\"type\": \"function\", \"function\": {...}})");
   app.add_flag("--add-generation-prompt", add_gen, "end the prompt with the assistant's turn header");
   app.add_option("--chat-template-kwargs", kwargs, "JSON object of extra template variables (e.g. {\"enable_thinking\": false})");

@@ -15,15 +15,14 @@ namespace {
 int run(int argc, char** argv) {
   CLI::App app{"Convert a GGUF file to big- or little-endian (every ggml type; layout kept).", "convert-endian"};
   std::string path, to, out_path;
-  bool dry_run = false, force = false, break_links = false;
+  write_flags w;
   app.add_option("FILE", path, "GGUF file ('-' for standard input, with -o)")->required();
   app.add_option("--to", to, "byte order to write: big, little or native")
       ->required()
       ->check(CLI::IsMember({"big", "little", "native"}));
   app.add_option("-o,--output", out_path, "output file (default: replace FILE)");
-  app.add_flag("--dry-run", dry_run, "print what would be converted; write nothing");
-  app.add_flag("--force", force, "replace an OUT that exists (other than FILE)");
-  app.add_flag("--break-links", break_links, "allow replacing a file that has other hard links (they keep the old content)");
+  add_write_options(app, w, "print what would be converted; write nothing", "replace an OUT that exists (other than FILE)");
+  const auto& [dry_run, force, break_links] = w;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (auto rc = refuse_urls("convert-endian", {path, out_path})) return *rc;
   if (auto rc = refuse_stdout_output("convert-endian", out_path)) return *rc;

@@ -77,13 +77,14 @@ int run(int argc, char** argv) {
   CLI::App app{"Write a tensor dequantized to raw little-endian float32 (row-major, ne[0] fastest).",
                "dequantize"};
   std::string path, tensor, out_path;
-  bool json = false, force = false;
+  bool force = false;
+  read_flags rf;
   app.add_option("FILE", path, "GGUF file ('-' for standard input)")->required();
   app.add_option("TENSOR", tensor, "tensor name, e.g. token_embd.weight")->required();
   app.add_option("-o,--output", out_path, "output file (written to a temporary name, then renamed); default (or '-') stdout");
-  app.add_flag("--json", json, "with -o: print a JSON summary (tensor, type, ne, elements, bytes, output)");
   app.add_flag("--force", force, "with -o: replace OUT when it exists");
-  add_remote_options(app);
+  add_read_options(app, rf, "with -o: print a JSON summary (tensor, type, ne, elements, bytes, output)");
+  const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (out_path == "-") out_path.clear();  // standard output, as '-' everywhere
   if (json && out_path.empty()) {

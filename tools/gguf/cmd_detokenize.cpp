@@ -43,9 +43,7 @@ int run(int argc, char** argv) {
   text_options opts;
   add_text_options(app, opts, "GGUF file with tokenizer.ggml.* keys",
                    "each input line is a JSON array of ids; prints one JSON string per line", "detokenize");
-  const std::string& model = opts.model;
-  const bool& jsonl = opts.jsonl;
-  unsigned& threads = opts.threads;
+  auto& [model, jsonl, threads, jsonl_flag] = opts;
   std::string file;
   std::vector<std::string> args;
   bool remove_special = false, unparse_special = false;

@@ -46,17 +46,18 @@ int run(int argc, char** argv) {
                "diff"};
   app.footer(help_footer);
   std::string path_a, path_b;
-  bool json = false, values = false;
+  bool values = false;
+  read_flags rf;
   unsigned threads = 0;
   uint64_t chunk = 1 << 20;
   app.add_option("A", path_a, "first file: path, http(s):// URL, or any shard of a split model")->required();
   app.add_option("B", path_b, "second file (the same forms)")->required();
   app.add_flag("--values", values, "compare the values of changed tensors (NMSE, max |b - a|)");
-  app.add_flag("--json", json, "one JSON document (schema below)");
   app.add_option("--threads", threads, "worker threads for --values (default: all cores)")->check(CLI::Range(1u, 4096u));
   app.add_option("--chunk", chunk, "floats per side dequantized at once per thread (default 1048576)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
-  add_remote_options(app);
+  add_read_options(app, rf, "one JSON document (schema below)");
+  const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
 
   auto a = open_model(path_a);

@@ -81,13 +81,13 @@ std::string short_text(const value_ref& v, bool full) {
 int run(int argc, char** argv) {
   CLI::App app{"Print every metadata key/value and tensor info of a GGUF file.", "dump"};
   std::string path;
-  bool json = false, no_tensors = false, full = false, use_stdin = false;
+  bool no_tensors = false, full = false;
+  read_flags rf;
   app.add_option("FILE", path, "GGUF file ('-' for standard input)");
-  app.add_flag("--stdin", use_stdin, "read the file from standard input");
-  app.add_flag("--json", json, "one JSON document (field names of shared/data/expected)");
+  add_read_options(app, rf, "one JSON document (field names of shared/data/expected)", "read the file from standard input");
+  const auto& [json, use_stdin] = rf;
   app.add_flag("--no-tensors", no_tensors, "leave out the tensor infos");
   app.add_flag("--full-arrays", full, "print every array element (default: first 8 and the last)");
-  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (path.empty() && !use_stdin) {
     std::cerr << "gguf dump: FILE is required (see --help)\n";

@@ -62,9 +62,7 @@ int run(int argc, char** argv) {
                    "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
                    "write one JSON object per line",
                    "embed");
-  const std::string& path = opts.model;
-  const bool& jsonl = opts.jsonl;
-  unsigned& threads = opts.threads;
+  auto& [path, jsonl, threads, jsonl_flag] = opts;
   std::string text, file;
   bool no_add_special = false;
   auto* text_opt = app.add_option("TEXT", text, "text to embed (default: standard input)");

@@ -33,7 +33,7 @@ int run(int argc, char** argv) {
   std::vector<uint32_t> ctx_sizes;
   estimate_params p;
   p.swa_full = false;  // as llama.cpp's command-line tools
-  bool json = false;
+  read_flags rf;
   app.add_option("FILE", path, "GGUF file, URL or any shard of a split model")->required();
   app.add_option("-c,--ctx-size", ctx_sizes, "context size(s), comma-separated (default: n_ctx_train)")
       ->delimiter(',');
@@ -50,8 +50,8 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(-1, 0x7fffffff));
   app.add_flag("--swa-full", p.swa_full, "full-size sliding-window cache");
   app.add_flag("--embeddings", p.embeddings, "the context also outputs embeddings");
-  app.add_flag("--json", json, "one JSON document");
-  add_remote_options(app);
+  add_read_options(app, rf, "one JSON document");
+  const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
 
   auto tk = cache_type(ctk), tv = cache_type(ctv);

@@ -20,12 +20,11 @@ int run_get(int argc, char** argv) {
                "a JSON document.",
                "get"};
   std::string path, key;
-  bool json = false, use_stdin = false;
+  read_flags rf;
   app.add_option("FILE", path, "GGUF file (- for standard input)");
   app.add_option("KEY", key, "metadata key, e.g. tokenizer.chat_template");
-  app.add_flag("--json", json, "print the value as JSON");
-  app.add_flag("--stdin", use_stdin, "read the file from standard input (then KEY is the only argument)");
-  add_remote_options(app);
+  add_read_options(app, rf, "print the value as JSON", "read the file from standard input (then KEY is the only argument)");
+  const auto& [json, use_stdin] = rf;
   if (auto rc = parse(app, argc, argv)) return *rc;
   // Issue 29, item 11: `get --stdin KEY`: the one positional is the key.
   if (use_stdin && key.empty() && !path.empty()) std::swap(path, key);

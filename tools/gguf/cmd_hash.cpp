@@ -78,7 +78,7 @@ int run(int argc, char** argv) {
   CLI::App app{"Hash the tensor data of a GGUF model, as llama.cpp's gguf-hash does.", "hash"};
   std::string path, manifest_path;
   bool xxh64 = false, sha1 = false, sha256 = false, xxh3 = false, uuid = false, all = false, no_layer = false;
-  bool json = false;
+  read_flags rf;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("FILE", path, "GGUF file (any shard of a split model: hashed as the merged model)")->required();
   app.add_flag("--xxh64", xxh64, "xxHash64 (the default)");
@@ -93,8 +93,8 @@ int run(int argc, char** argv) {
                  "1 a mismatch, 2 the GGUF file cannot be read, 3 the manifest has no entry for this file, 4 the "
                  "manifest has no known hash type, 5 the manifest cannot be read");
   app.add_option("--threads", threads, "worker threads (default: all cores)")->check(CLI::Range(1u, 4096u));
-  add_remote_options(app);
-  app.add_flag("--json", json, "one JSON document instead of gguf-hash's lines");
+  add_read_options(app, rf, "one JSON document instead of gguf-hash's lines");
+  const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (all) xxh64 = sha1 = sha256 = true;
 

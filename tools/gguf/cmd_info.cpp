@@ -32,11 +32,10 @@ int run(int argc, char** argv) {
                "file type, parameters and sizes.",
                "info"};
   std::string path;
-  bool json = false, use_stdin = false;
+  read_flags rf;
   app.add_option("FILE", path, "GGUF file ('-' for standard input)");
-  app.add_flag("--stdin", use_stdin, "read the file from standard input");
-  app.add_flag("--json", json, "one JSON document");
-  add_remote_options(app);
+  add_read_options(app, rf, "one JSON document", "read the file from standard input");
+  const auto& [json, use_stdin] = rf;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (path.empty() && !use_stdin) {
     std::cerr << "gguf info: FILE is required (see --help)\n";

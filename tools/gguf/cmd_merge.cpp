@@ -15,13 +15,12 @@ namespace {
 int run(int argc, char** argv) {
   CLI::App app{"Merge the shards of a split GGUF model into one file.", "merge"};
   std::string first, out_path;
-  bool force = false, dry_run = false, break_links = false;
+  write_flags w;
   app.add_option("FIRST_SHARD", first, "a shard of the model (PREFIX-%05d-of-%05d.gguf); the others are found by name")
       ->required();
   app.add_option("OUT", out_path, "merged file to write")->required();
-  app.add_flag("--force", force, "replace OUT when it exists");
-  app.add_flag("--dry-run", dry_run, "check the shards and print what would be written; write nothing");
-  app.add_flag("--break-links", break_links, "allow replacing an OUT that has other hard links (they keep the old content)");
+  add_write_options(app, w, "check the shards and print what would be written; write nothing", "replace OUT when it exists");
+  const auto& [dry_run, force, break_links] = w;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (auto rc = refuse_urls("merge", {first, out_path})) return *rc;
   if (auto rc = refuse_stdout_output("merge", out_path)) return *rc;

@@ -42,11 +42,12 @@ int run(int argc, char** argv) {
   CLI::App app{"GGUF naming convention: parse and check file names, or --suggest the conforming name of a file.",
                "name"};
   std::vector<std::string> names;
-  bool json = false, suggest = false;
+  bool suggest = false;
+  read_flags rf;
   app.add_option("FILENAME", names, "file names to check (with --suggest: GGUF files to read)");
-  app.add_flag("--json", json, "one JSON document: {\"names\": [...]}");
+  add_read_options(app, rf, "one JSON document: {\"names\": [...]}");
+  const bool& json = rf.json;
   app.add_flag("--suggest", suggest, "read each FILE and print the conforming name from its metadata");
-  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (names.empty()) {
     std::cerr << "gguf name: FILENAME is required (see --help)\n";

@@ -48,7 +48,8 @@ int run(int argc, char** argv) {
   CLI::App app{"Split a GGUF model into shards, as llama.cpp's gguf-split does (same bytes).", "split"};
   std::string in, prefix, max_size;
   uint32_t max_tensors = 128;
-  bool no_first = false, dry_run = false, force = false, break_links = false;
+  bool no_first = false;
+  write_flags w;
   app.add_option("IN", in, "GGUF file to split")->required();
   app.add_option("OUT_PREFIX", prefix, "shards are written to OUT_PREFIX-%05d-of-%05d.gguf")->required();
   auto* mt = app.add_option("--split-max-tensors", max_tensors, "at most N tensors per shard (default 128)")
@@ -56,9 +57,8 @@ int run(int argc, char** argv) {
   auto* ms = app.add_option("--split-max-size", max_size, "at most N(M|G) bytes of tensor data per shard (M = 10^6, G = 10^9)");
   mt->excludes(ms);
   app.add_flag("--no-tensor-first-split", no_first, "the first shard holds the metadata only");
-  app.add_flag("--dry-run", dry_run, "print the plan; write nothing");
-  app.add_flag("--force", force, "replace shard files that exist (never IN itself)");
-  app.add_flag("--break-links", break_links, "allow replacing a shard file that has other hard links");
+  add_write_options(app, w, "print the plan; write nothing", "replace shard files that exist (never IN itself)");
+  const auto& [dry_run, force, break_links] = w;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (auto rc = refuse_urls("split", {in, prefix})) return *rc;
 

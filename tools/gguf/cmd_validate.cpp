@@ -73,14 +73,14 @@ int run(int argc, char** argv) {
   CLI::App app{"Check GGUF files against the specification and llama.cpp's loader; report every problem.",
                "validate"};
   std::vector<std::string> paths;
-  bool json = false, jsonl = false, strict = false, quiet = false, use_stdin = false;
+  bool jsonl = false, strict = false, quiet = false;
+  read_flags rf;
   app.add_option("FILE", paths, "GGUF files ('-' for standard input)");
-  app.add_flag("--stdin", use_stdin, "read a file from standard input (as '-')");
-  app.add_flag("--json", json, "one JSON document: {\"files\": [report, ...]}");
+  add_read_options(app, rf, "one JSON document: {\"files\": [report, ...]}", "read a file from standard input (as '-')");
+  const auto& [json, use_stdin] = rf;
   app.add_flag("--jsonl", jsonl, "one JSON report per line, one line per file");
   app.add_flag("--strict", strict, "warnings fail the check too (exit 1)");
   app.add_flag("-q,--quiet", quiet, "print only the summary line of each file (text output)");
-  add_remote_options(app);
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (use_stdin) paths.push_back("-");
   if (paths.empty()) {

@@ -71,6 +71,24 @@ result<gguf::file> open_model(const std::string& path, bool use_stdin = false, s
 /// --no-cache) to a command that reads files; open_input and load_vocab use them.
 void add_remote_options(CLI::App& app);
 
+/// The options of a command that reads GGUF files: --json (`json_help`), --stdin (only
+/// when `stdin_help` is given), then the remote and disk-cache options (add_remote_options).
+struct read_flags {
+  bool json = false;
+  bool use_stdin = false;
+};
+void add_read_options(CLI::App& app, read_flags& f, const char* json_help, const char* stdin_help = nullptr);
+
+/// The options of a command that writes OUT (split, merge, convert-endian): --dry-run
+/// (`dry_run_help`), --force (`force_help`) and --break-links (allow replacing an OUT that
+/// has other hard links; gguf::safe_output).
+struct write_flags {
+  bool dry_run = false;
+  bool force = false;
+  bool break_links = false;
+};
+void add_write_options(CLI::App& app, write_flags& f, const char* dry_run_help, const char* force_help);
+
 /// Adds --tokenizer-cache DIR and --no-tokenizer-cache, the older names of --cache-dir
 /// and --no-cache, to a command that loads a vocabulary (after add_remote_options).
 void add_vocab_cache_options(CLI::App& app);
