@@ -47,15 +47,7 @@ class ArchRegistry : public ::testing::Test {
 
 /// A one-block toyarch: n_embd 8, 2 heads of 4, n_ff 16, 4 tokens; output tied.
 gguf_builder toy_file(bool with_widgets = true, bool extra_tensor = false) {
-  gguf_builder b;
-  b.str("general.architecture", "toyarch")
-      .u32("toyarch.context_length", 128)
-      .u32("toyarch.embedding_length", 8)
-      .u32("toyarch.block_count", 1)
-      .u32("toyarch.feed_forward_length", 16)
-      .u32("toyarch.attention.head_count", 2)
-      .f32("toyarch.attention.layer_norm_rms_epsilon", 1e-5f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c", "d"});
+  gguf_builder b = gguf::test::arch_keys("toyarch", {.n_ctx = 128, .rms_eps = 1e-5f, .n_vocab = 4});
   if (with_widgets) b.u32("toyarch.widget_count", 7);
   b.tensor("token_embd.weight", {8, 4}).tensor("output_norm.weight", {8});
   b.tensor("blk.0.attn_norm.weight", {8})

@@ -11,15 +11,7 @@ using gguf::test::gguf_builder;
 
 /// A valid one-block llama: n_embd 8, 2 heads of 4, n_ff 16, 4 tokens; output tied.
 gguf_builder tiny_llama(uint32_t n_layer_tensors = 1) {
-  gguf_builder b;
-  b.str("general.architecture", "llama")
-      .u32("llama.context_length", 128)
-      .u32("llama.embedding_length", 8)
-      .u32("llama.block_count", 1)
-      .u32("llama.feed_forward_length", 16)
-      .u32("llama.attention.head_count", 2)
-      .f32("llama.attention.layer_norm_rms_epsilon", 1e-5f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c", "d"});
+  gguf_builder b = gguf::test::arch_keys("llama", {.n_ctx = 128, .rms_eps = 1e-5f, .n_vocab = 4});
   b.tensor("token_embd.weight", {8, 4}).tensor("output_norm.weight", {8});
   for (uint32_t il = 0; il < n_layer_tensors; ++il) {
     std::string p = "blk." + std::to_string(il) + ".";

@@ -12,16 +12,7 @@ using namespace gguf::test;
 
 // A one-block llama's keys: n_embd 8, n_head 2, n_head_kv 1, n_ff 16, 3 tokens.
 gguf_builder llama_hparam_keys(uint32_t n_expert = 0) {
-  gguf_builder b;
-  b.str("general.architecture", "llama")
-      .u32("llama.context_length", 64)
-      .u32("llama.embedding_length", 8)
-      .u32("llama.block_count", 1)
-      .u32("llama.feed_forward_length", 16)
-      .u32("llama.attention.head_count", 2)
-      .u32("llama.attention.head_count_kv", 1)
-      .f32("llama.attention.layer_norm_rms_epsilon", 1e-6f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  gguf_builder b = arch_keys("llama", {.n_head_kv = 1, .rms_eps = 1e-6f});
   if (n_expert) b.u32("llama.expert_count", n_expert).u32("llama.expert_used_count", 2);
   return b;
 }
@@ -125,16 +116,8 @@ TEST(ModelTensorMap, FusedQkvReplacesSeparateProjections) {
 TEST(ModelTensorMap, Gpt2ShapesFromLlamaCppLoader) {
   // Shapes of llama.cpp src/models/gpt2.cpp load_arch_tensors for n_embd 8, n_ff 32, ctx 16.
   auto make = [](bool with_pos) {
-    gguf_builder b;
-    b.str("general.architecture", "gpt2")
-        .u32("gpt2.context_length", 16)
-        .u32("gpt2.embedding_length", 8)
-        .u32("gpt2.block_count", 1)
-        .u32("gpt2.feed_forward_length", 32)
-        .u32("gpt2.attention.head_count", 2)
-        .f32("gpt2.attention.layer_norm_epsilon", 1e-5f)
-        .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"})
-        .tensor("token_embd.weight", {8, 3});
+    gguf_builder b = arch_keys("gpt2", {.n_ctx = 16, .n_ff = 32, .ln_eps = 1e-5f});
+    b.tensor("token_embd.weight", {8, 3});
     if (with_pos) b.tensor("position_embd.weight", {8, 16});
     b.tensor("output_norm.weight", {8})
         .tensor("output_norm.bias", {8})
@@ -162,20 +145,12 @@ TEST(ModelTensorMap, Gpt2ShapesFromLlamaCppLoader) {
 
 TEST(ModelTensorMap, NomicBertMoeAlternatesExpertLayers) {
   // bert.cpp: layer il is MoE when il % moe_every_n_layers == 1.
-  gguf_builder b;
-  b.str("general.architecture", "nomic-bert-moe")
-      .u32("nomic-bert-moe.context_length", 16)
-      .u32("nomic-bert-moe.embedding_length", 8)
-      .u32("nomic-bert-moe.block_count", 2)
-      .u32("nomic-bert-moe.feed_forward_length", 16)
-      .u32("nomic-bert-moe.attention.head_count", 2)
-      .f32("nomic-bert-moe.attention.layer_norm_epsilon", 1e-5f)
-      .boolean("nomic-bert-moe.attention.causal", false)
+  gguf_builder b = arch_keys("nomic-bert-moe", {.n_ctx = 16, .n_layer = 2, .ln_eps = 1e-5f});
+  b.boolean("nomic-bert-moe.attention.causal", false)
       .u32("nomic-bert-moe.pooling_type", 1)
       .u32("nomic-bert-moe.moe_every_n_layers", 2)
       .u32("nomic-bert-moe.expert_count", 4)
-      .u32("nomic-bert-moe.expert_used_count", 2)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+      .u32("nomic-bert-moe.expert_used_count", 2);
   auto m = load(b.tensor("token_embd.weight", {8, 3}).tensor("blk.1.attn_output_norm.weight", {8}));
   std::set<std::string> names;
   for (const auto& t : m.tensors()) names.insert(t.name);

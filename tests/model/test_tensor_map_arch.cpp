@@ -19,17 +19,7 @@ using namespace gguf::test;
 // n_embd 8, n_head 2, n_head_kv 1 (head 4, n_embd_gqa 4), n_ff 16, n_rot 4.
 
 gguf_builder phi3_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "phi3")
-      .u32("phi3.context_length", 64)
-      .u32("phi3.embedding_length", 8)
-      .u32("phi3.block_count", 1)
-      .u32("phi3.feed_forward_length", 16)
-      .u32("phi3.attention.head_count", 2)
-      .u32("phi3.attention.head_count_kv", 1)
-      .f32("phi3.attention.layer_norm_rms_epsilon", 1e-5f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
-  return b;
+  return arch_keys("phi3", {.n_head_kv = 1, .rms_eps = 1e-5f});
 }
 
 shapes phi3_tensors() {
@@ -79,18 +69,7 @@ TEST(ModelTensorMapArch, Phi3MissingWrongShapeUnknown) {
 // n_ff_shexp = n_ff = 16 when the expert lengths are absent.
 
 gguf_builder qwen2moe_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "qwen2moe")
-      .u32("qwen2moe.context_length", 64)
-      .u32("qwen2moe.embedding_length", 8)
-      .u32("qwen2moe.block_count", 1)
-      .u32("qwen2moe.feed_forward_length", 16)
-      .u32("qwen2moe.attention.head_count", 2)
-      .u32("qwen2moe.expert_count", 4)
-      .u32("qwen2moe.expert_used_count", 2)
-      .f32("qwen2moe.attention.layer_norm_rms_epsilon", 1e-6f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
-  return b;
+  return arch_keys("qwen2moe", {.rms_eps = 1e-6f}).u32("qwen2moe.expert_count", 4).u32("qwen2moe.expert_used_count", 2);
 }
 
 shapes qwen2moe_tensors() {
@@ -168,15 +147,8 @@ TEST(ModelTensorMapArch, Qwen2moeExpertLengthKeysAndMissingOutput) {
 // key_length_mla 6, value_length_mla 4, n_rot 2 (so qk_nope 4), 4 experts of 3, 2 shared.
 
 gguf_builder deepseek2_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "deepseek2")
-      .u32("deepseek2.context_length", 64)
-      .u32("deepseek2.embedding_length", 8)
-      .u32("deepseek2.block_count", 2)
-      .u32("deepseek2.feed_forward_length", 16)
-      .u32("deepseek2.attention.head_count", 2)
-      .u32("deepseek2.rope.dimension_count", 2)
-      .f32("deepseek2.attention.layer_norm_rms_epsilon", 1e-6f)
+  gguf_builder b = arch_keys("deepseek2", {.n_layer = 2, .rms_eps = 1e-6f});
+  b.u32("deepseek2.rope.dimension_count", 2)
       .u32("deepseek2.leading_dense_block_count", 1)
       .u32("deepseek2.attention.q_lora_rank", 4)
       .u32("deepseek2.attention.kv_lora_rank", 6)
@@ -186,8 +158,7 @@ gguf_builder deepseek2_keys() {
       .u32("deepseek2.expert_used_count", 2)
       .u32("deepseek2.expert_feed_forward_length", 3)
       .u32("deepseek2.expert_shared_count", 2)
-      .f32("deepseek2.expert_weights_scale", 1.0f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+      .f32("deepseek2.expert_weights_scale", 1.0f);
   return b;
 }
 
@@ -276,18 +247,9 @@ TEST(ModelTensorMapArch, Deepseek2MissingAndWrongShape) {
 // n_embd 8, n_head 2, n_ff 16, 1 encoder block, 2 decoder blocks, 32 relative buckets.
 
 gguf_builder t5_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "t5")
-      .u32("t5.context_length", 512)
-      .u32("t5.embedding_length", 8)
-      .u32("t5.block_count", 1)
+  return arch_keys("t5", {.n_ctx = 512, .rms_eps = 1e-6f})
       .u32("t5.decoder_block_count", 2)
-      .u32("t5.feed_forward_length", 16)
-      .u32("t5.attention.head_count", 2)
-      .u32("t5.attention.relative_buckets_count", 32)
-      .f32("t5.attention.layer_norm_rms_epsilon", 1e-6f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
-  return b;
+      .u32("t5.attention.relative_buckets_count", 32);
 }
 
 shapes t5_tensors() {
@@ -361,19 +323,12 @@ TEST(ModelTensorMapArch, T5DecoderBlockCountDefaultsAndBound) {
 // conv_dim = 16 + 2*2*4 = 32, in_proj = 16 + 32 + 2 = 50, ssm_norm [16 / 2, 2].
 
 gguf_builder mamba2_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "mamba2")
-      .u32("mamba2.context_length", 1024)
-      .u32("mamba2.embedding_length", 8)
-      .u32("mamba2.block_count", 1)
+  return arch_keys("mamba2", {.n_ctx = 1024, .n_ff = std::nullopt, .n_head = std::nullopt, .rms_eps = 1e-5f})
       .u32("mamba2.ssm.conv_kernel", 4)
       .u32("mamba2.ssm.inner_size", 16)
       .u32("mamba2.ssm.state_size", 4)
       .u32("mamba2.ssm.time_step_rank", 2)
-      .u32("mamba2.ssm.group_count", 2)
-      .f32("mamba2.attention.layer_norm_rms_epsilon", 1e-5f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
-  return b;
+      .u32("mamba2.ssm.group_count", 2);
 }
 
 shapes mamba2_tensors() {
@@ -408,19 +363,10 @@ TEST(ModelTensorMapArch, Mamba2MissingWrongShapeUnknown) {
 // n_embd 8, n_ff 16, head size 4 (2 heads), time_mix_extra_dim 2, time_decay_extra_dim 3.
 
 gguf_builder rwkv6_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "rwkv6")
-      .u32("rwkv6.context_length", 1024)
-      .u32("rwkv6.embedding_length", 8)
-      .u32("rwkv6.block_count", 1)
-      .u32("rwkv6.feed_forward_length", 16)
-      .u32("rwkv6.attention.head_count", 0)
-      .f32("rwkv6.attention.layer_norm_epsilon", 1e-5f)
+  return arch_keys("rwkv6", {.n_ctx = 1024, .n_head = 0, .ln_eps = 1e-5f})
       .u32("rwkv6.wkv.head_size", 4)
       .u32("rwkv6.time_mix_extra_dim", 2)
-      .u32("rwkv6.time_decay_extra_dim", 3)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
-  return b;
+      .u32("rwkv6.time_decay_extra_dim", 3);
 }
 
 shapes rwkv6_tensors() {
@@ -483,21 +429,12 @@ TEST(ModelTensorMapArch, Rwkv6WrongShapesAndMissing) {
 // n_embd 8, n_ff 16, 2 blocks; lora ranks: decay 2, iclr 3, value residual 4, gate 5.
 
 gguf_builder rwkv7_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "rwkv7")
-      .u32("rwkv7.context_length", 1024)
-      .u32("rwkv7.embedding_length", 8)
-      .u32("rwkv7.block_count", 2)
-      .u32("rwkv7.feed_forward_length", 16)
-      .u32("rwkv7.attention.head_count", 0)
-      .f32("rwkv7.attention.layer_norm_epsilon", 1e-5f)
+  return arch_keys("rwkv7", {.n_ctx = 1024, .n_layer = 2, .n_head = 0, .ln_eps = 1e-5f})
       .u32("rwkv7.wkv.head_size", 4)
       .u32("rwkv7.attention.decay_lora_rank", 2)
       .u32("rwkv7.attention.iclr_lora_rank", 3)
       .u32("rwkv7.attention.value_residual_mix_lora_rank", 4)
-      .u32("rwkv7.attention.gate_lora_rank", 5)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
-  return b;
+      .u32("rwkv7.attention.gate_lora_rank", 5);
 }
 
 shapes rwkv7_tensors() {
@@ -555,15 +492,8 @@ TEST(ModelTensorMapArch, Rwkv7MissingWrongShapeUnknown) {
 // layers 1 (gate/up split) and 3 (fused); per-layer inputs of 2 (2 * 4 layers = 8).
 
 gguf_builder gemma4_keys() {
-  gguf_builder b;
-  b.str("general.architecture", "gemma4")
-      .u32("gemma4.context_length", 64)
-      .u32("gemma4.embedding_length", 8)
-      .u32("gemma4.block_count", 4)
-      .u32("gemma4.feed_forward_length", 16)
-      .u32("gemma4.attention.head_count", 2)
-      .u32("gemma4.attention.head_count_kv", 1)
-      .u32("gemma4.attention.key_length", 8)
+  gguf_builder b = arch_keys("gemma4", {.n_layer = 4, .n_head_kv = 1, .rms_eps = 1e-6f});
+  b.u32("gemma4.attention.key_length", 8)
       .u32("gemma4.attention.value_length", 8)
       .u32("gemma4.attention.key_length_swa", 4)
       .u32("gemma4.attention.value_length_swa", 4)
@@ -577,9 +507,7 @@ gguf_builder gemma4_keys() {
       .u32("gemma4.embedding_length_per_layer_input", 2)
       .u32("gemma4.expert_count", 2)
       .u32("gemma4.expert_used_count", 1)
-      .u32("gemma4.expert_feed_forward_length", 4)
-      .f32("gemma4.attention.layer_norm_rms_epsilon", 1e-6f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+      .u32("gemma4.expert_feed_forward_length", 4);
   return b;
 }
 
@@ -727,16 +655,8 @@ TEST(ModelTensorMapArch, Gemma4KeyErrors) {
 // n_embd 8, n_head 2, n_ff 32.
 
 TEST(ModelTensorMapArch, GptjBlock) {
-  gguf_builder b;
-  b.str("general.architecture", "gptj")
-      .u32("gptj.context_length", 64)
-      .u32("gptj.embedding_length", 8)
-      .u32("gptj.block_count", 1)
-      .u32("gptj.feed_forward_length", 32)
-      .u32("gptj.attention.head_count", 2)
-      .u32("gptj.rope.dimension_count", 2)
-      .f32("gptj.attention.layer_norm_epsilon", 1e-5f)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  gguf_builder b = arch_keys("gptj", {.n_ff = 32, .ln_eps = 1e-5f});
+  b.u32("gptj.rope.dimension_count", 2);
   shapes t = {{"token_embd.weight", {8, 3}},        {"output_norm.weight", {8}},
               {"output_norm.bias", {8}},            {"output.weight", {8, 3}},
               {"output.bias", {3}},                 {"blk.0.attn_norm.weight", {8}},

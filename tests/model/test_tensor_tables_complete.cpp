@@ -20,15 +20,7 @@ using namespace gguf::test;
 // Common hparams: n_embd 8, n_head 2, n_head_kv 1 (head 4, n_embd_gqa 4), n_ff 16, 3 tokens,
 // n_ctx_train 64, 1 block.
 gguf_builder keys(const std::string& arch, const std::function<void(gguf_builder&)>& extra) {
-  gguf_builder b;
-  b.str("general.architecture", arch)
-      .u32(arch + ".context_length", 64)
-      .u32(arch + ".embedding_length", 8)
-      .u32(arch + ".block_count", 1)
-      .u32(arch + ".feed_forward_length", 16)
-      .u32(arch + ".attention.head_count", 2)
-      .u32(arch + ".attention.head_count_kv", 1)
-      .arr_str("tokenizer.ggml.tokens", {"a", "b", "c"});
+  gguf_builder b = arch_keys(arch, {.n_head_kv = 1});
   extra(b);
   return b;
 }

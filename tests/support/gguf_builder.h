@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,5 +185,38 @@ class gguf_builder {
   std::vector<tensor_def> tensors_;
   mutable std::vector<std::byte> out_;
 };
+
+/// The hyperparameters most model tests build a small model of architecture ARCH with
+/// (arch_keys): each written as ARCH.KEY when set, so that an architecture that has no
+/// such key (mamba2: no head count) leaves it out.
+struct arch_dims {
+  uint32_t n_ctx = 64;                  ///< context_length
+  uint32_t n_embd = 8;                  ///< embedding_length
+  uint32_t n_layer = 1;                 ///< block_count
+  std::optional<uint32_t> n_ff = 16;    ///< feed_forward_length
+  std::optional<uint32_t> n_head = 2;   ///< attention.head_count
+  std::optional<uint32_t> n_head_kv = std::nullopt;  ///< attention.head_count_kv
+  std::optional<float> rms_eps = std::nullopt;  ///< attention.layer_norm_rms_epsilon
+  std::optional<float> ln_eps = std::nullopt;  ///< attention.layer_norm_epsilon
+  uint32_t n_vocab = 3;                 ///< tokenizer.ggml.tokens: "a", "b", ...
+};
+
+/// general.architecture = ARCH, the keys of `d`, then tokenizer.ggml.tokens; the caller
+/// adds its architecture's own keys and the tensors.
+inline gguf_builder arch_keys(const std::string& arch, const arch_dims& d = {}) {
+  gguf_builder b;
+  b.str("general.architecture", arch)
+      .u32(arch + ".context_length", d.n_ctx)
+      .u32(arch + ".embedding_length", d.n_embd)
+      .u32(arch + ".block_count", d.n_layer);
+  if (d.n_ff) b.u32(arch + ".feed_forward_length", *d.n_ff);
+  if (d.n_head) b.u32(arch + ".attention.head_count", *d.n_head);
+  if (d.n_head_kv) b.u32(arch + ".attention.head_count_kv", *d.n_head_kv);
+  if (d.rms_eps) b.f32(arch + ".attention.layer_norm_rms_epsilon", *d.rms_eps);
+  if (d.ln_eps) b.f32(arch + ".attention.layer_norm_epsilon", *d.ln_eps);
+  std::vector<std::string> tokens;
+  for (uint32_t i = 0; i < d.n_vocab; ++i) tokens.push_back(std::string(1, char('a' + i)));
+  return b.arr_str("tokenizer.ggml.tokens", tokens);
+}
 
 }  // namespace gguf::test
