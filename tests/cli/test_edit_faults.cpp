@@ -74,15 +74,6 @@ int wait_exit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::vector<std::string> leftovers(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    auto n = e.path().filename().string();
-    if (n.find(".tmp-") != std::string::npos || n.find(".gguf-journal") != std::string::npos) out.push_back(n);
-  }
-  return out;
-}
-
 // Kills `args` runs at random points; checks old-or-new after each (and recovery).
 void kill_at_random_points(const std::string& kind, const std::vector<std::string>& edit_args, bool expect_in_place) {
   GGUF_REQUIRE_DATA();
@@ -109,7 +100,7 @@ void kill_at_random_points(const std::string& kind, const std::vector<std::strin
   std::uniform_int_distribution<int64_t> delay(0, full + full / 5);
   int saw_old = 0, saw_new = 0, recovered = 0;
   for (uint64_t run = 0; run < runs; ++run) {
-    for (const auto& l : leftovers(dir)) fs::remove(dir / l);
+    for (const auto& l : gguf::test::temps_in(dir)) fs::remove(dir / l);
     copy_to(old_path, path);
     int64_t us = delay(rng);
     pid_t pid = spawn(args);
@@ -127,7 +118,7 @@ void kill_at_random_points(const std::string& kind, const std::vector<std::strin
     saw_new += is_new;
     ASSERT_TRUE(gguf::file::open(path).ok()) << "seed " << seed << " run " << run;
     // A temp file left by the kill is named by the next edit (and then removed here).
-    auto left = leftovers(dir);
+    auto left = gguf::test::temps_in(dir);
     for (const auto& l : left) EXPECT_NE(l.find(".tmp-"), std::string::npos) << l;  // journals are recovered
   }
   std::cout << "[ " << kind << " ] " << runs << " kills (seed " << seed << ", full edit " << full
@@ -162,7 +153,7 @@ TEST(EditFaults, FullDiskLeavesTheOriginal) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   EXPECT_EQ(gguf::test::read_bytes(path), before);
-  EXPECT_TRUE(leftovers(dir).empty());
+  EXPECT_TRUE(gguf::test::temps_in(dir).empty());
   // An edit that fits is made in place without room for a copy.
   r = gguf::test::run_cli({"set", path.string(), "general.name", "k"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -184,7 +175,7 @@ TEST(EditFaults, ReadOnlyFolderIsAClearErrorForBothPaths) {
     EXPECT_EQ(wait_exit(pid), 2) << mode;
   }
   EXPECT_EQ(gguf::test::read_bytes(path), before);
-  EXPECT_TRUE(leftovers(dir).empty());
+  EXPECT_TRUE(gguf::test::temps_in(dir).empty());
   ::chmod(dir.c_str(), 0755);
 }
 
@@ -195,7 +186,7 @@ TEST(EditFaults, FileTruncatedOrReplacedDuringTheEdit) {
   for (int what = 0; what < 2; ++what) {
     gguf::test::make_big_model(path, 64ull << 20);
     pid_t pid = spawn({"set", path.string(), "general.name", "a longer name", "--in-place=never", "-q"});
-    for (int i = 0; i < 4000 && leftovers(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(250));
+    for (int i = 0; i < 4000 && gguf::test::temps_in(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(250));
     if (what == 0) {
       ASSERT_EQ(::truncate(path.c_str(), 1 << 20), 0);  // another process truncates it
     } else {
@@ -207,7 +198,7 @@ TEST(EditFaults, FileTruncatedOrReplacedDuringTheEdit) {
       GTEST_SKIP() << "the edit finished before the file could be changed (a fast disk): not tested";
     }
     EXPECT_EQ(rc, 2) << (what == 0 ? "truncated" : "replaced");
-    EXPECT_TRUE(leftovers(dir).empty());
+    EXPECT_TRUE(gguf::test::temps_in(dir).empty());
     if (what == 1) {
       std::ifstream in(path);
       std::string s;

@@ -29,29 +29,18 @@
 
 namespace fs = std::filesystem;
 using gguf::test::data_file;
+using gguf::test::copy_data_into;
 using gguf::test::run_cli;
+using gguf::test::temps_in;
 
 namespace {
 
 fs::path dir_for(const std::string& name) { return gguf::test::fresh_dir("safety-" + name); }
 
-fs::path copy_into(const fs::path& dir, const std::string& rel, const std::string& name) {
-  return gguf::test::copy_data_into(dir, rel, name);
-}
-
 struct stat stat_of(const fs::path& p) {
   struct stat st {};
   EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
   return st;
-}
-
-std::vector<std::string> temps_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    auto n = e.path().filename().string();
-    if (n.find(".tmp-") != std::string::npos || n.find("journal") != std::string::npos) out.push_back(n);
-  }
-  return out;
 }
 
 // A GGUF file with one f32 tensor of n elements (zeros), written in bounded memory.
@@ -63,7 +52,7 @@ void make_big_model(const fs::path& p, uint64_t n) { gguf::test::make_big_model(
 TEST(EditFindings, StreamedRewriteKeepsModeAndOwner) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("mode");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   ::chmod(p.c_str(), 0600);
   if (geteuid() == 0) {
     ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0);
@@ -83,7 +72,7 @@ TEST(EditFindings, StreamedRewriteKeepsModeAndOwner) {
 TEST(EditFindings, ReadOnlyFileIsRefusedWithExit2) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("ro");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   ::chmod(p.c_str(), 0444);
   auto before = gguf::test::read_bytes(p);
   for (const char* mode : {"--in-place=never", "--in-place=auto"}) {
@@ -101,7 +90,7 @@ TEST(EditFindings, SymlinkedFileIsEditedThroughTheLink) {
   auto dir = dir_for("link");
   fs::create_directories(dir / "blobs");
   fs::create_directories(dir / "snapshots" / "main");
-  auto blob = copy_into(dir / "blobs", "models/stories260K.gguf", "0123abcd");
+  auto blob = copy_data_into(dir / "blobs", "models/stories260K.gguf", "0123abcd");
   auto link = dir / "snapshots" / "main" / "model.gguf";
   fs::create_symlink("../../blobs/0123abcd", link);
   for (const char* mode : {"--in-place=never", "--in-place=auto"}) {
@@ -119,7 +108,7 @@ TEST(EditFindings, SymlinkedFileIsEditedThroughTheLink) {
 TEST(EditFindings, HardLinksAreNamedAndNeverSilentlySplit) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("hard");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   fs::create_hard_link(p, dir / "b.gguf");
   std::string big(3000, 'n');
   auto r = run_cli({"set", p.string(), "general.name", big});  // does not fit in place
@@ -204,7 +193,7 @@ TEST(EditFindings, InterruptedSetLeavesNoTempFileAndStaleOnesAreRemoved) {
 TEST(EditFindings, EditsThatMakeTheFileInvalidAreRefusedUnlessForced) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("invalid");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   auto before = gguf::test::read_bytes(p);
   auto r = run_cli({"rm", p.string(), "general.architecture"});
   EXPECT_EQ(r.exit_code, 1);
@@ -224,7 +213,7 @@ TEST(EditFindings, EditsThatMakeTheFileInvalidAreRefusedUnlessForced) {
 TEST(EditFindings, NegativeNumbersAndMinusInfAreValues) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("neg");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   auto r = run_cli({"set", p.string(), "my.f", "-inf", "--type", "float32", "--force"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::isinf(*gguf::file::open(p)->get("my.f")->get<float>()));
@@ -242,7 +231,7 @@ TEST(EditFindings, NegativeNumbersAndMinusInfAreValues) {
 TEST(EditFindings, UpgradingV1IsSaid) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("v1");
-  auto p = copy_into(dir, "compat/stories260K-v1.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "compat/stories260K-v1.gguf", "a.gguf");
   auto r = run_cli({"set", p.string(), "general.name", "x", "--force"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("GGUF v1 is written as v3"), std::string::npos) << r.err;
@@ -252,7 +241,7 @@ TEST(EditFindings, UpgradingV1IsSaid) {
 TEST(CliEditCommand, BatchOfEditsHelpersAndGet) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("batch");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   std::string tmpl(20000, 'x');
   // a valid template (gguf edit refuses one that does not parse without --force)
   for (size_t i = 0; i < tmpl.size(); i += 100) tmpl.replace(i, 8, "{{ x }}\n");
@@ -310,7 +299,7 @@ TEST(CliEditCommand, BatchOfEditsHelpersAndGet) {
 TEST(EditFindings, NonFiniteHparamsAreErrorsAndDumpSpellsThem) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("nan");
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   ASSERT_EQ(run_cli({"set", p.string(), "llama.attention.layer_norm_rms_epsilon", "nan", "--force"}).exit_code, 0);
   ASSERT_EQ(run_cli({"set", p.string(), "my.neg_inf", "-inf", "--type", "float64"}).exit_code, 0);
   ASSERT_EQ(run_cli({"edit", p.string(), "--set-json", "my.floats:float32=[1.5]"}).exit_code, 0);
@@ -346,12 +335,12 @@ TEST(EditFindings, ValidateListsUnreadableFilesAndReadsStdin) {
 TEST(CliEditCommand, NextEditFinishesAnInterruptedInPlaceEdit) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("journal");
-  auto done = copy_into(dir, "models/stories260K.gguf", "done.gguf");
+  auto done = copy_data_into(dir, "models/stories260K.gguf", "done.gguf");
   ASSERT_EQ(run_cli({"set", done.string(), "general.name", "journaled", "--in-place=always"}).exit_code, 0);
   auto done_bytes = gguf::test::read_bytes(done);
   auto room = gguf::file::open(done)->data_offset();
   std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + static_cast<long>(room));
-  auto p = copy_into(dir, "models/stories260K.gguf", "a.gguf");
+  auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   auto torn = gguf::test::read_bytes(p);
   std::memset(torn.data() + 100, 0xAB, 200);  // killed while the region was written
   gguf::test::write_bytes(p, torn);

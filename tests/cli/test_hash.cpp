@@ -104,10 +104,8 @@ TEST(CliHash, CheckFindsAFlippedByteAsGgufHashDoes) {
 
 TEST(CliHash, SplitModelHashesAsTheMergedModel) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "hash-split";
-  fs::create_directories(dir);
   const std::string in = data_file("models/stories260K-Q8_0.gguf").string();
-  ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "7"}).exit_code, 0);
+  const fs::path dir = gguf::test::split_data_into("hash-split", "models/stories260K-Q8_0.gguf", 7).dir;
   auto whole = run_cli({"hash", "--all", "--uuid", in});
   for (const char* shard : {"m-00001-of-00007.gguf", "m-00004-of-00007.gguf"}) {
     auto part = run_cli({"hash", "--all", "--uuid", "--threads", "2", (dir / shard).string()});

@@ -19,15 +19,12 @@
 
 namespace fs = std::filesystem;
 using gguf::test::data_file;
+using gguf::test::copy_data_into;
 using gguf::test::run_cli;
 
 namespace {
 
 fs::path dir_for(const std::string& name) { return gguf::test::fresh_dir("issue29-" + name); }
-
-fs::path copy_into(const fs::path& dir, const std::string& rel, const std::string& name) {
-  return gguf::test::copy_data_into(dir, rel, name);
-}
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> out;
@@ -73,7 +70,7 @@ TEST(Issue29, Item7WriteCommandsRefuseAUrlAtOnce) {
 TEST(Issue29, Item8MergeSaysSuccessOnlyAfterIt) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("merge");
-  auto in = copy_into(dir, model, "in.gguf");
+  auto in = copy_data_into(dir, model, "in.gguf");
   ASSERT_EQ(run_cli({"split", in.string(), (dir / "s").string(), "--split-max-tensors", "20"}).exit_code, 0);
   const std::string first = (dir / "s-00001-of-00003.gguf").string();
   ASSERT_TRUE(fs::exists(first));
@@ -100,7 +97,7 @@ TEST(Issue29, Item8MergeSaysSuccessOnlyAfterIt) {
 TEST(Issue29, Item9AnExistingOutIsReplacedOnlyWithForce) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("overwrite");
-  auto in = copy_into(dir, model, "in.gguf");
+  auto in = copy_data_into(dir, model, "in.gguf");
   auto out = dir / "out.bin";
   const std::vector<std::vector<std::string>> cmds = {
       {"edit", in.string(), "-o", out.string(), "--set", "general.name=x"},
@@ -123,7 +120,7 @@ TEST(Issue29, Item9AnExistingOutIsReplacedOnlyWithForce) {
     EXPECT_NE(gguf::test::read_bytes(out).size(), 8u) << c[0];
   }
   // split whose first shard would be its own input: refused even with --force.
-  auto self = copy_into(dir, model, "s-00001-of-00003.gguf");
+  auto self = copy_data_into(dir, model, "s-00001-of-00003.gguf");
   const auto before = gguf::test::read_bytes(self);
   for (bool force : {false, true}) {
     std::vector<std::string> c = {"split", self.string(), (dir / "s").string(), "--split-max-tensors", "20"};
@@ -134,7 +131,7 @@ TEST(Issue29, Item9AnExistingOutIsReplacedOnlyWithForce) {
     EXPECT_EQ(gguf::test::read_bytes(self), before);
   }
   // edit FILE -o FILE is a streamed rewrite (as its help says), never in place.
-  auto same = copy_into(dir, model, "same.gguf");
+  auto same = copy_data_into(dir, model, "same.gguf");
   struct stat a {}, b {};
   ASSERT_EQ(::stat(same.c_str(), &a), 0);
   auto r = run_cli({"set", same.string(), "general.name", "y", "-o", same.string()});
@@ -150,7 +147,7 @@ TEST(Issue29, Item9AnExistingOutIsReplacedOnlyWithForce) {
 TEST(Issue29, Item10ConvertEndianTakesTheBreakLinksItSuggests) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("links");
-  auto in = copy_into(dir, model, "in.gguf");
+  auto in = copy_data_into(dir, model, "in.gguf");
   fs::create_hard_link(in, dir / "other-name.gguf");
   auto r = run_cli({"convert-endian", in.string(), "--to", "big"});
   EXPECT_NE(r.exit_code, 0);
@@ -187,7 +184,7 @@ TEST(Issue29, Item11StandardInput) {
 TEST(Issue29, Item11DashIsNotAnOutputFile) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("dash-out");
-  const std::string in = copy_into(dir, model, "m.gguf").string();
+  const std::string in = copy_data_into(dir, model, "m.gguf").string();
   auto r = run_cli({"split", in, (dir / "s").string(), "--split-max-tensors", "30"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto before = names_in(dir);
@@ -230,7 +227,7 @@ TEST(Issue29, Item12EveryUrlCommandTakesTheRemoteOptions) {
 TEST(Issue29, Item13SpecialTokenOptionsRepeat) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("special");
-  auto in = copy_into(dir, model, "in.gguf");
+  auto in = copy_data_into(dir, model, "in.gguf");
   auto r = run_cli({"edit", in.string(), "--special-token-by-id", "bos", "5", "--special-token-by-id", "eos", "6",
                     "--special-token", "unk", "<s>", "--special-token", "pad", "</s>"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -304,7 +301,7 @@ TEST(Issue29, Item17HashCheckExitCodesAndNewlines) {
 TEST(Issue29, Item19EstimateReadsEveryShard) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("estimate-shards");
-  auto in = copy_into(dir, model, "in.gguf");
+  auto in = copy_data_into(dir, model, "in.gguf");
   ASSERT_EQ(run_cli({"split", in.string(), (dir / "s").string(), "--split-max-tensors", "20"}).exit_code, 0);
   auto whole = run_cli({"estimate", in.string(), "--json"});
   auto shard = run_cli({"estimate", (dir / "s-00002-of-00003.gguf").string(), "--json"});
@@ -324,12 +321,12 @@ TEST(Issue29, Item19EstimateReadsEveryShard) {
 TEST(Issue29, Item3ReadersReadAnInterruptedEditWithoutWriting) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("journal");
-  auto done = copy_into(dir, model, "done.gguf");
+  auto done = copy_data_into(dir, model, "done.gguf");
   ASSERT_EQ(run_cli({"set", done.string(), "general.name", "journaled", "--in-place=always"}).exit_code, 0);
   auto done_bytes = gguf::test::read_bytes(done);
   auto room = gguf::file::open(done)->data_offset();
   std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + static_cast<long>(room));
-  auto p = copy_into(dir, model, "a.gguf");
+  auto p = copy_data_into(dir, model, "a.gguf");
   auto torn = gguf::test::read_bytes(p);
   std::memset(torn.data() + 100, 0xAB, 200);  // killed while the region was written
   gguf::test::write_bytes(p, torn);
@@ -374,7 +371,7 @@ TEST(Issue29, Item3ReadersReadAnInterruptedEditWithoutWriting) {
 TEST(Issue29, Item4UnknownPreTokenizerIsRefused) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("pre");
-  auto p = copy_into(dir, "vocab/ggml-vocab-llama-bpe.gguf", "bpe.gguf");
+  auto p = copy_data_into(dir, "vocab/ggml-vocab-llama-bpe.gguf", "bpe.gguf");
   const auto before = gguf::test::read_bytes(p);
   auto r = run_cli({"set", p.string(), "tokenizer.ggml.pre", "stablelm"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -395,7 +392,7 @@ TEST(Issue29, Item4UnknownPreTokenizerIsRefused) {
 TEST(Issue29, Item5InvalidUtf8IsAnErrorAndIsNotWritten) {
   GGUF_REQUIRE_DATA();
   auto dir = dir_for("utf8");
-  auto p = copy_into(dir, model, "m.gguf");
+  auto p = copy_data_into(dir, model, "m.gguf");
   const auto before = gguf::test::read_bytes(p);
   std::ofstream(dir / "bad.txt", std::ios::binary) << "\xff\xfe";
   auto r = run_cli({"edit", p.string(), "--set-file", "general.name=" + (dir / "bad.txt").string()});

@@ -126,13 +126,8 @@ TEST(CliSplit, ShardsEqualGgufSplitsAndMergeGivesTheInputBack) {
 TEST(CliSplit, TokenizeAndEmbedOnAShardEqualTheUnsplitFile) {
   GGUF_REQUIRE_DATA();
   for (const char* model : {"models/stories260K.gguf", "models/llama-2-tiny-random.gguf"}) {
-    const fs::path dir = temp_dir() / "split-read" / fs::path(model).stem();
-    fs::create_directories(dir);
     const std::string in = data_file(model).string();
-    ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "3"}).exit_code, 0);
-    std::vector<fs::path> shards;
-    for (const auto& f : fs::directory_iterator(dir)) shards.push_back(f.path());
-    std::sort(shards.begin(), shards.end());
+    const auto shards = split_data_into("split-read-" + fs::path(model).stem().string(), model, 3).shards;
     ASSERT_GE(shards.size(), 2u);
     for (const std::string text : {"Once upon a time, there was a little girl.", "héllo  wörld <s> 123"}) {
       for (const char* cmd : {"tokenize", "embed"}) {
@@ -152,15 +147,11 @@ TEST(CliSplit, TokenizeAndEmbedOnAShardEqualTheUnsplitFile) {
 // (tensors, parameters) are the whole model's, as for the unsplit file.
 TEST(CliSplit, InfoOnAShardGivesItsOwnSizeAndTheSet) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "split-info";
-  fs::create_directories(dir);
   const std::string in = data_file("models/stories260K-Q8_0.gguf").string();
-  ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "10"}).exit_code, 0);
-  std::vector<fs::path> shards;
-  uint64_t total = 0;
-  for (const auto& f : fs::directory_iterator(dir)) shards.push_back(f.path()), total += fs::file_size(f.path());
-  std::sort(shards.begin(), shards.end());
+  const auto shards = split_data_into("split-info", "models/stories260K-Q8_0.gguf", 10).shards;
   ASSERT_GE(shards.size(), 3u);
+  uint64_t total = 0;
+  for (const auto& s : shards) total += fs::file_size(s);
   const auto whole = nlohmann::json::parse(run_cli({"info", "--json", in}).out);
   EXPECT_FALSE(whole.contains("split"));
   for (size_t i = 0; i < shards.size(); ++i) {
@@ -181,10 +172,8 @@ TEST(CliSplit, InfoOnAShardGivesItsOwnSizeAndTheSet) {
 
 TEST(CliSplit, BrokenSetsAreClearErrorsNamingTheShard) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "split-broken";
-  fs::create_directories(dir);
   const std::string in = data_file("models/stories260K-Q4_0.gguf").string();
-  ASSERT_EQ(run_cli({"split", in, (dir / "m").string(), "--split-max-tensors", "20"}).exit_code, 0);
+  const fs::path dir = split_data_into("split-broken", "models/stories260K-Q4_0.gguf", 20).dir;
   const fs::path s1 = dir / "m-00001-of-00003.gguf", s2 = dir / "m-00002-of-00003.gguf",
                  s3 = dir / "m-00003-of-00003.gguf";
   // A missing shard: named in the error, from merge, info and validate.

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -74,6 +75,25 @@ std::filesystem::path copy_data_into(const std::filesystem::path& dir, const std
   return dst;
 }
 
+std::vector<std::string> temps_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    auto n = e.path().filename().string();
+    if (n.find(".tmp-") != std::string::npos || n.find("journal") != std::string::npos) out.push_back(n);
+  }
+  return out;
+}
+
+split_shards split_data_into(const std::string& name, const std::string& rel, unsigned max_tensors) {
+  split_shards s{fresh_dir(name), {}};
+  auto r = run_cli({"split", data_file(rel).string(), (s.dir / "m").string(), "--split-max-tensors",
+                    std::to_string(max_tensors)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return s;
+  for (const auto& f : std::filesystem::directory_iterator(s.dir)) s.shards.push_back(f.path());
+  std::sort(s.shards.begin(), s.shards.end());
+  return s;
+}
 
 namespace {
 std::string quote(const std::string& s) {

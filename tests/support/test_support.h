@@ -26,6 +26,19 @@ std::filesystem::path fresh_dir(const std::string& name);
 /// A writable copy of the data file `rel` (data_file) as dir / name.
 std::filesystem::path copy_data_into(const std::filesystem::path& dir, const std::string& rel, const std::string& name);
 
+/// The names of the write leftovers in `dir`: temp files (".tmp-") and edit journals
+/// ("journal"), in directory order.
+std::vector<std::string> temps_in(const std::filesystem::path& dir);
+
+/// The shards of a data file split by the CLI (split_data_into).
+struct split_shards {
+  std::filesystem::path dir;                  ///< the fresh folder holding them
+  std::vector<std::filesystem::path> shards;  ///< DIR/m-%05d-of-%05d.gguf, sorted by name
+};
+/// Splits the data file `rel` with `gguf split FILE DIR/m --split-max-tensors N` into a
+/// fresh folder DIR = fresh_dir(name); a failed split is a test failure (no shards).
+split_shards split_data_into(const std::string& name, const std::string& rel, unsigned max_tensors);
+
 /// A GoogleTest parameter name made of `s`: every character but [A-Za-z0-9] becomes '_'.
 std::string test_name(std::string s);
 
