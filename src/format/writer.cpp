@@ -208,29 +208,18 @@ template value value::array<uint64_t>(std::span<const uint64_t>);
 template value value::array<int64_t>(std::span<const int64_t>);
 template value value::array<double>(std::span<const double>);
 
-namespace {
-template <class S>
-value make_string_array(std::span<const S> elems, std::string& payload) {
-  put_le<uint32_t>(payload, static_cast<uint32_t>(value_type::string));
-  put_le<uint64_t>(payload, elems.size());
-  for (const auto& e : elems) put_string(payload, e);
-  return {};
-}
-}  // namespace
-
 value value::string_array(std::span<const std::string> elems) {
-  value v;
-  v.type_ = value_type::array;
-  v.elem_ = value_type::string;
-  make_string_array(elems, v.payload_);
-  return v;
+  const std::vector<std::string_view> views(elems.begin(), elems.end());
+  return string_array(views);
 }
 
 value value::string_array(std::span<const std::string_view> elems) {
   value v;
   v.type_ = value_type::array;
   v.elem_ = value_type::string;
-  make_string_array(elems, v.payload_);
+  put_le<uint32_t>(v.payload_, static_cast<uint32_t>(value_type::string));
+  put_le<uint64_t>(v.payload_, elems.size());
+  for (const auto& e : elems) put_string(v.payload_, e);
   return v;
 }
 

@@ -15,8 +15,7 @@ using namespace gguf::test;
 
 TEST(CliConvertEndian, RoundTripGivesEveryFileBack) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "endian";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("endian");
   int files = 0;
   for (const char* sub : {"models", "quant", "vocab", "compat"}) {
     for (const auto& e : fs::directory_iterator(data_dir() / sub)) {
@@ -45,8 +44,7 @@ TEST(CliConvertEndian, RoundTripGivesEveryFileBack) {
 
 TEST(CliConvertEndian, BigEndianOutputEqualsGgufPys) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "endian-py";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("endian-py");
   const std::pair<const char*, const char*> cases[] = {
       {"models/stories260K.gguf", "compat/stories260K-be.gguf"},
       {"models/stories260K-Q8_0.gguf", "compat/stories260K-Q8_0-be.gguf"},
@@ -84,8 +82,7 @@ TEST(CliConvertEndian, EveryFixtureTypeDequantizesFromBigEndianExactly) {
 
 TEST(CliConvertEndian, DryRunAndInPlace) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "endian-inplace";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("endian-inplace");
   const fs::path p = dir / "m.gguf";
   write_bytes(p, read_bytes(data_file("models/stories260K-Q4_0.gguf")));
   const auto before = read_bytes(p);

@@ -76,8 +76,7 @@ TEST(CliHash, CheckFindsAFlippedByteAsGgufHashDoes) {
   GGUF_REQUIRE_DATA();
   const auto all = read_sections(reference_dir() / "hash" / "stories260K-Q4_0.txt");
   ASSERT_GE(all.size(), 2u);
-  const fs::path dir = temp_dir() / "flip";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("flip");
   const fs::path flipped = dir / "flipped.gguf";
   auto bytes = read_bytes(data_file("models/stories260K-Q4_0.gguf"));
   bytes.at(200000) ^= std::byte{1};

@@ -209,8 +209,7 @@ TEST(CliSplit, BrokenSetsAreClearErrorsNamingTheShard) {
 // error), for every command that checks OUT this way.
 TEST(CliSplit, AMissingOutputFolderIsSaidBeforeThePlan) {
   GGUF_REQUIRE_DATA();
-  const fs::path dir = temp_dir() / "split-no-folder";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("split-no-folder");
   const std::string in = data_file("models/stories260K-Q4_0.gguf").string();
   const fs::path missing = dir / "missing";
   auto s = run_cli({"split", in, (missing / "m").string(), "--split-max-tensors", "20"});

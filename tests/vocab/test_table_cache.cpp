@@ -189,8 +189,7 @@ TEST(TokenizerCache, AnUnwritableFolderOnlyCostsTheBuild) {
     EXPECT_TRUE(fs::is_regular_file(blocker));
     return;
   }
-  const fs::path dir = temp_dir() / "cache-readonly";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("cache-readonly");
   fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
   const fs::path model = data_dir() / "vocab" / "ggml-vocab-llama-spm.gguf";
   const auto v = load(model, dir);
@@ -428,8 +427,7 @@ TEST(TokenizerCache, AFifoUnderACacheNameIsNotWaitedFor) {
 
 TEST(TokenizerCache, IdentityRecordsAreKeptToTheirCap) {
   if (data_dir().empty()) GTEST_SKIP() << "no test data";
-  const fs::path dir = temp_dir() / "cache-ident-cap";
-  fs::create_directories(dir);
+  const fs::path dir = gguf::test::fresh_dir("cache-ident-cap");
   const size_t cap = gguf::vocab_detail::max_ident_files;
   // old records, then a load that writes a cache file (the prune runs after a write)
   // (names as the disk cache gives them: ident-<32 hex digits>.key)
