@@ -13,13 +13,9 @@
 #include <sstream>
 
 #include "gguf/vocab.h"
+#include "bench_data.h"
 
 namespace {
-
-std::filesystem::path data_dir() {
-  if (const char* e = std::getenv("GGUF_TEST_DATA")) return e;
-  return GGUF_TEST_DATA_DEFAULT;
-}
 
 struct fixture {
   gguf::file f;
@@ -33,10 +29,7 @@ const fixture& fx() {
   static const fixture x = [] {
     auto f = gguf::file::open(data_dir() / "vocab" / "ggml-vocab-llama-bpe.gguf").value();
     auto v = gguf::vocab::load(f).value();
-    std::ifstream in(data_dir() / "corpus" / "bench.txt", std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    fixture r{f, v, ss.str(), {}, 0};
+    fixture r{f, v, read_whole(data_dir() / "corpus" / "bench.txt"), {}, 0};
     std::string_view t = r.text;
     for (size_t p = 0; p < t.size();) {
       size_t q = t.find('\n', p);

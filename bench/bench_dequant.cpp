@@ -21,15 +21,11 @@
 #include "../src/quant/kernels.h"  // kernel_isa, dequantize_row_isa: to time the scalar path too
 #include "gguf/file.h"
 #include "gguf/quant.h"
+#include "bench_data.h"
 
 namespace {
 
 constexpr size_t n_rows = 4096, n_cols = 256, n_elems = n_rows * n_cols;
-
-std::string data(const std::string& rel) {
-  const char* env = std::getenv("GGUF_TEST_DATA");
-  return (env && *env ? std::string(env) : std::string(GGUF_TEST_DATA_DEFAULT)) + "/" + rel;
-}
 
 // n_elems elements of `type`: the fixture's blocks tiled, or generated plain values.
 std::vector<std::byte> make_input(gguf::ggml_type type, const gguf::file* fixture) {

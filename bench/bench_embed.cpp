@@ -20,15 +20,11 @@
 
 #include "gguf/model.h"
 #include "gguf/vocab.h"
+#include "bench_data.h"
 
 namespace {
 
 constexpr size_t target_tokens = 1000;
-
-std::string data(const std::string& rel) {
-  const char* env = std::getenv("GGUF_TEST_DATA");
-  return (env && *env ? std::string(env) : std::string(GGUF_TEST_DATA_DEFAULT)) + "/" + rel;
-}
 
 struct fixture {
   std::optional<gguf::file> f;
@@ -48,10 +44,7 @@ const fixture& get() {
     if (!m) return x.error = m.error().message(), x;
     auto v = gguf::vocab::load(*f);
     if (!v) return x.error = v.error().message(), x;
-    std::ifstream in(data("corpus/prose-en.txt"));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string corpus = ss.str().substr(0, 20000);
+    std::string corpus = read_whole(data("corpus/prose-en.txt")).substr(0, 20000);
     // The longest prefix (on a token boundary of the whole) with at most 1,000 tokens.
     auto all = v->tokenize(corpus, true, false);
     if (!all || all->size() < target_tokens) return x.error = "corpus too short", x;

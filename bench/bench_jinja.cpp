@@ -13,13 +13,9 @@
 
 #include "chat/jinja/jinja.h"
 #include "gguf/file.h"
+#include "bench_data.h"
 
 namespace {
-
-std::string data_dir() {
-  const char* e = std::getenv("GGUF_TEST_DATA");
-  return e ? e : GGUF_TEST_DATA_DEFAULT;
-}
 
 struct fixture {
   std::string source;
@@ -30,7 +26,7 @@ struct fixture {
   std::string why;
 
   fixture() {
-    auto f = gguf::file::open(data_dir() + "/vocab/ggml-vocab-gemma-4.gguf");
+    auto f = gguf::file::open(data("vocab/ggml-vocab-gemma-4.gguf"));
     if (!f) {
       why = f.error().message();
       return;
@@ -41,10 +37,7 @@ struct fixture {
       return;
     }
     source = std::string(*t);
-    std::ifstream in(std::string(GGUF_SOURCE_DIR) + "/bench/data/jinja_conversation.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ctx_json = nlohmann::ordered_json::parse(ss.str());
+    ctx_json = nlohmann::ordered_json::parse(read_whole(std::string(GGUF_SOURCE_DIR) + "/bench/data/jinja_conversation.json"));
     ctx = gguf::jinja::value::from_json(ctx_json);
     auto p = gguf::jinja::parse(source);
     if (!p) {

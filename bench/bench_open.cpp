@@ -9,13 +9,9 @@
 
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "bench_data.h"
 
 namespace {
-
-std::string data(const std::string& rel) {
-  const char* env = std::getenv("GGUF_TEST_DATA");
-  return (env && *env ? std::string(env) : std::string(GGUF_TEST_DATA_DEFAULT)) + "/" + rel;
-}
 
 void open_file(benchmark::State& state, const std::string& rel) {
   auto path = data(rel);

@@ -13,23 +13,14 @@
 #include <sstream>
 
 #include "gguf/vocab.h"
+#include "bench_data.h"
 
 namespace {
-
-std::filesystem::path data_dir() {
-  if (const char* e = std::getenv("GGUF_TEST_DATA")) return e;
-  return GGUF_TEST_DATA_DEFAULT;
-}
 
 std::string vocab_path(const std::string& name) { return (data_dir() / "vocab" / ("ggml-vocab-" + name + ".gguf")).string(); }
 
 const std::string& corpus() {
-  static const std::string text = [] {
-    std::ifstream in(data_dir() / "corpus" / "bench.txt", std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }();
+  static const std::string text = read_whole(data_dir() / "corpus" / "bench.txt");
   return text;
 }
 

@@ -26,6 +26,7 @@
 
 #include "gguf/file.h"
 #include "gguf/vocab.h"
+#include "bench_data.h"
 
 namespace {
 double median(std::vector<double> v) {
@@ -57,10 +58,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
   const bool add_special = argc > 4 && std::atoi(argv[4]);
   const bool parse_special = argc > 5 && std::atoi(argv[5]);
-  std::ifstream in(argv[2], std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_whole(argv[2]);
 
   const char* cache = std::getenv("GGUF_BENCH_CACHE_DIR");
   struct loaded {

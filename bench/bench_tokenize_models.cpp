@@ -13,21 +13,12 @@
 
 #include "gguf/file.h"
 #include "gguf/vocab.h"
+#include "bench_data.h"
 
 namespace {
 
-std::string data(const std::string& rel) {
-  const char* env = std::getenv("GGUF_TEST_DATA");
-  return (env && *env ? std::string(env) : std::string(GGUF_TEST_DATA_DEFAULT)) + "/" + rel;
-}
-
 const std::string& corpus() {
-  static const std::string text = [] {
-    std::ifstream in(data("corpus/bench.txt"), std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }();
+  static const std::string text = read_whole(data("corpus/bench.txt"));
   return text;
 }
 
