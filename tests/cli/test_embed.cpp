@@ -75,10 +75,7 @@ TEST(ModelEmbedData, EmbedJsonlMatchesEveryExpectedModel) {
     SCOPED_TRACE(name);
     auto model_path = gguf::test::data_dir() / "models" / (name + ".gguf");
     ASSERT_TRUE(std::filesystem::exists(model_path));
-    std::ifstream want_in(e.path());
-    std::stringstream want_ss;
-    want_ss << want_in.rdbuf();
-    auto want = lines_of(want_ss.str());
+    auto want = lines_of(gguf::test::read_text(e.path()));
     ASSERT_EQ(want.size(), texts.size());
 
     for (const char* threads : {"1", "2"}) {  // --threads 2: lines on two workers, output in input order

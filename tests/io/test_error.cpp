@@ -39,11 +39,8 @@ TEST(Error, ResultWithAndWithoutExceptions) {
 }
 
 TEST(Error, CodesAreTheOnesDocsErrorsMdLists) {
-  std::ifstream in(gguf::test::source_dir() / "docs/errors.md");
-  ASSERT_TRUE(in) << "docs/errors.md";
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string s = text.str();
+  const std::string s = gguf::test::read_text(gguf::test::source_dir() / "docs/errors.md");
+  ASSERT_FALSE(s.empty()) << "docs/errors.md";
   const std::regex row(R"(\n\| (\d+) \| `([a-z_0-9]+)` \|)");
   int rows = 0;
   for (auto it = std::sregex_iterator(s.begin(), s.end(), row); it != std::sregex_iterator(); ++it) {

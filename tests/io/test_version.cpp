@@ -11,11 +11,8 @@
 #include "test_support.h"
 
 TEST(Version, IsTheProjectVersionOfCMakeLists) {
-  std::ifstream in(gguf::test::source_dir() / "CMakeLists.txt");
-  ASSERT_TRUE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string s = text.str();
+  const std::string s = gguf::test::read_text(gguf::test::source_dir() / "CMakeLists.txt");
+  ASSERT_FALSE(s.empty());
   std::smatch m;
   ASSERT_TRUE(std::regex_search(s, m, std::regex(R"(project\(gguf VERSION ([0-9]+\.[0-9]+\.[0-9]+))")));
   EXPECT_EQ(std::string(gguf::version()), m[1].str());

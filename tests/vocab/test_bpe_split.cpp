@@ -49,11 +49,8 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
   const auto fast = make_bpe(v, true);
   const auto ref = make_bpe(v, false);
 
-  std::ifstream in(gguf::test::data_file("corpus/bench.txt"), std::ios::binary);
-  ASSERT_TRUE(in) << "corpus/bench.txt missing";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string corpus = ss.str().substr(0, 300000);
+  std::string corpus = gguf::test::read_text(gguf::test::data_file("corpus/bench.txt")).substr(0, 300000);
+  ASSERT_FALSE(corpus.empty()) << "corpus/bench.txt missing";
   if (row->flags & pre_escape_ws) {
     std::string e;
     for (char c : corpus) e += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);

@@ -84,10 +84,7 @@ TEST(pre_tokenizer, dollar_only_at_end) {
 std::string corpus() {
   std::string all;
   for (const char* name : {"corpus/multilingual.txt", "corpus/code.txt"}) {
-    std::ifstream in(gguf::test::data_file(name), std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    all += ss.str().substr(0, 400000);
+    all += gguf::test::read_text(gguf::test::data_file(name)).substr(0, 400000);
   }
   all += " \t\r\n  x  \n\n 'S 'LL 'Ve ' s''' 123456789 ١٢٣ ½ 𝟘 \xC2\xA0\xC2\xA0" "a\xE3\x80\x80 \xFF\xFE abc\x80 end  ";
   return all;

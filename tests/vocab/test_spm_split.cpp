@@ -39,11 +39,9 @@ TEST_P(spm_split, matches_the_single_queue_reference) {
   const auto ref = make_spm(v, false);
 
   // 1. a long real fragment: the first 200 kB of bench.txt as one fragment
-  std::ifstream in(gguf::test::data_file("corpus/bench.txt"), std::ios::binary);
-  ASSERT_TRUE(in) << "corpus/bench.txt missing";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string corpus = escape_spaces(ss.str().substr(0, 200000));
+  const std::string text = gguf::test::read_text(gguf::test::data_file("corpus/bench.txt"));
+  ASSERT_FALSE(text.empty()) << "corpus/bench.txt missing";
+  const std::string corpus = escape_spaces(text.substr(0, 200000));
   const auto want = models::tokenize(*ref, corpus);
   const auto got = models::tokenize(*fast, corpus);
   ASSERT_GT(want.size(), 10000u);

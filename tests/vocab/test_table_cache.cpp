@@ -80,12 +80,6 @@ std::vector<std::vector<int32_t>> ids_of(const gguf::vocab& v, const std::string
   return out;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 void write_file(const fs::path& p, const std::string& s) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << s;
@@ -136,7 +130,7 @@ TEST(TokenizerCache, DamagedOrForeignFilesAreRebuilt) {
   auto files = cache_files(dir);
   ASSERT_EQ(files.size(), 2u);
   const fs::path ugm_cache = files[0] == bpe_cache ? files[1] : files[0];
-  const std::string good = read_file(bpe_cache);
+  const std::string good = gguf::test::read_text(bpe_cache);
   ASSERT_GT(good.size(), 4096u);
 
   const auto expect_rebuilt = [&](const char* what) {
@@ -144,7 +138,7 @@ TEST(TokenizerCache, DamagedOrForeignFilesAreRebuilt) {
     const auto v = load(bpe, dir);
     EXPECT_FALSE(v.from_cache());
     EXPECT_EQ(ids_of(v, text), want_bpe);
-    EXPECT_EQ(read_file(bpe_cache), good) << "the file is written anew";
+    EXPECT_EQ(gguf::test::read_text(bpe_cache), good) << "the file is written anew";
     EXPECT_TRUE(load(bpe, dir).from_cache());
   };
   std::string bad = good;
@@ -164,7 +158,7 @@ TEST(TokenizerCache, DamagedOrForeignFilesAreRebuilt) {
   expect_rebuilt("another vocabulary's file");
   // another vocabulary's tables with this one's key and a valid checksum: the tables do
   // not fit (token count, table names), the load starts over without them
-  std::string forged = read_file(ugm_cache);
+  std::string forged = gguf::test::read_text(ugm_cache);
   std::memcpy(forged.data() + 16, good.data() + 16, 16);  // key
   const uint64_t sum = XXH3_64bits(forged.data() + 64, forged.size() - 64);
   std::memcpy(forged.data() + 40, &sum, 8);
@@ -204,7 +198,7 @@ TEST(TokenizerCache, AnEditedFileHasAnotherKey) {
   // file size are unchanged): its tables differ, and so does the key
   const fs::path src = data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf";
   const fs::path copy = temp_dir() / "gpt2-edited.gguf";
-  std::string bytes = read_file(src);
+  std::string bytes = gguf::test::read_text(src);
   const std::string from = "Hello", to = "Jello";
   const size_t at = bytes.find(std::string("\x05\0\0\0\0\0\0\0", 8) + from);
   ASSERT_NE(at, std::string::npos);
@@ -264,7 +258,7 @@ TEST(TokenizerCache, AnUnchangedFileIsKnownByItsIdentity) {
   // record is not used.
   if (data_dir().empty()) GTEST_SKIP() << "no test data";
   const fs::path copy = temp_dir() / "ident-gpt2.gguf";
-  std::string bytes = read_file(data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf");
+  std::string bytes = gguf::test::read_text(data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf");
   write_file(copy, bytes);
   const fs::path dir = temp_dir() / "cache-ident";
   const std::string text = "Hello world, the identity of a file";
@@ -295,7 +289,7 @@ TEST(TokenizerCache, AnUnchangedFileIsKnownByItsIdentity) {
   }
   // damaged records are not used (and the key is hashed again, to the same file)
   const fs::path record = ident_files(dir).at(0);
-  const std::string good = read_file(record);
+  const std::string good = gguf::test::read_text(record);
   for (const std::string& bad : {good.substr(0, 31), good + "x", std::string("XGUFVTI1") + good.substr(8),
                                  good.substr(0, 24) + std::string(7, '\0') + "\x01"}) {
     write_file(record, bad);
@@ -365,7 +359,7 @@ TEST(TokenizerCache, AVerifiedFileIsNotHashedAgainUntilItChanges) {
   }
   EXPECT_EQ(fs::last_write_time(bin), bin_time) << "a use touches the record, not the file";
   // damaged records are not used: the payload is hashed again, and found whole
-  const std::string good_record = read_file(record);
+  const std::string good_record = gguf::test::read_text(record);
   for (std::string bad : {good_record.substr(0, 20), good_record + "x", "X" + good_record.substr(1), good_record}) {
     if (bad == good_record) bad[bad.size() - 1] ^= 1;  // another checksum
     write_file(record, bad);
@@ -376,7 +370,7 @@ TEST(TokenizerCache, AVerifiedFileIsNotHashedAgainUntilItChanges) {
   write_file(record, good_record);
   ASSERT_TRUE(open_cache(model, dir)->vouched());
   // one flipped bit, the modification time put back: the change time still moved
-  const std::string good = read_file(bin);
+  const std::string good = gguf::test::read_text(bin);
   std::string bad = good;
   bad[good.size() / 2] ^= 0x40;
   write_file(bin, bad);
@@ -390,7 +384,7 @@ TEST(TokenizerCache, AVerifiedFileIsNotHashedAgainUntilItChanges) {
   const auto v = load(model, dir);  // rebuilt
   EXPECT_FALSE(v.from_cache());
   EXPECT_EQ(ids_of(v, text), want);
-  EXPECT_EQ(read_file(bin), good);
+  EXPECT_EQ(gguf::test::read_text(bin), good);
   // pruning a file removes its record
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   ASSERT_TRUE(open_cache(model, dir)->hit());
