@@ -3,6 +3,7 @@
 // this layout first, by the swap layouts of gguf/byte_swap.h (ggml_swap_layout).
 #include <array>
 
+#include "quant/cpu_features.h"
 #include "quant/kernels.h"
 
 #if GGUF_QUANT_X86
@@ -80,13 +81,7 @@ const kernel_row* kernels_for(ggml_type type) noexcept {
 
 bool cpu_has_avx2() noexcept {
 #if GGUF_QUANT_X86
-  // F16C through cpuid leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports has no "f16c".
-  static const bool has = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-    return __builtin_cpu_supports("avx2") && f16c;
-  }();
-  return has;
+  return cpu().avx2 && cpu().f16c;
 #else
   return false;
 #endif
@@ -94,9 +89,7 @@ bool cpu_has_avx2() noexcept {
 
 bool cpu_has_avx512() noexcept {
 #if GGUF_QUANT_X86
-  static const bool has = cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
-                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-  return has;
+  return cpu_has_avx2() && cpu().avx512f && cpu().avx512bw && cpu().avx512vl;
 #else
   return false;
 #endif

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "quant/cpu_features.h"
 #include "quant/kernels.h"
 
 #if GGUF_QUANT_X86
@@ -52,8 +53,7 @@ __attribute__((target("avx"))) void stream_copy_avx(float* dst, const float* src
 }
 
 bool cpu_has_avx512f() noexcept {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
+  return cpu().avx512f;
 }
 #endif
 
@@ -73,7 +73,7 @@ size_t stream_threshold_bytes() noexcept {
 
 bool stream_worthwhile(size_t out_bytes) noexcept {
 #if GGUF_QUANT_X86
-  return out_bytes > stream_threshold_bytes() && __builtin_cpu_supports("avx");
+  return out_bytes > stream_threshold_bytes() && cpu().avx;
 #else
   (void)out_bytes;
   return false;

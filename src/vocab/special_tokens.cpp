@@ -166,24 +166,23 @@ void vocab::impl::build_special_index() {
             [&](int32_t a, int32_t b) { return d.tokens[a].text.size() > d.tokens[b].text.size(); });
   plain_special = std::any_of(special_cache.begin(), special_cache.end(),
                               [&](int32_t id) { return !(d.attrs[id] & (attr_control | attr_unknown)); });
-  bucket_start.assign(65537, 0);
   for (auto& s : single_byte) s.clear();
+  pair_bits.assign(1024, 0);
   const auto key = [&](std::string_view t) { return (uint32_t(uint8_t(t[0])) << 8) | uint8_t(t[1]); };
+  std::vector<std::pair<uint32_t, uint32_t>> keyed;  // {key, index}
   for (uint32_t i = 0; i < special_cache.size(); ++i) {
     const std::string_view t = d.tokens[special_cache[i]].text;
     if (t.size() == 1) single_byte[uint8_t(t[0])].push_back(i);
-    else if (t.size() >= 2) ++bucket_start[key(t) + 1];
+    else if (t.size() >= 2) keyed.push_back({key(t), i});
   }
-  for (size_t i = 1; i < bucket_start.size(); ++i) bucket_start[i] += bucket_start[i - 1];
-  bucket_items.assign(bucket_start.back(), 0);
-  // Filled with bucket_start[k] as the cursor of bucket k, which then holds the start of
-  // bucket k + 1: moved up by one place (no second 256 KiB array of cursors).
-  for (uint32_t i = 0; i < special_cache.size(); ++i) {
-    const std::string_view t = d.tokens[special_cache[i]].text;
-    if (t.size() >= 2) bucket_items[bucket_start[key(t)]++] = i;
+  std::sort(keyed.begin(), keyed.end());
+  bucket_keys.clear();
+  bucket_items.clear();
+  for (const auto& [k, i] : keyed) {
+    bucket_keys.push_back(uint16_t(k));
+    bucket_items.push_back(i);
+    pair_bits[k >> 6] |= uint64_t{1} << (k & 63);
   }
-  std::memmove(bucket_start.data() + 1, bucket_start.data(), (bucket_start.size() - 2) * sizeof(uint32_t));
-  bucket_start[0] = 0;
 }
 
 }  // namespace gguf

@@ -41,7 +41,8 @@ std::vector<uint32_t> occurring_specials(const vocab::impl& v, std::string_view 
   if (text.size() >= 1024) {
     n_starts = 0;
     for (uint32_t c = 0; c < 256; ++c) {
-      starts[c] = !v.single_byte[c].empty() || v.bucket_start[(c << 8) + 256] != v.bucket_start[c << 8];
+      starts[c] = !v.single_byte[c].empty() ||
+                  (v.pair_bits[4 * c] | v.pair_bits[4 * c + 1] | v.pair_bits[4 * c + 2] | v.pair_bits[4 * c + 3]);
       if (starts[c]) ++n_starts, only = int(c);
     }
   }
@@ -56,7 +57,9 @@ std::vector<uint32_t> occurring_specials(const vocab::impl& v, std::string_view 
     for (uint32_t s : v.single_byte[c0]) seen[s] = 1;
     if (i + 1 >= text.size()) break;
     const uint32_t key = (uint32_t(c0) << 8) | uint8_t(text[i + 1]);
-    for (uint32_t j = v.bucket_start[key]; j < v.bucket_start[key + 1]; ++j) {
+    if (!v.has_pair(key)) continue;
+    const auto first = std::lower_bound(v.bucket_keys.begin(), v.bucket_keys.end(), uint16_t(key));
+    for (size_t j = size_t(first - v.bucket_keys.begin()); j < v.bucket_keys.size() && v.bucket_keys[j] == key; ++j) {
       const uint32_t s = v.bucket_items[j];
       if (seen[s]) continue;
       const std::string_view t = toks[v.special_cache[s]].text;

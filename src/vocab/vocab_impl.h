@@ -42,11 +42,16 @@ struct vocab::impl {
   /// Whether special_cache holds a token without the control and unknown attributes: the
   /// only ones that cut a text tokenized without parse_special.
   bool plain_special = false;
-  /// Candidate filter for the partition: special-cache indices bucketed by their first
-  /// two bytes (CSR over 65536 keys), and the one-byte ones by their byte.
-  std::vector<uint32_t> bucket_start;  // 65537 entries
+  /// Candidate filter for the partition: the special-cache indices of texts of two bytes
+  /// or more, sorted by their first two bytes (bucket_keys: (b0 << 8) | b1, bucket_items:
+  /// the index; equal keys in index order), a bitmap of the keys present (pair_bits, 8 KiB:
+  /// one bit test per text position, and no 256 KiB table to fill at every load), and the
+  /// one-byte ones by their byte.
+  std::vector<uint16_t> bucket_keys;
   std::vector<uint32_t> bucket_items;
+  std::vector<uint64_t> pair_bits;  // 1024 words
   std::array<std::vector<uint32_t>, 256> single_byte;
+  bool has_pair(uint32_t key) const noexcept { return (pair_bits[key >> 6] >> (key & 63)) & 1; }
 
   /// Load-time fix-ups (special_tokens.cpp): special tokens detected by their text and the
   /// end-of-generation list (fix_up_attrs), llama.cpp's per-model lstrip/rstrip by name

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "vocab/pre_tokenizer/pre_tokenizer.h"
+#include "vocab/runtime/prefault.h"
 #include "vocab/vocab_impl.h"
 
 namespace gguf {
@@ -248,7 +249,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
 
   // One pass: text, score, type and attributes of each token.
   d.tokens.clear();
-  d.tokens.reserve(n);
+  vocab_detail::prefaulted_reserve(d.tokens, n);  // 24 bytes a token: one call instead of a fault per page
   d.attrs.assign(n, uint16_t(attr_normal));
   size_t n_empty = 0;
   uint32_t max_len = 0;

@@ -140,3 +140,21 @@ TEST(CliHash, ManifestErrorsUseGgufHashExitCodes) {
   std::ofstream(other) << "xxh64  0123456789abcdef  other.gguf\n";
   EXPECT_EQ(run_cli({"hash", "--check", other.string(), in}).exit_code, 3);
 }
+
+// libcrypto is loaded only for SHA-1, SHA-256 and the UUID (tools/gguf/crypto_api.h):
+// without it xxHash still works, and a SHA asks for it in one line naming the library.
+TEST(CliHash, LoadsLibcryptoOnlyForShaAndSaysWhenItIsMissing) {
+  GGUF_REQUIRE_DATA();
+  const std::string in = data_file("models/stories260K-Q4_0.gguf").string();
+  const std::string missing = "GGUF_LIBCRYPTO=" + (temp_dir() / "no-such-libcrypto.so.3").string();
+  auto xxh = run_command("env", {missing, GGUF_CLI_PATH, "hash", "--xxh64", "--xxh3", in});
+  EXPECT_EQ(xxh.exit_code, 0) << xxh.err;
+  EXPECT_EQ(xxh.out, run_cli({"hash", "--xxh64", "--xxh3", in}).out);
+  for (const char* opt : {"--sha1", "--sha256", "--uuid"}) {
+    auto sha = run_command("env", {missing, GGUF_CLI_PATH, "hash", opt, in});
+    EXPECT_EQ(sha.exit_code, 2) << opt;
+    EXPECT_EQ(sha.out, "") << opt;
+    EXPECT_NE(sha.err.find("gguf: " + in + ": cannot load OpenSSL's libcrypto ("), std::string::npos) << sha.err;
+    EXPECT_NE(sha.err.find("no-such-libcrypto.so.3"), std::string::npos) << sha.err;
+  }
+}

@@ -11,6 +11,7 @@
 
 #include "gguf/file.h"
 #include "gguf/quant.h"
+#include "quant/cpu_features.h"
 #include "quant/kernels.h"
 #include "test_support.h"
 
@@ -245,3 +246,19 @@ TEST(Simd, KQuantsAtEveryOutputAlignmentGiveTheScalarBits) {
 }
 
 }  // namespace
+
+// quant/cpu_features.h reads cpuid and XCR0 itself (no libgcc constructor at every start):
+// it must see what GCC's __builtin_cpu_supports sees.
+TEST(simd, cpu_features_agree_with_the_compiler_builtin) {
+#if defined(__x86_64__) || defined(__i386__)
+  const auto& c = gguf::detail::cpu();
+  EXPECT_EQ(c.avx, bool(__builtin_cpu_supports("avx")));
+  EXPECT_EQ(c.avx2, bool(__builtin_cpu_supports("avx2")));
+  EXPECT_EQ(c.avx512f, bool(__builtin_cpu_supports("avx512f")));
+  EXPECT_EQ(c.avx512bw, bool(__builtin_cpu_supports("avx512bw")));
+  EXPECT_EQ(c.avx512vl, bool(__builtin_cpu_supports("avx512vl")));
+  EXPECT_EQ(gguf::detail::cpu_has_avx2(), c.avx2 && c.f16c);
+#else
+  GTEST_SKIP() << "not x86";
+#endif
+}

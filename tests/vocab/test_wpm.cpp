@@ -97,6 +97,26 @@ TEST(wpm_model, matches_llama_cpp_test_tokenizer_0_bert_bge) {
   models::expect_inp_out("vocab/ggml-vocab-bert-bge.gguf", "bert-bge", [](const auto& d) { return make_wpm(d); });
 }
 
+// The loader's lazy model finds the pieces of its first wpm_map_bytes of text through the
+// token map, then builds the trie: both ways give llama.cpp's ids on every vector.
+TEST(wpm_model, pieces_through_the_token_map_match_llama_cpp_vectors_bert_bge) {
+  GGUF_REQUIRE_DATA();
+  const auto by_map = [](const auto& d) { return make_wpm(d, /*lazy=*/true, /*map_bytes=*/SIZE_MAX); };
+  models::expect_vectors("vocab/ggml-vocab-bert-bge.gguf", "bert-bge", by_map);
+  models::expect_inp_out("vocab/ggml-vocab-bert-bge.gguf", "bert-bge", by_map);
+  const auto by_trie = [](const auto& d) { return make_wpm(d, /*lazy=*/true, /*map_bytes=*/0); };
+  models::expect_vectors("vocab/ggml-vocab-bert-bge.gguf", "bert-bge", by_trie);
+  // on the tiny vocabulary too (unknown words, a piece within U+2581's bytes is none)
+  const vocab_data tiny = [] {
+    vocab_data v = tiny_vocab();
+    v.token_to_id.build(std::span<const token_data>(v.tokens));
+    return v;
+  }();
+  const auto eager = make_wpm(tiny);
+  for (const char* text : {"hello unaffable unknown a! ab, e\xCC\x81 \xE4\xBD\xA0 aab", "", "  ", "zzz hello"})
+    EXPECT_EQ(run(*make_wpm(tiny, true, SIZE_MAX), text), run(*eager, text)) << text;
+}
+
 TEST(wpm_model, lazy_tables_built_once_under_concurrent_first_calls) {
   // make_wpm(v, true) (the loader's) builds its trie and code point tables at the first
   // normalize/tokenize call. Several threads make that first call at once on fresh
@@ -110,7 +130,8 @@ TEST(wpm_model, lazy_tables_built_once_under_concurrent_first_calls) {
   const auto want = run(*eager, text);
   ASSERT_GT(want.size(), 10u);
   for (int round = 0; round < 20; ++round) {
-    const auto lazy = make_wpm(lv->data, /*lazy=*/true);
+    // budgets from none (every thread wants the trie) to all (every thread uses the map)
+    const auto lazy = make_wpm(lv->data, /*lazy=*/true, /*map_bytes=*/round * text.size() / 4);
     std::vector<std::vector<int32_t>> got(4);
     std::vector<std::thread> threads;
     for (size_t t = 0; t < got.size(); ++t) threads.emplace_back([&, t] { got[t] = run(*lazy, text); });

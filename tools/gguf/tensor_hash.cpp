@@ -1,8 +1,8 @@
 // Tensor hashing for `gguf hash` (see tensor_hash.h): xxHash (libxxhash) and SHA-1 /
-// SHA-256 (OpenSSL EVP), jobs handed out to worker threads by one atomic counter.
+// SHA-256 (OpenSSL EVP, libcrypto loaded when first needed: crypto_api.h), jobs handed
+// out to worker threads by one atomic counter.
 #include "tensor_hash.h"
 
-#include <openssl/evp.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <memory>
 #include <thread>
+
+#include "crypto_api.h"
 
 namespace gguf::cli {
 namespace {
@@ -52,8 +54,8 @@ class stream_hash {
         break;
       case hash_algo::sha1:
       case hash_algo::sha256:
-        md_ = EVP_MD_CTX_new();
-        EVP_DigestInit_ex(md_, a == hash_algo::sha1 ? EVP_sha1() : EVP_sha256(), nullptr);
+        md_ = crypto().md_ctx_new();  // loaded: hash_tensors checks crypto() first
+        crypto().digest_init_ex(md_, a == hash_algo::sha1 ? crypto().sha1() : crypto().sha256(), nullptr);
         break;
     }
   }
@@ -62,7 +64,7 @@ class stream_hash {
   ~stream_hash() {
     if (xxh64_) XXH64_freeState(xxh64_);
     if (xxh3_) XXH3_freeState(xxh3_);
-    if (md_) EVP_MD_CTX_free(md_);
+    if (md_) crypto().md_ctx_free(md_);
   }
   void update(std::span<const std::byte> data) {
     for (size_t done = 0; done < data.size();) {
@@ -71,7 +73,7 @@ class stream_hash {
       switch (algo_) {
         case hash_algo::xxh64: XXH64_update(xxh64_, p, n); break;
         case hash_algo::xxh3: XXH3_64bits_update(xxh3_, p, n); break;
-        default: EVP_DigestUpdate(md_, p, n); break;
+        default: crypto().digest_update(md_, p, n); break;
       }
       done += n;
     }
@@ -86,7 +88,7 @@ class stream_hash {
     }
     unsigned char out[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
-    EVP_DigestFinal_ex(md_, out, &n);
+    crypto().digest_final_ex(md_, out, &n);
     return {out, out + n};
   }
   std::string hex_digest() {
@@ -133,6 +135,9 @@ const char* hash_algo_name(hash_algo a) noexcept {
 }
 
 result<hash_result> hash_tensors(const gguf::file& f, const hash_request& req) {
+  const bool sha = req.uuid || req.algo[static_cast<int>(hash_algo::sha1)] ||
+                   req.algo[static_cast<int>(hash_algo::sha256)];
+  if (sha && !crypto().error.empty()) return make_error(errc::io_error, no_offset, crypto().error);
   const auto tensors = f.tensors();
   hash_result res;
   res.model.assign(hash_algo_count, {});

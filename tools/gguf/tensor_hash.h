@@ -42,7 +42,8 @@ struct hash_result {
 /// per-tensor hashes are jobs spread over the threads.
 /// With `req.fetch`, the single pass fetches each tensor in windows of 16 MiB and
 /// releases them once hashed (memory bounded whatever the tensor sizes).
-/// Errors: those of file::fetch (io_error of a remote read).
+/// Errors: those of file::fetch (io_error of a remote read); io_error when SHA-1, SHA-256 or
+/// the UUID is asked for and libcrypto cannot be loaded (crypto_api.h).
 result<hash_result> hash_tensors(const gguf::file& f, const hash_request& req);
 
 }  // namespace gguf::cli

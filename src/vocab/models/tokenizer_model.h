@@ -377,10 +377,13 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
 /// True when `m` is a BPE model that merges by token-id pairs (bpe_pairs.h; for tests).
 bool bpe_merges_by_ids(const tokenizer_model& m) noexcept;
-/// lazy = true builds the trie at the first normalize/tokenize call (not with the
-/// compiled cache): `v` must outlive the model. The loader's row does so, so that a
-/// load that never tokenizes (detokenize, info) does not pay for the trie.
-std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false);
+/// lazy = true builds the tables when a call first needs them (not with the compiled
+/// cache): `v` must outlive the model, and its token map be built. The loader's row does
+/// so, so that a load that never tokenizes (detokenize, info) does not pay for the trie,
+/// nor one that tokenizes less than `map_bytes` of text in all: those pieces are found
+/// through the token map (the same ids; tests/vocab/test_wpm.cpp compares both ways).
+inline constexpr size_t wpm_map_bytes = 2048;
+std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false, size_t map_bytes = wpm_map_bytes);
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true);

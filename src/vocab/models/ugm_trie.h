@@ -38,11 +38,12 @@ class byte_trie {
     int32_t id = -1;
   };
 
+  /// The empty trie. Without keys there is no depth-2 table (pair_ stays empty: every
+  /// walk stops at root_), so an empty or not yet loaded trie costs no 256 KiB of pages.
   byte_trie() {
     root_.fill(npos);
     nodes_.adopt(table_vector<node_t>(1));
     bytes_.assign(narrow_edges, 0);
-    pair_.assign(65536, npos);
   }
   byte_trie(byte_trie&&) = default;
   byte_trie& operator=(byte_trie&&) = default;
@@ -84,7 +85,9 @@ class byte_trie {
     return n.first_edge + w.before[word] + popcount64(bits & ((uint64_t{1} << (b & 63)) - 1)) + 1;
   }
   /// The depth-2 node of the bytes b0 b1 (child(child(0, b0), b1)), or npos: one load.
-  uint32_t pair_child(uint8_t b0, uint8_t b1) const noexcept { return pair_[(uint32_t(b0) << 8) | b1]; }
+  uint32_t pair_child(uint8_t b0, uint8_t b1) const noexcept {
+    return pair_.size() ? pair_[(uint32_t(b0) << 8) | b1] : npos;
+  }
   /// The token id stored at `node`, or -1.
   int32_t value(uint32_t node) const noexcept { return nodes_[node].value; }
   bool has_children(uint32_t node) const noexcept { return (nodes_[node].meta & edge_mask) > 0; }
@@ -186,7 +189,8 @@ class byte_trie {
     std::span<const wide_t> wide;
     std::span<const uint32_t> pair, root;
     if (!r.get(nodes) || !r.get(bytes) || !r.get(wide) || !r.get(pair) || !r.get(root)) return false;
-    if (nodes.empty() || bytes.size() != nodes.size() - 1 + narrow_edges || pair.size() != 65536 || root.size() != 256)
+    if (nodes.empty() || bytes.size() != nodes.size() - 1 + narrow_edges || root.size() != 256 ||
+        pair.size() != (nodes.size() > 1 ? 65536u : 0u))
       return false;
     nodes_.view(nodes);
     bytes_.view(bytes);
@@ -382,9 +386,9 @@ class byte_trie {
     }
     root_.fill(npos);
     for (uint32_t e = 0; e < (nodes[0].meta & edge_mask); ++e) root_[bytes[e]] = e + 1;
-    // Depth-2 nodes by their two bytes (children of the root's children).
-    table_vector<uint32_t> pair = prefaulted_table<uint32_t>(65536, npos);
-    for (uint32_t b0 = 0; b0 < 256; ++b0) {
+    // Depth-2 nodes by their two bytes (children of the root's children); none without keys.
+    table_vector<uint32_t> pair = total > 1 ? prefaulted_table<uint32_t>(65536, npos) : table_vector<uint32_t>();
+    for (uint32_t b0 = 0; b0 < 256 && total > 1; ++b0) {
       const uint32_t n1 = root_[b0];
       if (n1 == npos) continue;
       const node_t& n = nodes[n1];

@@ -14,6 +14,7 @@
 //    into the longest tokens from the left; if some position matches no token, the whole
 //    word becomes the unknown token.
 #include <array>
+#include <atomic>
 #include <mutex>
 
 #include "vocab/models/tokenizer_model.h"
@@ -38,22 +39,34 @@ enum class cpt_class : uint8_t { append, drop, space, single };
 
 class wpm_model final : public tokenizer_model {
  public:
-  // lazy: the tables are built by the first normalize/tokenize call instead (never with
-  // the compiled cache, whose tables are mapped or saved now); `v` must then outlive the
-  // model, as the loader's does.
-  wpm_model(const vocab_data& v, bool lazy) : unk_(v.unk), lowercase_(v.lowercase), strip_accents_(v.strip_accents) {
+  // lazy: the tables are built when a call first needs them instead (never with the
+  // compiled cache, whose tables are mapped or saved now); `v` must then outlive the model,
+  // as the loader's does. The code point tables come with the first normalize/tokenize
+  // call; the trie (~2 ms for 30k tokens) only once more than `map_bytes` of text has been
+  // tokenized: until then each piece is the longest of the text's prefixes that the token
+  // map knows (the same greedy longest match, one hash lookup per candidate length), so a
+  // process that tokenizes a few words does not build it.
+  wpm_model(const vocab_data& v, bool lazy, size_t map_bytes)
+      : unk_(v.unk), lowercase_(v.lowercase), strip_accents_(v.strip_accents) {
     if (lazy && !v.cache) {
-      tokens_ = &v.tokens;
+      data_ = &v;
+      max_len_ = v.max_token_len;  // the loader's; else (a hand-made vocab_data) counted here
+      if (max_len_ == 0)
+        for (const auto& t : v.tokens) max_len_ = std::max<size_t>(max_len_, t.text.size());
+      map_budget_.store(int64_t(std::min<size_t>(map_bytes, INT64_MAX / 2)), std::memory_order_relaxed);
       return;
     }
-    build_tables(v.tokens, v.cache);
-    std::call_once(built_, [] {});
+    build_trie(v.tokens, v.cache);
+    build_code_tables();
+    std::call_once(trie_built_, [] {});
+    std::call_once(codes_built_, [] {});
+    trie_ready_.store(true, std::memory_order_release);
   }
 
   // Normalizer: the words of the fragment  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
-    ensure_tables();
+    ensure_code_tables();
     buf.clear();
     buf.reserve(text.size() + 8);
     std::string& word = buf;
@@ -112,18 +125,30 @@ class wpm_model final : public tokenizer_model {
 
   // Model: every space-terminated word of the normalized text, cut into word pieces.
   void tokenize(std::string_view normalized, std::vector<int32_t>& out) const override {
-    ensure_tables();
+    const bool by_map = !trie_ready_.load(std::memory_order_acquire) &&
+                        map_budget_.fetch_sub(int64_t(normalized.size()), std::memory_order_relaxed) >=
+                            int64_t(normalized.size());
+    if (!by_map) ensure_trie();
+    std::string joined;
     for (size_t pos = 0; pos < normalized.size();) {
       size_t end = normalized.find(' ', pos);
       if (end == std::string_view::npos) end = normalized.size();
-      if (end > pos) emit_word(normalized.substr(pos, end - pos), out);
+      if (end > pos) {
+        if (by_map) {
+          joined.assign(word_prefix);
+          joined.append(normalized.substr(pos, end - pos));
+          emit_joined(joined, out, [this](std::string_view w, size_t at) { return map_longest_match(w, at); });
+        } else {
+          emit_word(normalized.substr(pos, end - pos), out);
+        }
+      }
       pos = end + 1;
     }
   }
 
  private:
-  // The trie and the code point tables (from the compiled cache when it has them).
-  void build_tables(const table_vector<token_data>& tokens, table_cache* cache) {
+  // The trie (from the compiled cache when it has it).
+  void build_trie(const table_vector<token_data>& tokens, table_cache* cache) {
     // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
     // duplicate texts).
     load_or_build(
@@ -140,6 +165,9 @@ class wpm_model final : public tokenizer_model {
       if (prefix_node_ != byte_trie::npos && trie_.value(prefix_node_) >= 0)
         prefix_best_ = {k + 1, trie_.value(prefix_node_)};
     }
+  }
+  // What each code point below U+0800 becomes.
+  void build_code_tables() {
     for (uint32_t c = 0; c < 128; ++c) {
       uint32_t out = c;
       ascii_class_[c] = classify(c, out);
@@ -151,9 +179,24 @@ class wpm_model final : public tokenizer_model {
       two_byte_out_[c - 0x80] = static_cast<uint16_t>(out);
     }
   }
-  // Builds the tables once, on the first call that needs them (thread-safe).
-  void ensure_tables() const {
-    std::call_once(built_, [this] { const_cast<wpm_model*>(this)->build_tables(*tokens_, nullptr); });
+  // Build the tables once, on the first call that needs them (thread-safe).
+  void ensure_code_tables() const {
+    std::call_once(codes_built_, [this] { const_cast<wpm_model*>(this)->build_code_tables(); });
+  }
+  void ensure_trie() const {
+    std::call_once(trie_built_, [this] {
+      const_cast<wpm_model*>(this)->build_trie(data_->tokens, nullptr);
+      trie_ready_.store(true, std::memory_order_release);
+    });
+  }
+
+  // The longest token that is a prefix of text[pos..], through the token map: {length, id},
+  // or {0, -1} (byte_trie::longest_match's answer; the loaded vocabulary has no duplicate
+  // or empty texts, so the map holds exactly the trie's keys).
+  std::pair<size_t, int32_t> map_longest_match(std::string_view text, size_t pos) const {
+    for (size_t len = std::min<size_t>(max_len_, text.size() - pos); len > 0; --len)
+      if (const int32_t id = data_->find(text.substr(pos, len)); id >= 0) return {len, id};
+    return {0, -1};
   }
 
   // What the preprocessor does with one input code point; `out` receives the code
@@ -209,11 +252,15 @@ class wpm_model final : public tokenizer_model {
     }
   }
 
-  // Greedy longest-match of a whole U+2581-prefixed word.
+  // Greedy longest-match of a whole U+2581-prefixed word (emit_word's answer).
   void emit_joined(std::string_view word, std::vector<int32_t>& out) const {
+    emit_joined(word, out, [this](std::string_view w, size_t at) { return trie_.longest_match(w, at); });
+  }
+  template <class LongestMatch>
+  void emit_joined(std::string_view word, std::vector<int32_t>& out, LongestMatch&& longest_match) const {
     const size_t first = out.size();
     for (size_t pos = 0; pos < word.size();) {
-      const auto [len, id] = trie_.longest_match(word, pos);
+      const auto [len, id] = longest_match(word, pos);
       if (len == 0) {
         out.resize(first);
         break;
@@ -224,8 +271,11 @@ class wpm_model final : public tokenizer_model {
     if (out.size() == first) out.push_back(unk_);
   }
 
-  const table_vector<token_data>* tokens_ = nullptr;  // the texts of a lazy model
-  mutable std::once_flag built_;
+  const vocab_data* data_ = nullptr;  // a lazy model's vocabulary: texts and token map
+  size_t max_len_ = 0;                // its longest token text in bytes
+  mutable std::once_flag trie_built_, codes_built_;
+  mutable std::atomic<bool> trie_ready_{false};
+  mutable std::atomic<int64_t> map_budget_{0};  // bytes still tokenized through the map
   byte_trie trie_;
   uint32_t prefix_node_ = 0;                // node after U+2581, or npos
   std::pair<size_t, int32_t> prefix_best_{0, -1};  // longest token within U+2581's bytes: {length, id}
@@ -239,6 +289,8 @@ class wpm_model final : public tokenizer_model {
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy) { return std::make_unique<wpm_model>(v, lazy); }
+std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy, size_t map_bytes) {
+  return std::make_unique<wpm_model>(v, lazy, map_bytes);
+}
 
 }  // namespace gguf::vocab_detail
