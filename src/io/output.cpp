@@ -96,7 +96,13 @@ bool in_group(gid_t g) {
   return n > 0 && std::find(groups.begin(), groups.begin() + n, g) != groups.begin() + n;
 }
 
-std::string temp_prefix(const fs::path& target) { return "." + target.filename().string() + ".tmp-"; }
+std::string temp_prefix(const fs::path& target) {
+  // Appended piece by piece: GCC 12's -Wrestrict misreads "." + std::string + "..." here.
+  std::string prefix = ".";
+  prefix += target.filename().string();
+  prefix += ".tmp-";
+  return prefix;
+}
 
 fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
 
