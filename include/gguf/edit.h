@@ -92,7 +92,8 @@ struct edit_options {
 struct edit_report {
   std::filesystem::path target;  ///< the file written (symlinks resolved)
   bool in_place = false;         ///< in place, else streamed
-  uint64_t old_size = 0, new_size = 0;
+  bool over_input = true;        ///< target is the input file itself (else a separate -o OUT)
+  uint64_t old_size = 0, new_size = 0;  ///< bytes: the input's size, and the target's size after the edit
   uint64_t metadata_room = 0;    ///< old data section offset: room for in-place metadata
   uint64_t metadata_needed = 0;  ///< bytes the new header + metadata + tensor infos take
   uint32_t upgraded_from = 0;    ///< 1 when a GGUF v1 input was written as v3, else 0

@@ -189,6 +189,7 @@ result<edit_report> edit(const fs::path& path, std::span<const edit_op> ops, con
   // An output given (even the input itself) is a streamed rewrite (issue 29, item 9).
   const bool rewrite_asked = !opts.output.empty();
   rep.target = output;
+  rep.over_input = over_input;
 
   if (rewrite_asked) {
     const std::filesystem::path inputs[] = {input};

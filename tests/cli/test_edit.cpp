@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 
 #include "compare_files.h"
 #include "gguf/file.h"
@@ -95,4 +96,29 @@ TEST(CliEdit, AlignmentChangeRelaysTheData) {
     EXPECT_EQ(b.offset % 64, 0u);
     EXPECT_EQ(std::memcmp(original->tensors()[i].data.data(), b.data.data(), b.nbytes), 0);
   }
+}
+
+// The summary line's "was N bytes" is the replaced file's own size only when the input is
+// rewritten; with -o OUT it names the input it was written from (a replaced OUT's old size
+// is not what "was" said before).
+TEST(CliEdit, TheSummaryNamesTheInputWhenWritingElsewhere) {
+  GGUF_REQUIRE_DATA();
+  auto in = copy_of("models/stories260K-Q8_0.gguf", "edit-summary-in.gguf");
+  auto out = gguf::test::temp_dir() / "edit-summary-out.gguf";
+  {
+    std::ofstream old(out, std::ios::binary | std::ios::trunc);
+    old << "an older, much smaller file";
+  }
+  const auto in_size = fs::file_size(in);
+  auto r = run_cli({"edit", in.string(), "-o", out.string(), "--set", "general.name=Out", "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("written from " + in.string() + " ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; input " + std::to_string(in_size) + " bytes;"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(", was "), std::string::npos) << r.out;
+
+  r = run_cli({"edit", in.string(), "-o", in.string(), "--set", "general.name=Same"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rewritten (" + std::to_string(fs::file_size(in)) + " bytes, was " + std::to_string(in_size)),
+            std::string::npos)
+      << r.out;
 }

@@ -276,8 +276,15 @@ int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edi
       std::cout << "edited in place (" << rep.metadata_needed << " bytes of metadata in the " << rep.metadata_room
                 << " before the data section; tensor data untouched)\n";
     } else {
-      std::cout << "rewritten (" << rep.new_size << " bytes, was " << rep.old_size << "; metadata "
-                << rep.metadata_needed << " bytes, room in place " << rep.metadata_room << ")\n";
+      // "was" is the size of the file being replaced only when it is the input; a separate -o
+      // OUT (new or replaced) names the input it was written from instead.
+      if (rep.over_input) {
+        std::cout << "rewritten (" << rep.new_size << " bytes, was " << rep.old_size;
+      } else {
+        std::cout << "written from " << path << " (" << rep.new_size << " bytes; input " << rep.old_size
+                  << " bytes";
+      }
+      std::cout << "; metadata " << rep.metadata_needed << " bytes, room in place " << rep.metadata_room << ")\n";
     }
   }
   return exit_ok;
