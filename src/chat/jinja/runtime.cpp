@@ -207,8 +207,7 @@ interp::flow interp::exec_stmt(const stmt& s) {
         // instead of returning it as a string to print (the same bytes and charges)
         step();
         value f = eval(*s.e->a);
-        args_scope held(*this);
-        arguments& a = held.a;
+        arguments a;
         eval_args(*s.e, a);
         if (f.is_callable() && f.fn().macro) {
           step();  // call()'s
@@ -273,8 +272,7 @@ interp::flow interp::exec_stmt(const stmt& s) {
                                                   },
                                                   cb, closure});
       const expr& call = *s.e;
-      args_scope held(*this);
-      arguments& a = held.a;
+      arguments a;
       eval_args(call, a);
       a.kw.emplace_back("caller", caller);
       value callee = eval(*call.a);
@@ -324,18 +322,6 @@ void interp::assign(const expr& target, const value& v) {
 // ---- expressions ----
 
 void interp::eval_args(const expr& e, arguments& a) {
-  if (pos_pool_.capacity() == 0) {  // once per render: give_back never allocates
-    pos_pool_.reserve(16);
-    kw_pool_.reserve(16);
-  }
-  if (!e.args.empty() && a.pos.capacity() == 0 && !pos_pool_.empty()) {
-    a.pos = std::move(pos_pool_.back());
-    pos_pool_.pop_back();
-  }
-  if (!e.kwargs.empty() && a.kw.capacity() == 0 && !kw_pool_.empty()) {
-    a.kw = std::move(kw_pool_.back());
-    kw_pool_.pop_back();
-  }
   a.pos.reserve(e.args.size());
   for (const auto& x : e.args) a.pos.push_back(eval(*x));
   for (const auto& [k, x] : e.kwargs) a.kw.emplace_back(k, eval(*x));
@@ -344,8 +330,7 @@ void interp::eval_args(const expr& e, arguments& a) {
 value interp::apply_filter(const expr& e, const value& operand) {
   // a chain made by a filter block: the innermost filter (null operand) applies first
   value v = e.a ? apply_filter(*e.a, operand) : operand;
-  args_scope held(*this);
-  arguments& a = held.a;
+  arguments a;
   eval_args(e, a);
   return run_filter(e.name, v, a);
 }
@@ -422,8 +407,7 @@ value interp::eval(const expr& e) {
     }
     case ek::slice: throw raised("a slice outside of a subscript");
     case ek::call: {
-      args_scope held(*this);
-      arguments& a = held.a;
+      arguments a;
       if (e.a->kind == ek::getattr) {
         value obj = eval(*e.a->a);
         mark(obj, e.a->name);
@@ -436,8 +420,7 @@ value interp::eval(const expr& e) {
     }
     case ek::filter: {
       value v = e.a ? eval(*e.a) : value();
-      args_scope held(*this);
-      arguments& a = held.a;
+      arguments a;
       eval_args(e, a);
       if (e.filter && !track_) return e.filter(*this, v, a);
       return run_filter(e.name, v, a);
@@ -445,8 +428,7 @@ value interp::eval(const expr& e) {
     case ek::test: {
       value tmp;
       const value& v = e.args.empty() && e.kwargs.empty() ? peek(*e.a, tmp) : (tmp = eval(*e.a));
-      args_scope held(*this);
-      arguments& a = held.a;
+      arguments a;
       eval_args(e, a);
       bool r = e.test && !track_ ? e.test(*this, v, a) : run_test(e.name, v, a);
       return value(e.negate ? !r : r);

@@ -176,28 +176,6 @@ class interp {
   void emit_concat(const detail::expr& e);
   value apply_filter(const detail::expr& e, const value& operand);
   void eval_args(const detail::expr& e, arguments& a);
-  /// A call's arguments whose vectors come from (eval_args) and go back to the pools below:
-  /// most calls of a render take one or two arguments, and need no allocation for them.
-  struct args_scope {
-    interp& in;
-    arguments a;
-    explicit args_scope(interp& i) : in(i) {}
-    ~args_scope() { in.give_back(a); }
-    args_scope(const args_scope&) = delete;
-    args_scope& operator=(const args_scope&) = delete;
-  };
-  void give_back(arguments& a) noexcept {
-    if (a.pos.capacity() && pos_pool_.size() < pos_pool_.capacity()) {
-      a.pos.clear();
-      pos_pool_.push_back(std::move(a.pos));
-    }
-    if (a.kw.capacity() && kw_pool_.size() < kw_pool_.capacity()) {
-      a.kw.clear();
-      kw_pool_.push_back(std::move(a.kw));
-    }
-  }
-  std::vector<std::vector<value>> pos_pool_;
-  std::vector<std::vector<std::pair<std::string, value>>> kw_pool_;
   void push_depth();
   void pop_depth() { --depth_; }
   /// One level of macro call / recursive loop for the scope of the guard.

@@ -112,16 +112,9 @@ std::vector<value>& value::mutable_items() { return static_cast<list_box*>(p_)->
 const function_obj& value::fn() const noexcept { return static_cast<const function_box*>(p_)->v; }
 object& value::obj() const noexcept { return *static_cast<const object_box*>(p_)->v; }
 
-namespace {
-// The lengths first: most keys of a dict differ in length from the one looked up.
-bool same_text(const std::string& a, std::string_view b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), b.size()) == 0;
-}
-}  // namespace
-
 const value* value::find(std::string_view key) const {
   for (const auto& [k, v] : entries())
-    if (k.k_ == kind::string && same_text(k.as_string(), key)) return &v;
+    if (k.k_ == kind::string && k.as_string() == key) return &v;
   return nullptr;
 }
 const value* value::find(const value& key) const {
@@ -142,7 +135,7 @@ void value::set(value key, value v) {
 void value::set(std::string_view key, value v) {
   auto& e = static_cast<dict_box*>(p_)->v;
   for (auto& [k, old] : e)
-    if (k.k_ == kind::string && same_text(k.as_string(), key)) {
+    if (k.k_ == kind::string && k.as_string() == key) {
       old = std::move(v);
       return;
     }
