@@ -413,12 +413,26 @@ value f_dictsort(interp&, const value& v, arguments& a) {
   if (!v.is_dict()) throw raised("dictsort filter: value must be a dict");
   size_t pos = by == "key"sv ? 0 : by == "value"sv ? 1 : 2;
   if (pos == 2) throw raised("You can only sort by either \"key\" or \"value\"");
-  std::vector<value> items;
-  for (const auto& [k, x] : v.entries()) items.push_back(value::make_tuple({k, x}));
-  std::stable_sort(items.begin(), items.end(), [&](const value& p, const value& q) {
-    int c = compare_values(ignore_case(p.items()[pos], cs), ignore_case(q.items()[pos], cs));
+  // Python's sorted(): stable, also when reversed. The sort keys are made once per item,
+  // and a few items (the usual dict) are ordered by insertion, without a merge buffer.
+  const auto& entries = v.entries();
+  std::vector<std::pair<value, size_t>> keyed;
+  keyed.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i)
+    keyed.emplace_back(ignore_case(pos == 0 ? entries[i].first : entries[i].second, cs), i);
+  auto before = [&](const std::pair<value, size_t>& p, const std::pair<value, size_t>& q) {
+    int c = compare_values(p.first, q.first);
     return rev ? c > 0 : c < 0;
-  });
+  };
+  if (keyed.size() <= 16) {
+    for (size_t i = 1; i < keyed.size(); ++i)
+      for (size_t j = i; j > 0 && before(keyed[j], keyed[j - 1]); --j) std::swap(keyed[j], keyed[j - 1]);
+  } else {
+    std::stable_sort(keyed.begin(), keyed.end(), before);
+  }
+  std::vector<value> items;
+  items.reserve(keyed.size());
+  for (const auto& [key, i] : keyed) items.push_back(value::make_tuple({entries[i].first, entries[i].second}));
   return value::make_list(std::move(items));
 }
 

@@ -151,7 +151,8 @@ std::vector<value> interp::iterate(const value& v) {
 
 // ---- macros ----
 
-value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller) {
+value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, arguments& args, const value& caller,
+                         bool in_place) {
   if (!closure) throw raised("macro '" + m.text + "' called after the render that defined it");
   depth_guard dg(*this);
   auto owner = new_frame(closure);
@@ -191,6 +192,13 @@ value interp::call_macro(const stmt& m, const std::shared_ptr<frame>& closure, a
   if (kwargs_sym_ >= 0) nf->set(kwargs_sym_, kwargs.is_dict() ? kwargs : value::make_dict());
   if (caller_sym_ >= 0) nf->set(caller_sym_, caller_v);
   uint32_t saved_line = line_;
+  if (in_place) {
+    const size_t before = out_->size();
+    exec(m.main);
+    line_ = saved_line;
+    charge(out_->size() - before);
+    return value();
+  }
   std::string out = capture(m.main);
   line_ = saved_line;
   charge(out.size());

@@ -88,6 +88,57 @@ void interp::mark_deep(const value& v) {
   }
 }
 
+void interp::emit_concat(const expr& e) {
+  // {{ a ~ b ~ c }}: eval() would build the joined string, then emit() print it. Here the
+  // string pieces are printed one after the other instead, with eval()'s steps, order of
+  // evaluation and memory charges (each step of the chain charges its result's length);
+  // from the first piece that is not a string on, the text is joined as eval() joins it.
+  constexpr size_t kMax = 8;
+  const expr* spine[kMax];
+  size_t d = 0;
+  for (const expr* x = &e; x->kind == ek::binop && x->bop == binop::concat; x = x->a.get()) {
+    if (d == kMax) {
+      value tmp;
+      return emit(peek(e, tmp));
+    }
+    spine[d++] = x;
+  }
+  for (size_t i = 0; i < d; ++i) step();  // eval() of each `~` node
+  value parts[kMax + 1];
+  size_t n = 0, len = 0;
+  std::string joined;
+  bool is_joined = false;
+  value left = eval(*spine[d - 1]->a);
+  if (left.is_string()) {
+    len = left.as_string().size();
+    parts[n++] = std::move(left);
+  }
+  for (size_t i = d; i-- > 0;) {
+    value tmp;
+    const value& b = peek(*spine[i]->b, tmp);
+    if (!is_joined && n > 0 && b.is_string()) {
+      charge(len + b.as_string().size());
+      len += b.as_string().size();
+      parts[n++] = b;
+      continue;
+    }
+    if (!is_joined) {  // as op_binary: str() of the left side, then of the right one
+      if (n == 0) left.append_str(joined);
+      for (size_t k = 0; k < n; ++k) joined += parts[k].as_string();
+      is_joined = true;
+    }
+    if (b.is_string()) {
+      charge(joined.size() + b.as_string().size());
+      joined += b.as_string();
+    } else {
+      b.append_str(joined);
+      charge(joined.size());
+    }
+  }
+  if (is_joined) return emit(std::string_view(joined));
+  for (size_t i = 0; i < n; ++i) emit(std::string_view(parts[i].as_string()));
+}
+
 std::string interp::capture(const body& b) {
   std::string buf;
   std::string* saved = out_;
@@ -150,6 +201,22 @@ interp::flow interp::exec_stmt(const stmt& s) {
   switch (s.kind) {
     case sk::text: emit(std::string_view(s.text)); return flow::normal;
     case sk::output: {
+      if (s.e->kind == ek::binop && s.e->bop == binop::concat && !track_ && !llama()) return emit_concat(*s.e), flow::normal;
+      if (s.e->kind == ek::call && s.e->a->kind != ek::getattr && !track_) {
+        // {{ m(...) }}: eval()'s steps and order; a macro prints its output in place
+        // instead of returning it as a string to print (the same bytes and charges)
+        step();
+        value f = eval(*s.e->a);
+        arguments a;
+        eval_args(*s.e, a);
+        if (f.is_callable() && f.fn().macro) {
+          step();  // call()'s
+          call_macro(*f.fn().macro, f.fn().closure.lock(), a, no_caller(), true);
+        } else {
+          emit(call(f, a));
+        }
+        return flow::normal;
+      }
       value tmp;
       emit(peek(*s.e, tmp));
       return flow::normal;
@@ -187,9 +254,11 @@ interp::flow interp::exec_stmt(const stmt& s) {
       keep_scope();
       std::weak_ptr<frame> closure = frame_;
       const stmt* m = &s;
-      value fn = value::function("Macro '" + s.text + "'", [m, closure](arguments& a, interp& in) {
-        return in.call_macro(*m, closure.lock(), a, no_caller());
-      });
+      value fn = value::function(function_obj{"Macro '" + s.text + "'",
+                                              [m, closure](arguments& a, interp& in) {
+                                                return in.call_macro(*m, closure.lock(), a, no_caller());
+                                              },
+                                              m, closure});
       frame_->set(s.sym, fn);
       return flow::normal;
     }
@@ -197,9 +266,11 @@ interp::flow interp::exec_stmt(const stmt& s) {
       keep_scope();
       std::weak_ptr<frame> closure = frame_;
       const stmt* cb = &s;
-      value caller = value::function("Macro 'caller'", [cb, closure](arguments& a, interp& in) {
-        return in.call_macro(*cb, closure.lock(), a, no_caller());
-      });
+      value caller = value::function(function_obj{"Macro 'caller'",
+                                                  [cb, closure](arguments& a, interp& in) {
+                                                    return in.call_macro(*cb, closure.lock(), a, no_caller());
+                                                  },
+                                                  cb, closure});
       const expr& call = *s.e;
       arguments a;
       eval_args(call, a);

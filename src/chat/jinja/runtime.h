@@ -127,8 +127,9 @@ class interp {
   bool tracking() const { return track_ != nullptr; }
 
   // -- macros and loops (runtime.cpp) --
+  /// `in_place`: the macro's output goes to the current output (and none is returned).
   value call_macro(const detail::stmt& m, const std::shared_ptr<detail::frame>& closure, arguments& args,
-                   const value& caller);
+                   const value& caller, bool in_place = false);
   void loop_body(const detail::stmt& s, const value& iterable, int depth);
   std::string capture(const detail::body& b);
   /// A scope (from the pool when one is free) and its return to the pool.
@@ -171,6 +172,8 @@ class interp {
   void assign(const detail::expr& target, const value& v);
   void emit(const value& v);
   void emit(std::string_view s);
+  /// exec_stmt of `{{ a ~ b ~ ... }}`: prints the pieces without joining them.
+  void emit_concat(const detail::expr& e);
   value apply_filter(const detail::expr& e, const value& operand);
   void eval_args(const detail::expr& e, arguments& a);
   void push_depth();

@@ -89,9 +89,12 @@ value value::make_namespace() {
   return v;
 }
 value value::function(std::string name, native_fn fn) {
+  return function(function_obj{std::move(name), std::move(fn), nullptr, {}});
+}
+value value::function(function_obj f) {
   value v;
   v.k_ = kind::callable;
-  v.p_ = new function_box(function_obj{std::move(name), std::move(fn)});
+  v.p_ = new function_box(std::move(f));
   return v;
 }
 value value::make_object(std::shared_ptr<object> o) {

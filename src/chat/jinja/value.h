@@ -44,6 +44,10 @@ struct arguments {
 using native_fn = std::function<value(arguments&, interp&)>;
 
 struct function_obj;
+namespace detail {
+struct stmt;
+struct frame;
+}  // namespace detail
 
 /// The shared storage of a string or container value, with its reference count.
 struct counted {
@@ -53,6 +57,9 @@ struct counted {
   counted& operator=(const counted&) = delete;
   uint32_t refs = 1;
   const bool shared;
+  /// Boxes come from per-thread free lists (value_pool.cpp): a render makes hundreds.
+  static void* operator new(size_t n);
+  static void operator delete(void* p, size_t n) noexcept;
 };
 
 enum class kind : uint8_t { undefined, none, boolean, integer, floating, string, list, tuple, dict, callable, ns, object };
@@ -121,6 +128,7 @@ class value {
   static value make_dict();
   static value make_namespace();
   static value function(std::string name, native_fn fn);
+  static value function(function_obj f);
   static value make_object(std::shared_ptr<object> o);
 
   /// From JSON: null, bool, integers (unsigned above INT64_MAX become float), floats,
@@ -236,6 +244,10 @@ class value {
 struct function_obj {
   std::string name;
   native_fn call;
+  /// A macro (or a call block's `caller`): its definition and the scope it was defined
+  /// in, so that `{{ m(...) }}` can print the macro's output in place (runtime.cpp).
+  const detail::stmt* macro = nullptr;
+  std::weak_ptr<detail::frame> closure;
 };
 
 void release_values(std::vector<value>& held) noexcept;
