@@ -57,16 +57,18 @@ size_t class_of(size_t n) { return (n + kStep - 1) / kStep - 1; }
 
 void* counted::operator new(size_t n) {
   size_t c = class_of(n);
-  if (c < kClasses && !t_pool_gone) {
+  if (c >= kClasses) return ::operator new(n);
+  if (!t_pool_gone) {
     pool& p = t_pool;
     if (free_block* b = p.head[c]) {
       p.head[c] = b->next;
       --p.count[c];
       return b;
     }
-    return ::operator new((c + 1) * kStep);
   }
-  return ::operator new(n);
+  // Always the whole class size, even when this thread's list is gone: the block may be
+  // freed on a thread whose list is alive and then reused for any size of its class.
+  return ::operator new((c + 1) * kStep);
 }
 
 void counted::operator delete(void* q, size_t n) noexcept {
