@@ -38,6 +38,8 @@ def main():
     args = ap.parse_args()
     ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
     data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
+    if not any((data / "vocab").glob("*.gguf")):
+        sys.exit(f"load_vs_llama: no vocabulary in {data / 'vocab'}: set GGUF_TEST_DATA to the test data folder")
     Path(args.texts).mkdir(parents=True, exist_ok=True)
     lt = llama_tokenize(ref, Path(args.texts))
     bench = ref / "bin" / "llama-tokenize-bench"
