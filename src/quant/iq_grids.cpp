@@ -3,8 +3,10 @@
 #include "quant/iq_grids.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
+#include "quant/grid_tables.h"
 #include "quant/quantize.h"
 
 namespace gguf::detail {
@@ -65,53 +67,50 @@ iq_grid build(const uint16_t* kgrid, int grid_size, int values_per_point, int bi
   return g;
 }
 
-}  // namespace
+// One row per index grid: its points, their layout, and ggml's kmap_size (packed vectors of
+// levels 0..2 for iq2/iq1, 0..7 for iq3) and nwant (iq2xs_init_impl / iq3xs_init_impl).
+struct grid_spec {
+  const uint16_t* kgrid;
+  int grid_size, values_per_point, bits, kmap_size, nwant;
+};
+namespace qt = quant_tables;
+constexpr int kmap2 = 43692, kmap3 = 4096;
+constexpr grid_spec kspecs[] = {
+    {qt::kgrid_iq2xxs, 256, 8, 2, kmap2, 2}, {qt::kgrid_iq2xs, 512, 8, 2, kmap2, 2},
+    {qt::kgrid_iq2s, 1024, 8, 2, kmap2, 1},  {qt::kgrid_iq3xxs, 256, 4, 3, kmap3, 2},
+    {qt::kgrid_iq3s, 512, 4, 3, kmap3, 3},   {qt::kgrid_iq1s, 2048, 8, 2, kmap2, 3},
+};
 
-const iq_grid& iq_grid_for(ggml_type type) {
-  namespace qt = quant_tables;
-  constexpr int kmap2 = 43692, kmap3 = 4096;  // ggml's kmap_size: packed vectors of levels 0..2 / 0..7
+/// The row of kspecs for an iq type, -1 for a type without a grid.
+int spec_of(ggml_type type) noexcept {
   switch (type) {
-    case ggml_type::iq2_xxs: {
-      static const iq_grid g = build(qt::kgrid_iq2xxs, 256, 8, 2, kmap2, 2);
-      return g;
-    }
-    case ggml_type::iq2_xs: {
-      static const iq_grid g = build(qt::kgrid_iq2xs, 512, 8, 2, kmap2, 2);
-      return g;
-    }
-    case ggml_type::iq2_s: {
-      static const iq_grid g = build(qt::kgrid_iq2s, 1024, 8, 2, kmap2, 1);
-      return g;
-    }
-    case ggml_type::iq3_xxs: {
-      static const iq_grid g = build(qt::kgrid_iq3xxs, 256, 4, 3, kmap3, 2);
-      return g;
-    }
-    case ggml_type::iq3_s: {
-      static const iq_grid g = build(qt::kgrid_iq3s, 512, 4, 3, kmap3, 3);
-      return g;
-    }
-    default: {  // iq1_s, iq1_m
-      static const iq_grid g = build(qt::kgrid_iq1s, 2048, 8, 2, kmap2, 3);
-      return g;
-    }
+    case ggml_type::iq2_xxs: return 0;
+    case ggml_type::iq2_xs: return 1;
+    case ggml_type::iq2_s: return 2;
+    case ggml_type::iq3_xxs: return 3;
+    case ggml_type::iq3_s: return 4;
+    case ggml_type::iq1_s:
+    case ggml_type::iq1_m: return 5;
+    default: return -1;
   }
 }
 
+}  // namespace
+
+const iq_grid& iq_grid_for(ggml_type type) {
+  constexpr int n = static_cast<int>(std::size(kspecs));
+  static iq_grid grids[n];
+  static std::once_flag built[n];
+  const int k = spec_of(type) >= 0 ? spec_of(type) : n - 1;  // callers ask only for iq types
+  std::call_once(built[k], [k] {
+    const grid_spec& s = kspecs[k];
+    grids[k] = build(s.kgrid, s.grid_size, s.values_per_point, s.bits, s.kmap_size, s.nwant);
+  });
+  return grids[k];
+}
+
 void iq_grids_init(ggml_type type) {
-  switch (type) {
-    case ggml_type::iq2_xxs:
-    case ggml_type::iq2_xs:
-    case ggml_type::iq2_s:
-    case ggml_type::iq3_xxs:
-    case ggml_type::iq3_s:
-    case ggml_type::iq1_s:
-    case ggml_type::iq1_m:
-      (void)iq_grid_for(type);
-      break;
-    default:
-      break;
-  }
+  if (spec_of(type) >= 0) (void)iq_grid_for(type);
 }
 
 }  // namespace gguf::detail

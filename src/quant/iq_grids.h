@@ -1,5 +1,5 @@
 // The search structures of the iq quantizers, built once per process from the index grids
-// (grid_tables.cpp), as ggml's iq2xs_init_impl / iq3xs_init_impl build them:
+// (grid_tables.h), as ggml's iq2xs_init_impl / iq3xs_init_impl build them:
 //   grid        each grid point's values 2l + 1 (8 per point for iq2/iq1, 4 for iq3);
 //   map         for every packed level vector u (2 bits per value for iq2/iq1, 3 for iq3):
 //               the grid index when u is a grid point, else -(offset + 1) into `neighbours`;
@@ -13,15 +13,6 @@
 #include "gguf/format.h"
 
 namespace gguf::detail {
-
-namespace quant_tables {
-extern const uint16_t kgrid_iq2xxs[256];   ///< ggml's kgrid_2bit_256
-extern const uint16_t kgrid_iq2xs[512];    ///< kgrid_2bit_512
-extern const uint16_t kgrid_iq1s[2048];    ///< kgrid_1bit_2048 (iq1_s and iq1_m)
-extern const uint16_t kgrid_iq2s[1024];    ///< kgrid_2bit_1024
-extern const uint16_t kgrid_iq3xxs[256];   ///< kgrid_256
-extern const uint16_t kgrid_iq3s[512];     ///< kgrid_512
-}  // namespace quant_tables
 
 struct iq_grid {
   int values_per_point = 0;  ///< 8 (iq2, iq1) or 4 (iq3)

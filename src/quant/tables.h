@@ -1,5 +1,6 @@
-// Lookup tables of the iq and fp4 types (data in tables.cpp, transcribed from ggml's
-// ggml-common.h). Internal to the quant layer.
+// Lookup tables of the iq and fp4 types, as in ggml's ggml-common.h (the GGML_TABLE_BEGIN
+// arrays of the same names). The grids are derived at compile time from the index grids
+// (grid_tables.h) in tables.cpp. Internal to the quant layer.
 #pragma once
 
 #include <array>
@@ -8,14 +9,22 @@
 
 namespace gguf::detail::quant_tables {
 
-extern const uint8_t kmask_iq2xs[8];      ///< 1 << j: the sign bit of element j of 8
-extern const uint8_t ksigns_iq2xs[128];   ///< 7 sign bits + an 8th that makes the parity even
-extern const uint64_t iq2xxs_grid[256];   ///< 8 magnitudes (bytes) per entry
-extern const uint64_t iq2xs_grid[512];
-extern const uint64_t iq2s_grid[1024];
-extern const uint32_t iq3xxs_grid[256];   ///< 4 magnitudes (bytes) per entry
-extern const uint32_t iq3s_grid[512];
-extern const uint64_t iq1s_grid[2048];    ///< 8 int8 values in {-1, 0, 1} per entry
+/// 1 << j: the sign bit of element j of 8.
+inline constexpr std::array<uint8_t, 8> kmask_iq2xs = {1, 2, 4, 8, 16, 32, 64, 128};
+
+/// 7 sign bits + an 8th that makes the parity even (ggml's ksigns_iq2xs).
+inline constexpr std::array<uint8_t, 128> ksigns_iq2xs = [] {
+  std::array<uint8_t, 128> t{};
+  for (int i = 0; i < 128; ++i) t[i] = static_cast<uint8_t>(i | ((std::popcount(static_cast<unsigned>(i)) & 1) << 7));
+  return t;
+}();
+
+extern const std::array<uint64_t, 256> iq2xxs_grid;   ///< 8 magnitudes (bytes) per entry
+extern const std::array<uint64_t, 512> iq2xs_grid;
+extern const std::array<uint64_t, 1024> iq2s_grid;
+extern const std::array<uint32_t, 256> iq3xxs_grid;   ///< 4 magnitudes (bytes) per entry
+extern const std::array<uint32_t, 512> iq3s_grid;
+extern const std::array<uint64_t, 2048> iq1s_grid;    ///< 8 int8 values in {-1, 0, 1} per entry
 extern const int8_t kvalues_iq4nl[16];    ///< the iq4_nl / iq4_xs non-linear code book
 extern const int8_t kvalues_fp4[16];      ///< e2m1 values, doubled (mxfp4, nvfp4)
 
