@@ -244,138 +244,29 @@ GGUF_AVX2_TARGET void dequant_q5_1_avx2(const uint8_t* src, float* y, size_t nb)
   }
 }
 
-GGUF_AVX2_TARGET void dequant_iq2_xxs_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq2_xxs>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32) {
-      const uint8_t* idx = x[i].qs + 8 * ib32;
-      const uint32_t aux = le32(idx + 4);
-      const __m256 db = _mm256_set1_ps(d * (0.5f + static_cast<float>(aux >> 28)) * 0.25f);
-      for (int l = 0; l < 4; ++l, y += 8) {
-        put8_signed(y, db, _mm_cvtsi64_si128(static_cast<long long>(iq2xxs_grid[idx[l]])),
-                    ksigns_iq2xs[(aux >> (7 * l)) & 127]);
-      }
-    }
-  }
-}
+namespace {
+#define GGUF_IQ_WALK_TARGET GGUF_AVX2_TARGET
+#include "quant/kernels_iq_walk.inc"
+#undef GGUF_IQ_WALK_TARGET
 
-GGUF_AVX2_TARGET void dequant_iq2_xs_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq2_xs>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32) {
-      const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] & 0xf)) * 0.25f),
-                            _mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] >> 4)) * 0.25f)};
-      for (int l = 0; l < 4; ++l, y += 8) {
-        const uint16_t q = le16(x[i].qs + 2 * (4 * ib32 + l));
-        put8_signed(y, db[l / 2], _mm_cvtsi64_si128(static_cast<long long>(iq2xs_grid[q & 511])),
-                    ksigns_iq2xs[q >> 9]);
-      }
-    }
+// The AVX2 writer of 8 outputs of the grid types (kernels_iq_walk.inc).
+struct avx2_out {
+  GGUF_AVX2_TARGET static void signed8(float* y, float db, uint64_t entry, uint8_t signs) {
+    put8_signed(y, _mm256_set1_ps(db), _mm_cvtsi64_si128(static_cast<long long>(entry)), signs);
   }
-}
+  GGUF_AVX2_TARGET static void shifted8(float* y, float dl, uint64_t entry, float shift) {
+    put8_shifted(y, _mm256_set1_ps(dl), entry, _mm256_set1_ps(shift));
+  }
+};
+}  // namespace
 
-GGUF_AVX2_TARGET void dequant_iq2_s_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq2_s>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint8_t* qs = x[i].qs;
-    const uint8_t* signs = qs + QK_K / 8;
-    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32, qs += 4, signs += 4) {
-      const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] & 0xf)) * 0.25f),
-                            _mm256_set1_ps(d * (0.5f + static_cast<float>(x[i].scales[ib32] >> 4)) * 0.25f)};
-      for (int l = 0; l < 4; ++l, y += 8) {
-        const int index = qs[l] | ((x[i].qh[ib32] << (8 - 2 * l)) & 0x300);
-        put8_signed(y, db[l / 2], _mm_cvtsi64_si128(static_cast<long long>(iq2s_grid[index])), signs[l]);
-      }
-    }
-  }
-}
-
-GGUF_AVX2_TARGET void dequant_iq3_xxs_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq3_xxs>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint8_t* qs = x[i].qs;
-    const uint8_t* scales_and_signs = qs + QK_K / 4;
-    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32, qs += 8) {
-      const uint32_t aux = le32(scales_and_signs + 4 * ib32);
-      const __m256 db = _mm256_set1_ps(d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f);
-      for (int l = 0; l < 4; ++l, y += 8) {
-        const __m128i g = _mm_setr_epi32(static_cast<int>(iq3xxs_grid[qs[2 * l]]),
-                                         static_cast<int>(iq3xxs_grid[qs[2 * l + 1]]), 0, 0);
-        put8_signed(y, db, g, ksigns_iq2xs[(aux >> (7 * l)) & 127]);
-      }
-    }
-  }
-}
-
-GGUF_AVX2_TARGET void dequant_iq3_s_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq3_s>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint8_t* qs = x[i].qs;
-    const uint8_t* qh = x[i].qh;
-    const uint8_t* signs = x[i].signs;
-    for (int ib32 = 0; ib32 < QK_K / 32; ib32 += 2, qh += 2) {
-      for (int part = 0; part < 2; ++part, qs += 8, signs += 4) {
-        const int sc = part == 0 ? x[i].scales[ib32 / 2] & 0xf : x[i].scales[ib32 / 2] >> 4;
-        const __m256 db = _mm256_set1_ps(d * static_cast<float>(1 + 2 * sc));
-        const int h = qh[part];
-        for (int l = 0; l < 4; ++l, y += 8) {
-          const int i1 = qs[2 * l] | ((h << (8 - 2 * l)) & 256);
-          const int i2 = qs[2 * l + 1] | ((h << (7 - 2 * l)) & 256);
-          const __m128i g = _mm_setr_epi32(static_cast<int>(iq3s_grid[i1]), static_cast<int>(iq3s_grid[i2]), 0, 0);
-          put8_signed(y, db, g, signs[l]);
-        }
-      }
-    }
-  }
-}
-
-GGUF_AVX2_TARGET void dequant_iq1_s_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq1_s>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint8_t* qs = x[i].qs;
-    for (int ib = 0; ib < QK_K / 32; ++ib, qs += 4) {
-      const uint16_t qh = le16(x[i].qh + 2 * ib);
-      const __m256 dl = _mm256_set1_ps(d * static_cast<float>(2 * ((qh >> 12) & 7) + 1));
-      const __m256 shift = _mm256_set1_ps(qh & 0x8000 ? -0.125f : 0.125f);
-      for (int l = 0; l < 4; ++l, y += 8) put8_shifted(y, dl, iq1s_grid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], shift);
-    }
-  }
-}
-
-GGUF_AVX2_TARGET void dequant_iq1_m_avx2(const uint8_t* src, float* y, size_t nb) {
-  using namespace quant_tables;
-  const auto* x = blocks_at<block_iq1_m>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    uint16_t sc[4];
-    for (int k = 0; k < 4; ++k) sc[k] = le16(x[i].scales + 2 * k);
-    const float d = fp16_to_fp32(static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
-                                                       ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
-    const uint8_t* qs = x[i].qs;
-    const uint8_t* qh = x[i].qh;
-    for (int ib = 0; ib < QK_K / 32; ++ib, qs += 4, qh += 2) {
-      const __m256 dl1 = _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 0)) & 7) + 1));
-      const __m256 dl2 = _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1));
-      const __m256 pos = _mm256_set1_ps(0.125f), neg = _mm256_set1_ps(-0.125f);
-      put8_shifted(y, dl1, iq1s_grid[qs[0] | ((qh[0] << 8) & 0x700)], qh[0] & 0x08 ? neg : pos);
-      put8_shifted(y + 8, dl1, iq1s_grid[qs[1] | ((qh[0] << 4) & 0x700)], qh[0] & 0x80 ? neg : pos);
-      put8_shifted(y + 16, dl2, iq1s_grid[qs[2] | ((qh[1] << 8) & 0x700)], qh[1] & 0x08 ? neg : pos);
-      put8_shifted(y + 24, dl2, iq1s_grid[qs[3] | ((qh[1] << 4) & 0x700)], qh[1] & 0x80 ? neg : pos);
-      y += 32;
-    }
-  }
-}
+GGUF_AVX2_TARGET void dequant_iq2_xxs_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq2_xxs(src, y, nb, avx2_out{}); }
+GGUF_AVX2_TARGET void dequant_iq2_xs_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq2_xs(src, y, nb, avx2_out{}); }
+GGUF_AVX2_TARGET void dequant_iq2_s_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq2_s(src, y, nb, avx2_out{}); }
+GGUF_AVX2_TARGET void dequant_iq3_xxs_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq3_xxs(src, y, nb, avx2_out{}); }
+GGUF_AVX2_TARGET void dequant_iq3_s_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq3_s(src, y, nb, avx2_out{}); }
+GGUF_AVX2_TARGET void dequant_iq1_s_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq1_s(src, y, nb, avx2_out{}); }
+GGUF_AVX2_TARGET void dequant_iq1_m_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq1_m(src, y, nb, avx2_out{}); }
 
 GGUF_AVX2_TARGET void dequant_iq4_xs_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_iq4_xs>(src);
