@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <optional>
 
 #include "quant/iq_grids.h"
 #include "quant/quantize.h"
@@ -158,6 +159,52 @@ inline float max_of(const float* v, int n) {
   float m = v[0];
   for (int i = 1; i < n; ++i) m = std::max(m, v[i]);
   return m;
+}
+
+/// |x| of 8 values into xval and all 8 sign bits (iq2_s and iq3_s store every sign).
+inline uint8_t all_signs(const float* xb, float* xval) {
+  uint8_t s = 0;
+  for (int i = 0; i < 8; ++i) {
+    const float v = xb[i];
+    xval[i] = v >= 0 ? v : -v;
+    if (!(v >= 0)) s = static_cast<uint8_t>(s | (1 << i));
+  }
+  return s;
+}
+
+/// How one of the iq2_xs, iq2_s, iq3_xxs, iq3_s quantizers searches a sub-block: the
+/// grid_search parameters, the least largest |x| that is searched (below it the scale is
+/// 0), and whether signs are 7 bits with even parity (even_signs) or all 8 (all_signs).
+struct sub_block_search {
+  int n;  ///< values in the sub-block: ngroups * the grid's values per point
+  int ngroups, kmax, is_steps;
+  float step;
+  bool on_grid_init, redo_all;
+  float eps;
+  bool even_parity;
+};
+
+/// One sub-block of those quantizers (ggml's loop body before the indices are stored):
+/// |x| into xval and the signs of each 8 into signs, L zeroed, then grid_search. Empty
+/// when the largest |x| is below p.eps. A negative scale (ggml: "should never happen";
+/// stored unsigned) is returned positive with the signs flipped.
+inline std::optional<float> signed_grid_search(const iq_grid& g, const sub_block_search& p, const float* xb,
+                                               const float* weight, const float* waux, float* xval, int8_t* L,
+                                               uint8_t* signs) {
+  const int n = p.n;
+  for (int k = 0; k < n / 8; ++k) {
+    signs[k] = p.even_parity ? even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k) : all_signs(xb + 8 * k, xval + 8 * k);
+  }
+  const float max = max_of(xval, n);
+  std::memset(L, 0, n);
+  if (max < p.eps) return std::nullopt;
+  float scale = grid_search(g, p.ngroups, p.kmax, p.is_steps, p.step, p.on_grid_init, p.redo_all, xval, weight, waux,
+                            max, L);
+  if (scale < 0) {
+    scale = -scale;
+    for (int k = 0; k < n / 8; ++k) signs[k] = static_cast<uint8_t>(~signs[k] & (p.even_parity ? 127 : 255));
+  }
+  return scale;
 }
 
 /// 4-bit sub-block scales of the iq2/iq3 types: nearest_int((scale / d - 1) / 2) in 0..15,

@@ -12,6 +12,9 @@ namespace gguf::detail {
 namespace {
 
 constexpr int kMaxQ = 3;
+// The sub-block searches of iq2_xs (7 sign bits + parity) and iq2_s (all 8 signs stored).
+constexpr sub_block_search kSearchXs = {16, 2, kMaxQ, 9, 0.1f, true, false, group_max_eps, true};
+constexpr sub_block_search kSearchS = {16, 2, kMaxQ, 9, 0.1f, true, false, group_max_eps_iq2_s, false};
 
 // Weights of a sub-block: qw * sqrt(sigma2 + x^2), and their square roots (the neighbour
 // search's weights).
@@ -129,18 +132,12 @@ void quantize_iq2_xs(const float* x, uint8_t* y, int64_t n, const float* quant_w
     for (int ib = 0; ib < QK_K / 16; ++ib) {
       const float* xb = xbl + 16 * ib;
       iq_weights(xb, quant_weights + QK_K * ibl + 16 * ib, sigma2, 16, weight, waux);
-      for (int k = 0; k < 2; ++k) block_signs[k] = even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k);
-      const float max = max_of(xval, 16);
-      std::memset(L, 0, 16);
-      if (max < group_max_eps) {
+      const auto found = signed_grid_search(g, kSearchXs, xb, weight, waux, xval, L, block_signs);
+      if (!found) {
         scales[ib] = 0;
         continue;
       }
-      float scale = grid_search(g, 2, kMaxQ, 9, 0.1f, true, false, xval, weight, waux, max, L);
-      if (scale < 0) {
-        scale = -scale;
-        for (int k = 0; k < 2; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
-      }
+      const float scale = *found;
       for (int k = 0; k < 2; ++k) {
         const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         q2[2 * ib + k] = static_cast<uint16_t>(grid_index | (block_signs[k] << 9));
@@ -178,26 +175,12 @@ void quantize_iq2_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         for (int i = 0; i < 16; ++i) weight[i] = 0.25f * sigma2 + xb[i] * xb[i];
         for (int i = 0; i < 16; ++i) waux[i] = std::sqrt(weight[i]);
       }
-      for (int k = 0; k < 2; ++k) {  // all 8 signs stored: no parity trick
-        uint8_t s = 0;
-        for (int i = 0; i < 8; ++i) {
-          const float v = xb[8 * k + i];
-          xval[8 * k + i] = v >= 0 ? v : -v;
-          if (!(v >= 0)) s = static_cast<uint8_t>(s | (1 << i));
-        }
-        block_signs[k] = s;
-      }
-      const float max = max_of(xval, 16);
-      std::memset(L, 0, 16);
-      if (max < group_max_eps_iq2_s) {
+      const auto found = signed_grid_search(g, kSearchS, xb, weight, waux, xval, L, block_signs);
+      if (!found) {
         scales[ib] = 0;
         continue;
       }
-      float scale = grid_search(g, 2, kMaxQ, 9, 0.1f, true, false, xval, weight, waux, max, L);
-      if (scale < 0) {
-        scale = -scale;
-        for (int k = 0; k < 2; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k]);
-      }
+      const float scale = *found;
       for (int k = 0; k < 2; ++k) {
         const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         const int i8 = 2 * ib + k;

@@ -3,6 +3,7 @@
 // sub-block scales. After ggml-quants.c v0.5.0's quantize_row_iq3_xxs_impl (grid 256) and
 // quantize_row_iq3_s_impl (block size 32); without importance weights they weight by x^2.
 #include <algorithm>
+#include <limits>
 
 #include "quant/blocks.h"
 #include "quant/iq_common.h"
@@ -11,6 +12,10 @@ namespace gguf::detail {
 namespace {
 
 constexpr int kMaxQ = 8;
+// The sub-block searches of iq3_xxs (7 sign bits + parity) and iq3_s (all 8 signs stored;
+// ggml skips only an all-zero sub-block: below the least positive float).
+constexpr sub_block_search kSearchXxs = {32, 8, kMaxQ, 15, 0.2f, true, false, group_max_eps_iq3_xxs, true};
+constexpr sub_block_search kSearchS = {32, 8, kMaxQ, 9, 0.2f, false, true, std::numeric_limits<float>::denorm_min(), false};
 
 // Weights of a sub-block of `n`: qw * sqrt(sigma2 + x^2), or x^2 without qw; and their
 // square roots.
@@ -48,18 +53,12 @@ void quantize_iq3_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
     for (int ib = 0; ib < QK_K / 32; ++ib) {
       const float* xb = xbl + 32 * ib;
       iq3_weights(xb, quant_weights ? quant_weights + QK_K * ibl + 32 * ib : nullptr, sigma2, 32, weight, waux);
-      for (int k = 0; k < 4; ++k) block_signs[k] = even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k);
-      const float max = max_of(xval, 32);
-      std::memset(L, 0, 32);
-      if (max < group_max_eps_iq3_xxs) {
+      const auto found = signed_grid_search(g, kSearchXxs, xb, weight, waux, xval, L, block_signs);
+      if (!found) {
         scales[ib] = 0;
         continue;
       }
-      float scale = grid_search(g, 8, kMaxQ, 15, 0.2f, true, false, xval, weight, waux, max, L);
-      if (scale < 0) {
-        scale = -scale;
-        for (int k = 0; k < 4; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k] & 127);
-      }
+      const float scale = *found;
       for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(g.index_of(packed(L + 4 * k, 4, 3)));
       scales_and_signs[ib] = static_cast<uint32_t>(block_signs[0] | (block_signs[1] << 7) | (block_signs[2] << 14) |
                                                    (block_signs[3] << 21));
@@ -103,26 +102,12 @@ void quantize_iq3_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
     for (int ib = 0; ib < QK_K / bs; ++ib) {
       const float* xb = xbl + bs * ib;
       iq3_weights(xb, quant_weights ? quant_weights + QK_K * ibl + bs * ib : nullptr, sigma2, bs, weight, waux);
-      for (int k = 0; k < bs8; ++k) {
-        uint8_t s = 0;
-        for (int i = 0; i < 8; ++i) {
-          const float v = xb[8 * k + i];
-          xval[8 * k + i] = v >= 0 ? v : -v;
-          if (!(v >= 0)) s = static_cast<uint8_t>(s | (1 << i));
-        }
-        block_signs[k] = s;
-      }
-      const float max = max_of(xval, bs);
-      std::memset(L, 0, bs);
-      if (!max) {
+      const auto found = signed_grid_search(g, kSearchS, xb, weight, waux, xval, L, block_signs);
+      if (!found) {
         scales[ib] = 0;
         continue;
       }
-      float scale = grid_search(g, 8, kMaxQ, 9, 0.2f, false, true, xval, weight, waux, max, L);
-      if (scale < 0) {
-        scale = -scale;
-        for (int k = 0; k < bs8; ++k) block_signs[k] = static_cast<uint8_t>(~block_signs[k]);
-      }
+      const float scale = *found;
       for (int k = 0; k < bs4; ++k) {
         const int grid_index = g.index_of(packed(L + 4 * k, 4, 3));
         qs[k] = static_cast<uint8_t>(grid_index & 255);
