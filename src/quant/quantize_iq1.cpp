@@ -89,6 +89,38 @@ void split_levels(const value_index* pairs, int n, int i1, int i2, int8_t* L) {
   for (int j = i2; j < n; ++j) L[pairs[j].i] = 2;
 }
 
+// The grid index of each group of 8 levels of L into index: where a group is off the grid,
+// its best neighbour at `scale` for the group's levels levels_of(k) (whose levels go to L).
+// Returns the scale, refitted by weighted least squares on the snapped points when a group
+// was off the grid (and the fit is positive).
+template <class Levels>
+float snap_to_grid(const iq_grid& g, int bs, const float* xb, const float* weight, float scale, Levels levels_of,
+                   int8_t* L, uint16_t* index) {
+  bool all_on_grid = true;
+  for (int k = 0; k < bs / 8; ++k) {
+    const uint32_t u = packed(L + 8 * k, 8, 2);
+    int grid_index = g.map[u];
+    if (grid_index < 0) {
+      all_on_grid = false;
+      grid_index = find_best_neighbour_iq1(g, g.neighbours_of(u), xb + 8 * k, weight + 8 * k, scale, levels_of(k), L + 8 * k);
+    }
+    index[k] = static_cast<uint16_t>(grid_index);
+  }
+  if (all_on_grid) return scale;
+  float sumqx = 0, sumq2 = 0;
+  for (int k = 0; k < bs / 8; ++k) {
+    const float* xx = levels_of(k);
+    const int8_t* pg = g.point(index[k]);
+    for (int j = 0; j < 8; ++j) {
+      const float w = weight[8 * k + j];
+      const float q = xx[(pg[j] - 1) / 2];
+      sumqx += w * q * xb[8 * k + j];
+      sumq2 += w * q * q;
+    }
+  }
+  return sumqx > 0 && sumq2 > 0 ? sumqx / sumq2 : scale;
+}
+
 }  // namespace
 
 void quantize_iq1_s(const float* x, uint8_t* y, int64_t n, const float* quant_weights) {
@@ -125,28 +157,24 @@ void quantize_iq1_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
       }
       float best_score = -FLT_MAX, scale = max;
       int besti1 = -1, besti2 = -1, best_shift = 0;
+      // Values below i1 at level 0, below i2 at level 1, the rest at 2, with the levels xv
+      // of shift +1 (x_p) or -1 (x_m): kept when the fit is the best so far.
+      auto consider = [&](int i1, int i2, const float* xv, int shift) {
+        const float sumqx = (sumx[i1] - sumx[0]) * xv[0] + (sumx[i2] - sumx[i1]) * xv[1] + (sumx[bs] - sumx[i2]) * xv[2];
+        const float sumq2 = (sumw[i1] - sumw[0]) * xv[0] * xv[0] + (sumw[i2] - sumw[i1]) * xv[1] * xv[1] +
+                            (sumw[bs] - sumw[i2]) * xv[2] * xv[2];
+        if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+          scale = sumqx / sumq2;
+          best_score = scale * sumqx;
+          besti1 = i1;
+          besti2 = i2;
+          best_shift = shift;
+        }
+      };
       for (int i1 = 0; i1 <= bs; ++i1) {
         for (int i2 = i1; i2 <= bs; ++i2) {
-          float sumqx = (sumx[i1] - sumx[0]) * x_p[0] + (sumx[i2] - sumx[i1]) * x_p[1] + (sumx[bs] - sumx[i2]) * x_p[2];
-          float sumq2 = (sumw[i1] - sumw[0]) * x_p[0] * x_p[0] + (sumw[i2] - sumw[i1]) * x_p[1] * x_p[1] +
-                        (sumw[bs] - sumw[i2]) * x_p[2] * x_p[2];
-          if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
-            scale = sumqx / sumq2;
-            best_score = scale * sumqx;
-            besti1 = i1;
-            besti2 = i2;
-            best_shift = 1;
-          }
-          sumqx = (sumx[i1] - sumx[0]) * x_m[0] + (sumx[i2] - sumx[i1]) * x_m[1] + (sumx[bs] - sumx[i2]) * x_m[2];
-          sumq2 = (sumw[i1] - sumw[0]) * x_m[0] * x_m[0] + (sumw[i2] - sumw[i1]) * x_m[1] * x_m[1] +
-                  (sumw[bs] - sumw[i2]) * x_m[2] * x_m[2];
-          if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
-            scale = sumqx / sumq2;
-            best_score = scale * sumqx;
-            besti1 = i1;
-            besti2 = i2;
-            best_shift = -1;
-          }
+          consider(i1, i2, x_p, 1);
+          consider(i1, i2, x_m, -1);
         }
       }
       if (besti1 < 0 || besti2 < 0 || best_shift == 0) {
@@ -160,30 +188,8 @@ void quantize_iq1_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         scale = -scale;
         best_shift = -best_shift;
       }
-      bool all_on_grid = true;
       const float* xx = best_shift == 1 ? x_p : x_m;
-      for (int k = 0; k < bs / 8; ++k) {
-        const uint32_t u = packed(L + 8 * k, 8, 2);
-        int grid_index = g.map[u];
-        if (grid_index < 0) {
-          all_on_grid = false;
-          grid_index = find_best_neighbour_iq1(g, g.neighbours_of(u), xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
-        }
-        index[k] = static_cast<uint16_t>(grid_index);
-      }
-      if (!all_on_grid) {
-        float sumqx = 0, sumq2 = 0;
-        for (int k = 0; k < bs / 8; ++k) {
-          const int8_t* pg = g.point(index[k]);
-          for (int j = 0; j < 8; ++j) {
-            const float w = weight[8 * k + j];
-            const float q = xx[(pg[j] - 1) / 2];
-            sumqx += w * q * xb[8 * k + j];
-            sumq2 += w * q * q;
-          }
-        }
-        if (sumqx > 0 && sumq2 > 0) scale = sumqx / sumq2;
-      }
+      scale = snap_to_grid(g, bs, xb, weight, scale, [xx](int) { return xx; }, L, index);
       uint16_t h = 0;
       for (int k = 0; k < bs / 8; ++k) {
         b->qs[(bs / 8) * ib + k] = static_cast<uint8_t>(index[k] & 255);
@@ -300,31 +306,7 @@ void quantize_iq1_m(const float* x, uint8_t* y, int64_t n, const float* quant_we
         scale = -scale;
         best_k = 3 - best_k;
       }
-      bool all_on_grid = true;
-      for (int k = 0; k < bs / 8; ++k) {
-        const uint32_t u = packed(L + 8 * k, 8, 2);
-        int grid_index = g.map[u];
-        if (grid_index < 0) {
-          all_on_grid = false;
-          grid_index = find_best_neighbour_iq1(g, g.neighbours_of(u), xb + 8 * k, weight + 8 * k, scale,
-                                               levels_of(k, best_k), L + 8 * k);
-        }
-        index[k] = static_cast<uint16_t>(grid_index);
-      }
-      if (!all_on_grid) {
-        float sumqx_f = 0, sumq2_f = 0;
-        for (int k = 0; k < bs / 8; ++k) {
-          const float* xx = levels_of(k, best_k);
-          const int8_t* pg = g.point(index[k]);
-          for (int j = 0; j < 8; ++j) {
-            const float w = weight[8 * k + j];
-            const float q = xx[(pg[j] - 1) / 2];
-            sumqx_f += w * q * xb[8 * k + j];
-            sumq2_f += w * q * q;
-          }
-        }
-        if (sumqx_f > 0 && sumq2_f > 0) scale = sumqx_f / sumq2_f;
-      }
+      scale = snap_to_grid(g, bs, xb, weight, scale, [&](int k) { return levels_of(k, best_k); }, L, index);
       b->qs[2 * ib] = static_cast<uint8_t>(index[0] & 255);
       b->qs[2 * ib + 1] = static_cast<uint8_t>(index[1] & 255);
       b->qh[ib] = static_cast<uint8_t>((index[0] >> 8) | ((index[1] >> 8) << 4));
