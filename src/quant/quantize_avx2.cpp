@@ -78,6 +78,19 @@ GGUF_AVX2_TARGET void qkx_trials_avx2(const qkx_trials& in, qkx_trial_result* ou
   }
 }
 
+namespace {
+// The two sums of trials t0 .. t0 + 7 (one per lane) into out1 / out2, for those < ntrials.
+GGUF_AVX2_TARGET inline void store_trials(__m256 s1, __m256 s2, int t0, int ntrials, float* out1, float* out2) {
+  alignas(32) float a[8], b[8];
+  _mm256_store_ps(a, s1);
+  _mm256_store_ps(b, s2);
+  for (int k = 0; k < 8 && t0 + k < ntrials; ++k) {
+    out1[t0 + k] = a[k];
+    out2[t0 + k] = b[k];
+  }
+}
+}  // namespace
+
 GGUF_AVX2_TARGET void qx_trials_avx2(int n, int nmax, const float* x, const float* w, const float* iscales, int ntrials,
                                      float* sumlx_out, float* suml2_out) {
   const __m256i lo = _mm256_set1_epi32(-nmax), hi = _mm256_set1_epi32(nmax - 1);
@@ -91,13 +104,7 @@ GGUF_AVX2_TARGET void qx_trials_avx2(int n, int nmax, const float* x, const floa
       sumlx = _mm256_add_ps(sumlx, _mm256_mul_ps(_mm256_set1_ps(w[i] * x[i]), lf));  // (w * x) * l
       suml2 = _mm256_add_ps(suml2, _mm256_mul_ps(_mm256_mul_ps(wv, lf), lf));      // (w * l) * l
     }
-    alignas(32) float a[8], b[8];
-    _mm256_store_ps(a, sumlx);
-    _mm256_store_ps(b, suml2);
-    for (int k = 0; k < 8 && t0 + k < ntrials; ++k) {
-      sumlx_out[t0 + k] = a[k];
-      suml2_out[t0 + k] = b[k];
-    }
+    store_trials(sumlx, suml2, t0, ntrials, sumlx_out, suml2_out);
   }
 }
 
@@ -155,13 +162,7 @@ GGUF_AVX2_TARGET void iq4_trials_avx2(const float* xb, const float* weight, floa
       sumqx = _mm256_add_ps(sumqx, _mm256_mul_ps(wq, xj));
       sumq2 = _mm256_add_ps(sumq2, _mm256_mul_ps(wq, q));
     }
-    alignas(32) float a[8], c[8];
-    _mm256_store_ps(a, sumqx);
-    _mm256_store_ps(c, sumq2);
-    for (int k = 0; k < 8 && t0 + k < ntrials; ++k) {
-      sumqx_out[t0 + k] = a[k];
-      sumq2_out[t0 + k] = c[k];
-    }
+    store_trials(sumqx, sumq2, t0, ntrials, sumqx_out, sumq2_out);
   }
 }
 
