@@ -279,16 +279,26 @@ void quantize_q3_K(const float* x, uint8_t* y, int64_t n, const float* qw) {
   }
 }
 
+namespace {
+// q4_K / q5_K (levels 0..nmax): the 8 sub-blocks' 6-bit scales and mins and the fp16 d and
+// dmin into b (ggml's _ref search with rmin / nstep, or _impl with the weights qw), then
+// the row's levels at those stored scales into L.
+template <class Block>
+void levels_k4(const float* x, const float* qw, int nmax, float rmin, int nstep, uint8_t* L, Block* b) {
+  if (!qw) {
+    ref_scales_k4(x, nmax, rmin, nstep, L, b->scales, b->d, b->dmin);
+  } else {
+    impl_scales_k4(x, qw, nmax, L, b->scales, b->d, b->dmin);
+  }
+  requantize_affine(x, b->d, b->dmin, b->scales, L, nmax);
+}
+}  // namespace
+
 void quantize_q4_K(const float* x, uint8_t* y, int64_t n, const float* qw) {
   uint8_t L[QK_K];
   for (int64_t i = 0; i < n / QK_K; ++i, x += QK_K, y += sizeof(block_q4_K)) {
     auto* b = block_out<block_q4_K>(y);
-    if (!qw) {
-      ref_scales_k4(x, 15, -1.f, 20, L, b->scales, b->d, b->dmin);
-    } else {
-      impl_scales_k4(x, qw + QK_K * i, 15, L, b->scales, b->d, b->dmin);
-    }
-    requantize_affine(x, b->d, b->dmin, b->scales, L, 15);
+    levels_k4(x, qw ? qw + QK_K * i : nullptr, 15, -1.f, 20, L, b);
     for (int j = 0; j < QK_K; j += 64) {
       for (int l = 0; l < 32; ++l) b->qs[j / 2 + l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 4));
     }
@@ -299,12 +309,7 @@ void quantize_q5_K(const float* x, uint8_t* y, int64_t n, const float* qw) {
   uint8_t L[QK_K];
   for (int64_t i = 0; i < n / QK_K; ++i, x += QK_K, y += sizeof(block_q5_K)) {
     auto* b = block_out<block_q5_K>(y);
-    if (!qw) {
-      ref_scales_k4(x, 31, -0.5f, 15, L, b->scales, b->d, b->dmin);
-    } else {
-      impl_scales_k4(x, qw + QK_K * i, 31, L, b->scales, b->d, b->dmin);
-    }
-    requantize_affine(x, b->d, b->dmin, b->scales, L, 31);
+    levels_k4(x, qw ? qw + QK_K * i : nullptr, 31, -0.5f, 15, L, b);
     std::memset(b->qh, 0, QK_K / 8);
     uint8_t m1 = 1, m2 = 2;
     for (int n0 = 0; n0 < QK_K; n0 += 64) {
