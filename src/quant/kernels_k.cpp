@@ -3,6 +3,8 @@
 // (ggml-quants.c): a sub-block scale is the super-block scale times a small integer
 // (one float multiply), an element is that scale times its code, minus the sub-block min
 // where there is one — each operation rounded on its own, in ggml's order.
+#include <type_traits>
+
 #include "quant/blocks.h"
 #include "quant/kernels.h"
 #include "quant/tables.h"
@@ -64,10 +66,14 @@ void dequant_q3_K(const uint8_t* src, float* y, size_t nb) {
   }
 }
 
-// q4_K: 8 sub-blocks of 32 with 6-bit scales and mins; per 64 elements, the low
-// nibbles of 32 bytes then their high nibbles.
-void dequant_q4_K(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q4_K>(src);
+namespace {
+// q4_K and q5_K: 8 sub-blocks of 32 with 6-bit scales and mins; per 64 elements, the low
+// nibbles of 32 bytes then their high nibbles. q5_K adds a fifth bit per element from qh
+// (bit 2k for the low nibbles of pair k, bit 2k+1 for the high nibbles).
+template <class Block>
+void dequant_nibbles_k(const uint8_t* src, float* y, size_t nb) {
+  constexpr bool fifth_bit = std::is_same_v<Block, block_q5_K>;
+  const auto* x = blocks_at<Block>(src);
   for (size_t i = 0; i < nb; ++i) {
     const float d = x[i].d.value();
     const float min = x[i].dmin.value();
@@ -78,33 +84,19 @@ void dequant_q4_K(const uint8_t* src, float* y, size_t nb) {
       const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
       scale_min_k4(is + 1, x[i].scales, sc, m);
       const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>(q[l] & 0xf) - m1;
-      for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;
+      auto high = [&](int l, int bit) {
+        if constexpr (fifth_bit) return x[i].qh[l] & bit ? 16 : 0;
+        return 0;
+      };
+      for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>((q[l] & 0xf) + high(l, 1 << is)) - m1;
+      for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>((q[l] >> 4) + high(l, 2 << is)) - m2;
     }
   }
 }
+}  // namespace
 
-// q5_K: q4_K plus a fifth bit per element from qh (bit 2k for the low nibbles of pair k,
-// bit 2k+1 for the high nibbles).
-void dequant_q5_K(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q5_K>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const float min = x[i].dmin.value();
-    const uint8_t* ql = x[i].qs;
-    const uint8_t* qh = x[i].qh;
-    for (int is = 0; is < 8; is += 2, ql += 32) {
-      uint8_t sc = 0, m = 0;
-      scale_min_k4(is, x[i].scales, sc, m);
-      const float d1 = d * static_cast<float>(sc), m1 = min * static_cast<float>(m);
-      scale_min_k4(is + 1, x[i].scales, sc, m);
-      const float d2 = d * static_cast<float>(sc), m2 = min * static_cast<float>(m);
-      const int u1 = 1 << is, u2 = 2 << is;
-      for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>((ql[l] & 0xf) + (qh[l] & u1 ? 16 : 0)) - m1;
-      for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
-    }
-  }
-}
+void dequant_q4_K(const uint8_t* src, float* y, size_t nb) { dequant_nibbles_k<block_q4_K>(src, y, nb); }
+void dequant_q5_K(const uint8_t* src, float* y, size_t nb) { dequant_nibbles_k<block_q5_K>(src, y, nb); }
 
 // q6_K: 16 int8 scales of 16 elements; code = 4 bits of ql | 2 bits of qh << 4, minus 32.
 // Element = (d * scale) * code.
