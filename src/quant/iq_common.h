@@ -184,13 +184,14 @@ struct sub_block_search {
   bool even_parity;
 };
 
-/// One sub-block of those quantizers (ggml's loop body before the indices are stored):
-/// |x| into xval and the signs of each 8 into signs, L zeroed, then grid_search. Empty
-/// when the largest |x| is below p.eps. A negative scale (ggml: "should never happen";
-/// stored unsigned) is returned positive with the signs flipped.
+/// One sub-block of those quantizers (ggml's loop body up to the stores): |x| into xval
+/// and the signs of each 8 into signs, L zeroed, then grid_search, and the grid index of
+/// each group's levels into index. Empty when the largest |x| is below p.eps. A negative
+/// scale (ggml: "should never happen"; stored unsigned) is returned positive with the
+/// signs flipped.
 inline std::optional<float> signed_grid_search(const iq_grid& g, const sub_block_search& p, const float* xb,
                                                const float* weight, const float* waux, float* xval, int8_t* L,
-                                               uint8_t* signs) {
+                                               uint8_t* signs, uint16_t* index) {
   const int n = p.n;
   for (int k = 0; k < n / 8; ++k) {
     signs[k] = p.even_parity ? even_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k) : all_signs(xb + 8 * k, xval + 8 * k);
@@ -204,6 +205,8 @@ inline std::optional<float> signed_grid_search(const iq_grid& g, const sub_block
     scale = -scale;
     for (int k = 0; k < n / 8; ++k) signs[k] = static_cast<uint8_t>(~signs[k] & (p.even_parity ? 127 : 255));
   }
+  const int vp = g.values_per_point;
+  for (int k = 0; k < p.ngroups; ++k) index[k] = static_cast<uint16_t>(g.index_of(packed(L + vp * k, vp, g.bits)));
   return scale;
 }
 

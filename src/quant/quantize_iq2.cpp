@@ -120,7 +120,7 @@ void quantize_iq2_xs(const float* x, uint8_t* y, int64_t n, const float* quant_w
   float scales[QK_K / 16], weight[16], xval[16], waux[16];
   int8_t L[16];
   uint8_t block_signs[2];
-  uint16_t q2[2 * (QK_K / 16)];
+  uint16_t index[2], q2[2 * (QK_K / 16)];
   for (int64_t ibl = 0; ibl < n / QK_K; ++ibl, y += sizeof(block_iq2_xs)) {
     auto* b = reinterpret_cast<block_iq2_xs*>(y);
     put_fp16(b->d.b, 0.f);
@@ -132,18 +132,11 @@ void quantize_iq2_xs(const float* x, uint8_t* y, int64_t n, const float* quant_w
     for (int ib = 0; ib < QK_K / 16; ++ib) {
       const float* xb = xbl + 16 * ib;
       iq_weights(xb, quant_weights + QK_K * ibl + 16 * ib, sigma2, 16, weight, waux);
-      const auto found = signed_grid_search(g, kSearchXs, xb, weight, waux, xval, L, block_signs);
-      if (!found) {
-        scales[ib] = 0;
-        continue;
-      }
-      const float scale = *found;
-      for (int k = 0; k < 2; ++k) {
-        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
-        q2[2 * ib + k] = static_cast<uint16_t>(grid_index | (block_signs[k] << 9));
-      }
-      scales[ib] = scale;
-      max_scale = std::max(max_scale, scale);
+      const auto found = signed_grid_search(g, kSearchXs, xb, weight, waux, xval, L, block_signs, index);
+      scales[ib] = found.value_or(0.f);
+      if (!found) continue;
+      for (int k = 0; k < 2; ++k) q2[2 * ib + k] = static_cast<uint16_t>(index[k] | (block_signs[k] << 9));
+      max_scale = std::max(max_scale, *found);
     }
     if (!max_scale) {
       std::memset(b->qs, 0, QK_K / 4);
@@ -161,6 +154,7 @@ void quantize_iq2_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
   float scales[QK_K / 16], weight[16], xval[16], waux[16];
   int8_t L[16];
   uint8_t block_signs[2];
+  uint16_t index[2];
   for (int64_t ibl = 0; ibl < n / QK_K; ++ibl, y += sizeof(block_iq2_s)) {
     auto* b = reinterpret_cast<block_iq2_s*>(y);
     std::memset(y, 0, sizeof(block_iq2_s));
@@ -175,21 +169,16 @@ void quantize_iq2_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
         for (int i = 0; i < 16; ++i) weight[i] = 0.25f * sigma2 + xb[i] * xb[i];
         for (int i = 0; i < 16; ++i) waux[i] = std::sqrt(weight[i]);
       }
-      const auto found = signed_grid_search(g, kSearchS, xb, weight, waux, xval, L, block_signs);
-      if (!found) {
-        scales[ib] = 0;
-        continue;
-      }
-      const float scale = *found;
+      const auto found = signed_grid_search(g, kSearchS, xb, weight, waux, xval, L, block_signs, index);
+      scales[ib] = found.value_or(0.f);
+      if (!found) continue;
       for (int k = 0; k < 2; ++k) {
-        const int grid_index = g.index_of(packed(L + 8 * k, 8, 2));
         const int i8 = 2 * ib + k;
-        b->qs[i8] = static_cast<uint8_t>(grid_index & 255);
-        b->qh[i8 / 4] |= static_cast<uint8_t>((grid_index >> 8) << 2 * (i8 % 4));
+        b->qs[i8] = static_cast<uint8_t>(index[k] & 255);
+        b->qh[i8 / 4] |= static_cast<uint8_t>((index[k] >> 8) << 2 * (i8 % 4));
         b->qs[QK_K / 8 + i8] = block_signs[k];
       }
-      scales[ib] = scale;
-      max_scale = std::max(max_scale, scale);
+      max_scale = std::max(max_scale, *found);
     }
     if (!max_scale) continue;
     const float d = max_scale / 31;

@@ -41,6 +41,7 @@ void quantize_iq3_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
   float scales[QK_K / 32], weight[32], xval[32], waux[32];
   int8_t L[32];
   uint8_t block_signs[4];
+  uint16_t index[8];
   uint8_t grid_idx[QK_K / 4];
   uint32_t scales_and_signs[QK_K / 32];
   for (int64_t ibl = 0; ibl < n / QK_K; ++ibl, y += sizeof(block_iq3_xxs)) {
@@ -53,17 +54,13 @@ void quantize_iq3_xxs(const float* x, uint8_t* y, int64_t n, const float* quant_
     for (int ib = 0; ib < QK_K / 32; ++ib) {
       const float* xb = xbl + 32 * ib;
       iq3_weights(xb, quant_weights ? quant_weights + QK_K * ibl + 32 * ib : nullptr, sigma2, 32, weight, waux);
-      const auto found = signed_grid_search(g, kSearchXxs, xb, weight, waux, xval, L, block_signs);
-      if (!found) {
-        scales[ib] = 0;
-        continue;
-      }
-      const float scale = *found;
-      for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(g.index_of(packed(L + 4 * k, 4, 3)));
+      const auto found = signed_grid_search(g, kSearchXxs, xb, weight, waux, xval, L, block_signs, index);
+      scales[ib] = found.value_or(0.f);
+      if (!found) continue;
+      for (int k = 0; k < 8; ++k) grid_idx[8 * ib + k] = static_cast<uint8_t>(index[k]);
       scales_and_signs[ib] = static_cast<uint32_t>(block_signs[0] | (block_signs[1] << 7) | (block_signs[2] << 14) |
                                                    (block_signs[3] << 21));
-      scales[ib] = scale;
-      max_scale = std::max(max_scale, scale);
+      max_scale = std::max(max_scale, *found);
     }
     uint8_t* qs = y + 2;
     if (!max_scale) {
@@ -88,6 +85,7 @@ void quantize_iq3_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
   float scales[QK_K / bs], weight[bs], xval[bs], waux[bs];
   int8_t L[bs];
   uint8_t block_signs[bs8];
+  uint16_t index[bs4];
   for (int64_t ibl = 0; ibl < n / QK_K; ++ibl, y += sizeof(block_iq3_s)) {
     auto* b = reinterpret_cast<block_iq3_s*>(y);
     std::memset(y, 0, sizeof(block_iq3_s));
@@ -102,22 +100,17 @@ void quantize_iq3_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
     for (int ib = 0; ib < QK_K / bs; ++ib) {
       const float* xb = xbl + bs * ib;
       iq3_weights(xb, quant_weights ? quant_weights + QK_K * ibl + bs * ib : nullptr, sigma2, bs, weight, waux);
-      const auto found = signed_grid_search(g, kSearchS, xb, weight, waux, xval, L, block_signs);
-      if (!found) {
-        scales[ib] = 0;
-        continue;
-      }
-      const float scale = *found;
+      const auto found = signed_grid_search(g, kSearchS, xb, weight, waux, xval, L, block_signs, index);
+      scales[ib] = found.value_or(0.f);
+      if (!found) continue;
       for (int k = 0; k < bs4; ++k) {
-        const int grid_index = g.index_of(packed(L + 4 * k, 4, 3));
-        qs[k] = static_cast<uint8_t>(grid_index & 255);
-        b->qh[(ib * bs4 + k) / 8] |= static_cast<uint8_t>((grid_index >> 8) << ((ib * bs4 + k) % 8));
+        qs[k] = static_cast<uint8_t>(index[k] & 255);
+        b->qh[(ib * bs4 + k) / 8] |= static_cast<uint8_t>((index[k] >> 8) << ((ib * bs4 + k) % 8));
       }
       qs += bs4;
       for (int k = 0; k < bs8; ++k) signs[k] = block_signs[k];
       signs += bs8;
-      scales[ib] = scale;
-      max_scale = std::max(max_scale, scale);
+      max_scale = std::max(max_scale, *found);
     }
     if (!max_scale) continue;
     const float d = max_scale / 31;
