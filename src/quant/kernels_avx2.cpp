@@ -163,14 +163,28 @@ GGUF_AVX2_TARGET void dequant_q8_0_avx2(const uint8_t* src, float* y, size_t nb)
   }
 }
 
-GGUF_AVX2_TARGET void dequant_iq4_nl_avx2(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_iq4_nl>(src);
-  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant_tables::kvalues_iq4nl));
-  const __m256i book2 = _mm256_set_m128i(book, book);
+namespace {
+// A 16-entry int8 code book in both 128-bit lanes (looked up by nibble with shuffle_epi8).
+GGUF_AVX2_TARGET inline __m256i book_x2(const int8_t* kvalues) {
+  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kvalues));
+  return _mm256_set_m128i(book, book);
+}
+
+// iq4_nl / mxfp4: per block, 32 nibble codes of qs looked up in the code book, times the
+// block's scale scale_of(block).
+template <class Block, class Scale>
+GGUF_AVX2_TARGET inline void dequant_book_blocks(const uint8_t* src, float* y, size_t nb, const int8_t* kvalues,
+                                                 Scale scale_of) {
+  const auto* x = blocks_at<Block>(src);
+  const __m256i book = book_x2(kvalues);
   for (size_t i = 0; i < nb; ++i, y += 32) {
-    const __m256i q = _mm256_shuffle_epi8(book2, unpack_nibbles(x[i].qs));
-    store_i8x32_times(y, q, _mm256_set1_ps(x[i].d.value()));
+    store_i8x32_times(y, _mm256_shuffle_epi8(book, unpack_nibbles(x[i].qs)), _mm256_set1_ps(scale_of(x[i])));
   }
+}
+}  // namespace
+
+GGUF_AVX2_TARGET void dequant_iq4_nl_avx2(const uint8_t* src, float* y, size_t nb) {
+  dequant_book_blocks<block_iq4_nl>(src, y, nb, quant_tables::kvalues_iq4nl, [](const block_iq4_nl& b) { return b.d.value(); });
 }
 
 #define GGUF_K_WALK_TARGET GGUF_AVX2_TARGET
@@ -270,8 +284,7 @@ GGUF_AVX2_TARGET void dequant_iq1_m_avx2(const uint8_t* src, float* y, size_t nb
 
 GGUF_AVX2_TARGET void dequant_iq4_xs_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_iq4_xs>(src);
-  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant_tables::kvalues_iq4nl));
-  const __m256i book2 = _mm256_set_m128i(book, book);
+  const __m256i book2 = book_x2(quant_tables::kvalues_iq4nl);
   for (size_t i = 0; i < nb; ++i) {
     const float d = x[i].d.value();
     const uint16_t scales_h = le16(x[i].scales_h);
@@ -285,13 +298,8 @@ GGUF_AVX2_TARGET void dequant_iq4_xs_avx2(const uint8_t* src, float* y, size_t n
 }
 
 GGUF_AVX2_TARGET void dequant_mxfp4_avx2(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_mxfp4>(src);
-  const __m128i book = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quant_tables::kvalues_fp4));
-  const __m256i book2 = _mm256_set_m128i(book, book);
-  for (size_t i = 0; i < nb; ++i, y += 32) {
-    const __m256i q = _mm256_shuffle_epi8(book2, unpack_nibbles(x[i].qs));
-    store_i8x32_times(y, q, _mm256_set1_ps(e8m0_to_fp32_half(x[i].e)));
-  }
+  dequant_book_blocks<block_mxfp4>(src, y, nb, quant_tables::kvalues_fp4,
+                                   [](const block_mxfp4& b) { return e8m0_to_fp32_half(b.e); });
 }
 
 GGUF_AVX2_TARGET void dequant_nvfp4_avx2(const uint8_t* src, float* y, size_t nb) {
