@@ -99,6 +99,9 @@ GGUF_AVX2_TARGET inline void put8_shifted(float* y, __m256 dl, uint64_t entry, _
   _mm256_storeu_ps(y, _mm256_mul_ps(dl, _mm256_add_ps(g, shift)));
 }
 
+#define GGUF_WALK_TARGET GGUF_AVX2_TARGET
+#include "quant/kernels_walk.inc"
+#undef GGUF_WALK_TARGET
 }  // namespace
 
 // f16 and bf16 start with single elements until the output is 32-byte aligned: an
@@ -213,40 +216,38 @@ GGUF_AVX2_TARGET void dequant_q5_K_avx2(const uint8_t* src, float* y, size_t nb)
   walk_q5_K_avx2(src, out, nb);
 }
 
-GGUF_AVX2_TARGET void dequant_q6_K_avx2(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q6_K>(src);
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  const __m256i m2 = _mm256_set1_epi8(0x03);
-  const __m256i bias = _mm256_set1_epi8(32);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint8_t* ql = x[i].ql;
-    const uint8_t* qh = x[i].qh;
-    const int8_t* sc = x[i].scales;
-    for (int n = 0; n < QK_K; n += 128, y += 128, ql += 64, qh += 32, sc += 8) {
-      const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-      const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
-      const __m256i lows[4] = {_mm256_and_si256(l0, m4), _mm256_and_si256(l1, m4),
-                               _mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                               _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4)};
-      for (int g = 0; g < 4; ++g) {  // y[32g .. 32g+31], high bits at qh >> 2g
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(h, 2 * g), m2);
-        const __m256i q = _mm256_sub_epi8(_mm256_or_si256(lows[g], _mm256_slli_epi16(hi, 4)), bias);
-        const __m128i qlo = _mm256_castsi256_si128(q);
-        const __m128i qhi = _mm256_extracti128_si256(q, 1);
-        // Elements 0..15 of the group use scale sc[2g], 16..31 use sc[2g + 1]: (d * sc) * q.
-        const __m256 s0 = _mm256_set1_ps(d * static_cast<float>(sc[2 * g]));
-        const __m256 s1 = _mm256_set1_ps(d * static_cast<float>(sc[2 * g + 1]));
-        float* yg = y + 32 * g;
-        _mm256_storeu_ps(yg + 0, _mm256_mul_ps(s0, i8x8_to_ps(qlo)));
-        _mm256_storeu_ps(yg + 8, _mm256_mul_ps(s0, i8x8_to_ps(_mm_srli_si128(qlo, 8))));
-        _mm256_storeu_ps(yg + 16, _mm256_mul_ps(s1, i8x8_to_ps(qhi)));
-        _mm256_storeu_ps(yg + 24, _mm256_mul_ps(s1, i8x8_to_ps(_mm_srli_si128(qhi, 8))));
-      }
+namespace {
+// q6_K's AVX2 writer (kernels_walk.inc): 32 codes at a time, (d * sc) * code per 16.
+struct q6_avx2_out {
+  GGUF_AVX2_TARGET static void q6_128(float* y, float d, const uint8_t* ql, const uint8_t* qh, const int8_t* sc) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i m2 = _mm256_set1_epi8(0x03);
+    const __m256i bias = _mm256_set1_epi8(32);
+    const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+    const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
+    const __m256i lows[4] = {_mm256_and_si256(l0, m4), _mm256_and_si256(l1, m4),
+                             _mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                             _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4)};
+    for (int g = 0; g < 4; ++g) {  // y[32g .. 32g+31], high bits at qh >> 2g
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(h, 2 * g), m2);
+      const __m256i q = _mm256_sub_epi8(_mm256_or_si256(lows[g], _mm256_slli_epi16(hi, 4)), bias);
+      const __m128i qlo = _mm256_castsi256_si128(q);
+      const __m128i qhi = _mm256_extracti128_si256(q, 1);
+      // Elements 0..15 of the group use scale sc[2g], 16..31 use sc[2g + 1]: (d * sc) * q.
+      const __m256 s0 = _mm256_set1_ps(d * static_cast<float>(sc[2 * g]));
+      const __m256 s1 = _mm256_set1_ps(d * static_cast<float>(sc[2 * g + 1]));
+      float* yg = y + 32 * g;
+      _mm256_storeu_ps(yg + 0, _mm256_mul_ps(s0, i8x8_to_ps(qlo)));
+      _mm256_storeu_ps(yg + 8, _mm256_mul_ps(s0, i8x8_to_ps(_mm_srli_si128(qlo, 8))));
+      _mm256_storeu_ps(yg + 16, _mm256_mul_ps(s1, i8x8_to_ps(qhi)));
+      _mm256_storeu_ps(yg + 24, _mm256_mul_ps(s1, i8x8_to_ps(_mm_srli_si128(qhi, 8))));
     }
   }
-}
+};
+}  // namespace
+
+GGUF_AVX2_TARGET void dequant_q6_K_avx2(const uint8_t* src, float* y, size_t nb) { walk_q6_K(src, y, nb, q6_avx2_out{}); }
 
 GGUF_AVX2_TARGET void dequant_q5_1_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q5_1>(src);
@@ -259,11 +260,7 @@ GGUF_AVX2_TARGET void dequant_q5_1_avx2(const uint8_t* src, float* y, size_t nb)
 }
 
 namespace {
-#define GGUF_IQ_WALK_TARGET GGUF_AVX2_TARGET
-#include "quant/kernels_iq_walk.inc"
-#undef GGUF_IQ_WALK_TARGET
-
-// The AVX2 writer of 8 outputs of the grid types (kernels_iq_walk.inc).
+// The AVX2 writer of 8 outputs of the grid types (kernels_walk.inc).
 struct avx2_out {
   GGUF_AVX2_TARGET static void signed8(float* y, float db, uint64_t entry, uint8_t signs) {
     put8_signed(y, _mm256_set1_ps(db), _mm_cvtsi64_si128(static_cast<long long>(entry)), signs);

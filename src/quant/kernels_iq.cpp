@@ -2,7 +2,7 @@
 // iq1_s iq1_m. Groups of 8 (or 4) elements are an index into a lattice grid of
 // magnitudes plus sign bits; semantics of ggml's dequantize_row_* (ggml-quants.c),
 // with the float operations in ggml's order (scale, then * magnitude, then * ±1). The
-// block walks are shared with the AVX2 variants (kernels_iq_walk.inc).
+// block walks are shared with the AVX2 variants (kernels_walk.inc).
 #include "quant/blocks.h"
 #include "quant/kernels.h"
 #include "quant/tables.h"
@@ -12,11 +12,11 @@ namespace gguf::detail {
 using namespace quant_tables;
 
 namespace {
-#define GGUF_IQ_WALK_TARGET
-#include "quant/kernels_iq_walk.inc"
-#undef GGUF_IQ_WALK_TARGET
+#define GGUF_WALK_TARGET
+#include "quant/kernels_walk.inc"
+#undef GGUF_WALK_TARGET
 
-// The reference writer of 8 outputs (kernels_iq_walk.inc), element by element.
+// The reference writer of 8 outputs (kernels_walk.inc), element by element.
 struct scalar_out {
   static void signed8(float* y, float db, uint64_t entry, uint8_t signs) noexcept {
     const auto g = grid_bytes<uint8_t>(entry);

@@ -98,30 +98,31 @@ void dequant_nibbles_k(const uint8_t* src, float* y, size_t nb) {
 void dequant_q4_K(const uint8_t* src, float* y, size_t nb) { dequant_nibbles_k<block_q4_K>(src, y, nb); }
 void dequant_q5_K(const uint8_t* src, float* y, size_t nb) { dequant_nibbles_k<block_q5_K>(src, y, nb); }
 
-// q6_K: 16 int8 scales of 16 elements; code = 4 bits of ql | 2 bits of qh << 4, minus 32.
-// Element = (d * scale) * code.
-void dequant_q6_K(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_q6_K>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint8_t* ql = x[i].ql;
-    const uint8_t* qh = x[i].qh;
-    const int8_t* sc = x[i].scales;
-    for (int n = 0; n < QK_K; n += 128, y += 128, ql += 64, qh += 32, sc += 8) {
-      for (int l = 0; l < 32; ++l) {
-        const int is = l / 16;
-        const int q1 = ((ql[l] & 0xf) | ((qh[l] >> 0) & 3) << 4) - 32;
-        const int q2 = ((ql[l + 32] & 0xf) | ((qh[l] >> 2) & 3) << 4) - 32;
-        const int q3 = ((ql[l] >> 4) | ((qh[l] >> 4) & 3) << 4) - 32;
-        const int q4 = ((ql[l + 32] >> 4) | ((qh[l] >> 6) & 3) << 4) - 32;
-        y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
-        y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
-        y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
-        y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
-      }
+namespace {
+#define GGUF_WALK_TARGET
+#include "quant/kernels_walk.inc"
+#undef GGUF_WALK_TARGET
+
+// q6_K's reference writer (kernels_walk.inc): element = (d * scale) * code, code = 4 bits
+// of ql | 2 bits of qh << 4, minus 32.
+struct q6_out {
+  static void q6_128(float* y, float d, const uint8_t* ql, const uint8_t* qh, const int8_t* sc) noexcept {
+    for (int l = 0; l < 32; ++l) {
+      const int is = l / 16;
+      const int q1 = ((ql[l] & 0xf) | ((qh[l] >> 0) & 3) << 4) - 32;
+      const int q2 = ((ql[l + 32] & 0xf) | ((qh[l] >> 2) & 3) << 4) - 32;
+      const int q3 = ((ql[l] >> 4) | ((qh[l] >> 4) & 3) << 4) - 32;
+      const int q4 = ((ql[l + 32] >> 4) | ((qh[l] >> 6) & 3) << 4) - 32;
+      y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
+      y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
+      y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
+      y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
     }
   }
-}
+};
+}  // namespace
+
+void dequant_q6_K(const uint8_t* src, float* y, size_t nb) { walk_q6_K(src, y, nb, q6_out{}); }
 
 // tq1_0: qs[48] with 5 trits per byte (first 32 bytes: 5 groups of 32; next 16 bytes:
 // 5 groups of 16), then qh[4] with 4 trits per byte. A byte holds its trits as a
