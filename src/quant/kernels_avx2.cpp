@@ -104,32 +104,27 @@ GGUF_AVX2_TARGET inline void put8_shifted(float* y, __m256 dl, uint64_t entry, _
 #undef GGUF_WALK_TARGET
 }  // namespace
 
-// f16 and bf16 start with single elements until the output is 32-byte aligned: an
-// unaligned 32-byte store can span two cache lines (kernels_avx512.cpp, head_to_line).
-GGUF_AVX2_TARGET inline size_t head_to_32(const float* dst, size_t n) {
-  const size_t mis = (reinterpret_cast<uintptr_t>(dst) & 31) / sizeof(float);
-  return std::min(n, mis == 0 ? size_t(0) : 8 - mis);
-}
-
-GGUF_AVX2_TARGET void dequant_f16_avx2(const uint8_t* src, float* dst, size_t n) {
-  size_t i = 0;
-  for (const size_t h = head_to_32(dst, n); i < h; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+namespace {
+// f16 / bf16, 8 at a time (walk_16bit).
+struct f16_avx2 {
+  static constexpr size_t lanes = 8;
+  static float one(uint16_t h) noexcept { return fp16_to_fp32(h); }
+  GGUF_AVX2_TARGET static void vec(const uint8_t* src, float* dst) {
+    _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src))));
   }
-  for (; i < n; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
-}
-
-GGUF_AVX2_TARGET void dequant_bf16_avx2(const uint8_t* src, float* dst, size_t n) {
-  size_t i = 0;
-  for (const size_t h = head_to_32(dst, n); i < h; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
-    _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+};
+struct bf16_avx2 {
+  static constexpr size_t lanes = 8;
+  static float one(uint16_t h) noexcept { return bf16_to_fp32(h); }
+  GGUF_AVX2_TARGET static void vec(const uint8_t* src, float* dst) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    _mm256_storeu_ps(dst, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
   }
-  for (; i < n; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
-}
+};
+}  // namespace
+
+GGUF_AVX2_TARGET void dequant_f16_avx2(const uint8_t* src, float* dst, size_t n) { walk_16bit<f16_avx2>(src, dst, n); }
+GGUF_AVX2_TARGET void dequant_bf16_avx2(const uint8_t* src, float* dst, size_t n) { walk_16bit<bf16_avx2>(src, dst, n); }
 
 GGUF_AVX2_TARGET void dequant_q4_0_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q4_0>(src);

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "quant/blocks.h"
+#include "quant/tables.h"
 
 #define GGUF_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx2,f16c")))
 
@@ -34,31 +35,31 @@ GGUF_AVX512_TARGET inline void scaled_minus(__m256i q, float d, float m, __m512&
 
 }  // namespace
 
-// The one-element types start with single elements until the output is 64-byte aligned:
-// an unaligned 64-byte store spans two cache lines, and a vector of floats from malloc
-// usually starts 16 bytes into a line (measured: bf16 in L1/L2 37 -> 50+ GB/s).
-GGUF_AVX512_TARGET inline size_t head_to_line(const float* dst, size_t n) {
-  const size_t mis = (reinterpret_cast<uintptr_t>(dst) & 63) / sizeof(float);
-  return std::min(n, mis == 0 ? size_t(0) : 16 - mis);
-}
+namespace {
+#define GGUF_WALK_TARGET GGUF_AVX512_TARGET
+#include "quant/kernels_walk.inc"
+#undef GGUF_WALK_TARGET
 
-GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_t n) {
-  size_t i = 0;
-  for (const size_t h = head_to_line(dst, n); i < h; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
-  for (; i + 16 <= n; i += 16)
-    _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i))));
-  for (; i < n; ++i) dst[i] = fp16_to_fp32(le16(src + 2 * i));
-}
-
-GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size_t n) {
-  size_t i = 0;
-  for (const size_t h = head_to_line(dst, n); i < h; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
-  for (; i + 16 <= n; i += 16) {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i));
-    _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+// f16 / bf16, 16 at a time (walk_16bit).
+struct f16_avx512 {
+  static constexpr size_t lanes = 16;
+  static float one(uint16_t h) noexcept { return fp16_to_fp32(h); }
+  GGUF_AVX512_TARGET static void vec(const uint8_t* src, float* dst) {
+    _mm512_storeu_ps(dst, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))));
   }
-  for (; i < n; ++i) dst[i] = bf16_to_fp32(le16(src + 2 * i));
-}
+};
+struct bf16_avx512 {
+  static constexpr size_t lanes = 16;
+  static float one(uint16_t h) noexcept { return bf16_to_fp32(h); }
+  GGUF_AVX512_TARGET static void vec(const uint8_t* src, float* dst) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+    _mm512_storeu_ps(dst, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+  }
+};
+}  // namespace
+
+GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_t n) { walk_16bit<f16_avx512>(src, dst, n); }
+GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size_t n) { walk_16bit<bf16_avx512>(src, dst, n); }
 
 // Stores a run of 16-float vectors to an output that is not 64-byte aligned with aligned
 // stores only: each cache line of the output is made of the last k floats of the previous
