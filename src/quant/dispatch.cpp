@@ -23,52 +23,29 @@ constexpr size_t id(ggml_type t) { return static_cast<size_t>(t); }
 #define GGUF_AVX512(fn) nullptr
 #endif
 
+// The kernels of type T are named after it: dequant_T, and where a SIMD variant exists
+// dequant_T_avx2 / dequant_T_avx512. Each list names the types of one column set.
+#define GGUF_SCALAR_ONLY(T) t[id(ggml_type::T)] = {dequant_##T, nullptr, nullptr};
+#define GGUF_WITH_AVX2(T) t[id(ggml_type::T)] = {dequant_##T, GGUF_AVX2(dequant_##T), nullptr};
+// AVX-512 variants where they beat AVX2 (most types have none).
+#define GGUF_WITH_AVX512(T) t[id(ggml_type::T)] = {dequant_##T, GGUF_AVX2(dequant_##T), GGUF_AVX512(dequant_##T)};
+
 constexpr std::array<kernel_row, ggml_type_count> make_table() {
-  using T = ggml_type;
   std::array<kernel_row, ggml_type_count> t{};
-  //                 scalar reference   AVX2 variant
-  t[id(T::f32)]     = {dequant_f32,     nullptr};
-  t[id(T::f16)]     = {dequant_f16,     GGUF_AVX2(dequant_f16)};
-  t[id(T::bf16)]    = {dequant_bf16,    GGUF_AVX2(dequant_bf16)};
-  t[id(T::f64)]     = {dequant_f64,     nullptr};
-  t[id(T::i8)]      = {dequant_i8,      nullptr};
-  t[id(T::i16)]     = {dequant_i16,     nullptr};
-  t[id(T::i32)]     = {dequant_i32,     nullptr};
-  t[id(T::i64)]     = {dequant_i64,     nullptr};
-  t[id(T::q4_0)]    = {dequant_q4_0,    GGUF_AVX2(dequant_q4_0)};
-  t[id(T::q4_1)]    = {dequant_q4_1,    GGUF_AVX2(dequant_q4_1)};
-  t[id(T::q5_0)]    = {dequant_q5_0,    GGUF_AVX2(dequant_q5_0)};
-  t[id(T::q5_1)]    = {dequant_q5_1,    GGUF_AVX2(dequant_q5_1)};
-  t[id(T::q8_0)]    = {dequant_q8_0,    GGUF_AVX2(dequant_q8_0)};
-  t[id(T::q1_0)]    = {dequant_q1_0,    GGUF_AVX2(dequant_q1_0)};
-  t[id(T::q2_0)]    = {dequant_q2_0,    GGUF_AVX2(dequant_q2_0)};
-  t[id(T::iq4_nl)]  = {dequant_iq4_nl,  GGUF_AVX2(dequant_iq4_nl)};
-  t[id(T::mxfp4)]   = {dequant_mxfp4,   GGUF_AVX2(dequant_mxfp4)};
-  t[id(T::nvfp4)]   = {dequant_nvfp4,   GGUF_AVX2(dequant_nvfp4)};
-  t[id(T::q2_K)]    = {dequant_q2_K,    nullptr};
-  t[id(T::q3_K)]    = {dequant_q3_K,    nullptr};
-  t[id(T::q4_K)]    = {dequant_q4_K,    GGUF_AVX2(dequant_q4_K)};
-  t[id(T::q5_K)]    = {dequant_q5_K,    GGUF_AVX2(dequant_q5_K)};
-  t[id(T::q6_K)]    = {dequant_q6_K,    GGUF_AVX2(dequant_q6_K)};
-  t[id(T::tq1_0)]   = {dequant_tq1_0,   nullptr};
-  t[id(T::tq2_0)]   = {dequant_tq2_0,   GGUF_AVX2(dequant_tq2_0)};
-  t[id(T::iq4_xs)]  = {dequant_iq4_xs,  GGUF_AVX2(dequant_iq4_xs)};
-  t[id(T::iq2_xxs)] = {dequant_iq2_xxs, GGUF_AVX2(dequant_iq2_xxs)};
-  t[id(T::iq2_xs)]  = {dequant_iq2_xs,  GGUF_AVX2(dequant_iq2_xs)};
-  t[id(T::iq2_s)]   = {dequant_iq2_s,   GGUF_AVX2(dequant_iq2_s)};
-  t[id(T::iq3_xxs)] = {dequant_iq3_xxs, GGUF_AVX2(dequant_iq3_xxs)};
-  t[id(T::iq3_s)]   = {dequant_iq3_s,   GGUF_AVX2(dequant_iq3_s)};
-  t[id(T::iq1_s)]   = {dequant_iq1_s,   GGUF_AVX2(dequant_iq1_s)};
-  t[id(T::iq1_m)]   = {dequant_iq1_m,   GGUF_AVX2(dequant_iq1_m)};
-  // AVX-512 variants where they beat AVX2 (a third column would be mostly empty).
-  t[id(T::f16)].avx512 = GGUF_AVX512(dequant_f16);
-  t[id(T::bf16)].avx512 = GGUF_AVX512(dequant_bf16);
-  t[id(T::q8_0)].avx512 = GGUF_AVX512(dequant_q8_0);
-  t[id(T::q4_K)].avx512 = GGUF_AVX512(dequant_q4_K);
-  t[id(T::q5_K)].avx512 = GGUF_AVX512(dequant_q5_K);
+  GGUF_SCALAR_ONLY(f32) GGUF_SCALAR_ONLY(f64) GGUF_SCALAR_ONLY(i8) GGUF_SCALAR_ONLY(i16) GGUF_SCALAR_ONLY(i32)
+  GGUF_SCALAR_ONLY(i64) GGUF_SCALAR_ONLY(q2_K) GGUF_SCALAR_ONLY(q3_K) GGUF_SCALAR_ONLY(tq1_0)
+  GGUF_WITH_AVX2(q4_0) GGUF_WITH_AVX2(q4_1) GGUF_WITH_AVX2(q5_0) GGUF_WITH_AVX2(q5_1) GGUF_WITH_AVX2(q1_0)
+  GGUF_WITH_AVX2(q2_0) GGUF_WITH_AVX2(iq4_nl) GGUF_WITH_AVX2(mxfp4) GGUF_WITH_AVX2(nvfp4) GGUF_WITH_AVX2(q6_K)
+  GGUF_WITH_AVX2(tq2_0) GGUF_WITH_AVX2(iq4_xs) GGUF_WITH_AVX2(iq2_xxs) GGUF_WITH_AVX2(iq2_xs) GGUF_WITH_AVX2(iq2_s)
+  GGUF_WITH_AVX2(iq3_xxs) GGUF_WITH_AVX2(iq3_s) GGUF_WITH_AVX2(iq1_s) GGUF_WITH_AVX2(iq1_m)
+  GGUF_WITH_AVX512(f16) GGUF_WITH_AVX512(bf16) GGUF_WITH_AVX512(q8_0) GGUF_WITH_AVX512(q4_K) GGUF_WITH_AVX512(q5_K)
   // q8_1 and q8_K: intermediate types of ggml's dot products; ggml has no to_float for them.
   return t;
 }
+
+#undef GGUF_WITH_AVX512
+#undef GGUF_WITH_AVX2
+#undef GGUF_SCALAR_ONLY
 
 constexpr std::array<kernel_row, ggml_type_count> table = make_table();
 
