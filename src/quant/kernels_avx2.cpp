@@ -105,26 +105,18 @@ GGUF_AVX2_TARGET inline void put8_shifted(float* y, __m256 dl, uint64_t entry, _
 }  // namespace
 
 namespace {
-// f16 / bf16, 8 at a time (walk_16bit).
-struct f16_avx2 {
-  static constexpr size_t lanes = 8;
-  static float one(uint16_t h) noexcept { return fp16_to_fp32(h); }
-  GGUF_AVX2_TARGET static void vec(const uint8_t* src, float* dst) {
-    _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src))));
-  }
-};
-struct bf16_avx2 {
-  static constexpr size_t lanes = 8;
-  static float one(uint16_t h) noexcept { return bf16_to_fp32(h); }
-  GGUF_AVX2_TARGET static void vec(const uint8_t* src, float* dst) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    _mm256_storeu_ps(dst, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
-  }
-};
+// 8 f16 / bf16 values to floats (walk_16bit's vector step).
+GGUF_AVX2_TARGET inline void f16x8(const uint8_t* src, float* dst) {
+  _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src))));
+}
+GGUF_AVX2_TARGET inline void bf16x8(const uint8_t* src, float* dst) {
+  const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+  _mm256_storeu_ps(dst, _mm256_castsi256_ps(_mm256_slli_epi32(h, 16)));
+}
 }  // namespace
 
-GGUF_AVX2_TARGET void dequant_f16_avx2(const uint8_t* src, float* dst, size_t n) { walk_16bit<f16_avx2>(src, dst, n); }
-GGUF_AVX2_TARGET void dequant_bf16_avx2(const uint8_t* src, float* dst, size_t n) { walk_16bit<bf16_avx2>(src, dst, n); }
+GGUF_AVX2_TARGET void dequant_f16_avx2(const uint8_t* src, float* dst, size_t n) { walk_16bit<8, fp16_to_fp32, f16x8>(src, dst, n); }
+GGUF_AVX2_TARGET void dequant_bf16_avx2(const uint8_t* src, float* dst, size_t n) { walk_16bit<8, bf16_to_fp32, bf16x8>(src, dst, n); }
 
 GGUF_AVX2_TARGET void dequant_q4_0_avx2(const uint8_t* src, float* y, size_t nb) {
   const auto* x = blocks_at<block_q4_0>(src);

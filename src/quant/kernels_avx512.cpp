@@ -40,26 +40,18 @@ namespace {
 #include "quant/kernels_walk.inc"
 #undef GGUF_WALK_TARGET
 
-// f16 / bf16, 16 at a time (walk_16bit).
-struct f16_avx512 {
-  static constexpr size_t lanes = 16;
-  static float one(uint16_t h) noexcept { return fp16_to_fp32(h); }
-  GGUF_AVX512_TARGET static void vec(const uint8_t* src, float* dst) {
-    _mm512_storeu_ps(dst, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))));
-  }
-};
-struct bf16_avx512 {
-  static constexpr size_t lanes = 16;
-  static float one(uint16_t h) noexcept { return bf16_to_fp32(h); }
-  GGUF_AVX512_TARGET static void vec(const uint8_t* src, float* dst) {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
-    _mm512_storeu_ps(dst, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
-  }
-};
+// 16 f16 / bf16 values to floats (walk_16bit's vector step).
+GGUF_AVX512_TARGET inline void f16x16(const uint8_t* src, float* dst) {
+  _mm512_storeu_ps(dst, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))));
+}
+GGUF_AVX512_TARGET inline void bf16x16(const uint8_t* src, float* dst) {
+  const __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
+  _mm512_storeu_ps(dst, _mm512_castsi512_ps(_mm512_slli_epi32(h, 16)));
+}
 }  // namespace
 
-GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_t n) { walk_16bit<f16_avx512>(src, dst, n); }
-GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size_t n) { walk_16bit<bf16_avx512>(src, dst, n); }
+GGUF_AVX512_TARGET void dequant_f16_avx512(const uint8_t* src, float* dst, size_t n) { walk_16bit<16, fp16_to_fp32, f16x16>(src, dst, n); }
+GGUF_AVX512_TARGET void dequant_bf16_avx512(const uint8_t* src, float* dst, size_t n) { walk_16bit<16, bf16_to_fp32, bf16x16>(src, dst, n); }
 
 // Stores a run of 16-float vectors to an output that is not 64-byte aligned with aligned
 // stores only: each cache line of the output is made of the last k floats of the previous
