@@ -266,19 +266,18 @@ GGUF_AVX2_TARGET void dequant_iq3_s_avx2(const uint8_t* src, float* y, size_t nb
 GGUF_AVX2_TARGET void dequant_iq1_s_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq1_s(src, y, nb, avx2_out{}); }
 GGUF_AVX2_TARGET void dequant_iq1_m_avx2(const uint8_t* src, float* y, size_t nb) { walk_iq1_m(src, y, nb, avx2_out{}); }
 
-GGUF_AVX2_TARGET void dequant_iq4_xs_avx2(const uint8_t* src, float* y, size_t nb) {
-  const auto* x = blocks_at<block_iq4_xs>(src);
-  const __m256i book2 = book_x2(quant_tables::kvalues_iq4nl);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint16_t scales_h = le16(x[i].scales_h);
-    const uint8_t* qs = x[i].qs;
-    for (int ib = 0; ib < QK_K / 32; ++ib, y += 32, qs += 16) {
-      const int ls = ((x[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((scales_h >> (2 * ib)) & 3) << 4);
-      const __m256i q = _mm256_shuffle_epi8(book2, unpack_nibbles(qs));
-      store_i8x32_times(y, q, _mm256_set1_ps(d * static_cast<float>(ls - 32)));
-    }
+namespace {
+// iq4_xs's AVX2 writer (kernels_walk.inc): 32 codes looked up in the lane-doubled book.
+struct iq4_avx2_out {
+  __m256i book;
+  GGUF_AVX2_TARGET void iq4_32(float* y, float dl, const uint8_t* qs) const {
+    store_i8x32_times(y, _mm256_shuffle_epi8(book, unpack_nibbles(qs)), _mm256_set1_ps(dl));
   }
+};
+}  // namespace
+
+GGUF_AVX2_TARGET void dequant_iq4_xs_avx2(const uint8_t* src, float* y, size_t nb) {
+  walk_iq4_xs(src, y, nb, iq4_avx2_out{book_x2(quant_tables::kvalues_iq4nl)});
 }
 
 GGUF_AVX2_TARGET void dequant_mxfp4_avx2(const uint8_t* src, float* y, size_t nb) {

@@ -161,24 +161,19 @@ void dequant_tq2_0(const uint8_t* src, float* y, size_t nb) {
   }
 }
 
-// iq4_xs: 8 sub-blocks of 32 with 6-bit scales (bias 32): 4 low bits in scales_l
-// nibbles, 2 high bits in the 16-bit scales_h; codes index the iq4_nl code book.
-void dequant_iq4_xs(const uint8_t* src, float* y, size_t nb) {
-  using quant_tables::kvalues_iq4nl;
-  const auto* x = blocks_at<block_iq4_xs>(src);
-  for (size_t i = 0; i < nb; ++i) {
-    const float d = x[i].d.value();
-    const uint16_t scales_h = le16(x[i].scales_h);
-    const uint8_t* qs = x[i].qs;
-    for (int ib = 0; ib < QK_K / 32; ++ib, y += 32, qs += 16) {
-      const int ls = ((x[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((scales_h >> (2 * ib)) & 3) << 4);
-      const float dl = d * static_cast<float>(ls - 32);
-      for (int j = 0; j < 16; ++j) {
-        y[j] = dl * static_cast<float>(kvalues_iq4nl[qs[j] & 0xf]);
-        y[j + 16] = dl * static_cast<float>(kvalues_iq4nl[qs[j] >> 4]);
-      }
+// iq4_xs's reference writer (kernels_walk.inc): codes index the iq4_nl code book.
+namespace {
+struct iq4_out {
+  static void iq4_32(float* y, float dl, const uint8_t* qs) noexcept {
+    using quant_tables::kvalues_iq4nl;
+    for (int j = 0; j < 16; ++j) {
+      y[j] = dl * static_cast<float>(kvalues_iq4nl[qs[j] & 0xf]);
+      y[j + 16] = dl * static_cast<float>(kvalues_iq4nl[qs[j] >> 4]);
     }
   }
-}
+};
+}  // namespace
+
+void dequant_iq4_xs(const uint8_t* src, float* y, size_t nb) { walk_iq4_xs(src, y, nb, iq4_out{}); }
 
 }  // namespace gguf::detail
