@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -16,6 +17,22 @@ inline constexpr float group_max_eps_iq3_xxs = 1e-8f;
 inline constexpr float group_max_eps_iq2_s = 1e-8f;
 inline constexpr float group_max_eps_iq1_m = 1e-7f;
 inline constexpr float group_max_eps_iq1_s = 1e-12f;
+
+/// 2 * the mean of x^2 over a super-block of QK_K: the sigma2 of the iq1 and iq3 weights.
+inline float twice_mean_sq(const float* x) {
+  float s = 0;
+  for (int i = 0; i < QK_K; ++i) s += x[i] * x[i];
+  return 2 * s / QK_K;
+}
+
+/// Weights of a sub-block of n (iq1, iq3): qw * sqrt(sigma2 + x^2), or x^2 without qw.
+inline void iq_weights_or_squares(const float* xb, const float* qw, float sigma2, int n, float* weight) {
+  if (qw) {
+    for (int i = 0; i < n; ++i) weight[i] = qw[i] * std::sqrt(sigma2 + xb[i] * xb[i]);
+  } else {
+    for (int i = 0; i < n; ++i) weight[i] = xb[i] * xb[i];
+  }
+}
 
 /// The grid point of `list` (count, indices) nearest to xval in the weighted squared
 /// distance to scale * point (the first on ties); its levels (point - 1) / 2 into L.

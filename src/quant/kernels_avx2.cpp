@@ -252,6 +252,9 @@ struct avx2_out {
   GGUF_AVX2_TARGET static void signed8(float* y, float db, uint64_t entry, uint8_t signs) {
     put8_signed(y, _mm256_set1_ps(db), _mm_cvtsi64_si128(static_cast<long long>(entry)), signs);
   }
+  GGUF_AVX2_TARGET static void signed4x2(float* y, float db, uint32_t e1, uint32_t e2, uint8_t signs) {
+    put8_signed(y, _mm256_set1_ps(db), _mm_setr_epi32(static_cast<int>(e1), static_cast<int>(e2), 0, 0), signs);
+  }
   GGUF_AVX2_TARGET static void shifted8(float* y, float dl, uint64_t entry, float shift) {
     put8_shifted(y, _mm256_set1_ps(dl), entry, _mm256_set1_ps(shift));
   }

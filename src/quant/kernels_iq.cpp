@@ -25,6 +25,14 @@ struct scalar_out {
       y[j] = v * (signs & kmask_iq2xs[j] ? -1.f : 1.f);
     }
   }
+  static void signed4x2(float* y, float db, uint32_t e1, uint32_t e2, uint8_t signs) noexcept {
+    const auto g1 = grid_bytes<uint8_t>(e1);
+    const auto g2 = grid_bytes<uint8_t>(e2);
+    for (int j = 0; j < 4; ++j) {
+      y[j] = db * static_cast<float>(g1[j]) * (signs & kmask_iq2xs[j] ? -1.f : 1.f);
+      y[j + 4] = db * static_cast<float>(g2[j]) * (signs & kmask_iq2xs[j + 4] ? -1.f : 1.f);
+    }
+  }
   static void shifted8(float* y, float dl, uint64_t entry, float shift) noexcept {
     const auto g = grid_bytes<int8_t>(entry);
     for (int j = 0; j < 8; ++j) y[j] = dl * (static_cast<float>(g[j]) + shift);

@@ -62,20 +62,6 @@ int find_best_neighbour_iq1(const iq_grid& g, const uint16_t* list, const float*
   return grid_index;
 }
 
-float twice_mean_sq(const float* x) {
-  float s = 0;
-  for (int i = 0; i < QK_K; ++i) s += x[i] * x[i];
-  return 2 * s / QK_K;
-}
-
-void iq1_weights(const float* xb, const float* qw, float sigma2, int n, float* weight) {
-  if (qw) {
-    for (int i = 0; i < n; ++i) weight[i] = qw[i] * std::sqrt(sigma2 + xb[i] * xb[i]);
-  } else {
-    for (int i = 0; i < n; ++i) weight[i] = xb[i] * xb[i];
-  }
-}
-
 float abs_max(const float* xb, int n) {
   float max = std::fabs(xb[0]);
   for (int i = 1; i < n; ++i) max = std::max(max, std::fabs(xb[i]));
@@ -140,7 +126,7 @@ void quantize_iq1_s(const float* x, uint8_t* y, int64_t n, const float* quant_we
     const float sigma2 = twice_mean_sq(xbl);
     for (int ib = 0; ib < QK_K / bs; ++ib) {
       const float* xb = xbl + bs * ib;
-      iq1_weights(xb, quant_weights + QK_K * ibl + bs * ib, sigma2, bs, weight);
+      iq_weights_or_squares(xb, quant_weights + QK_K * ibl + bs * ib, sigma2, bs, weight);
       const float max = abs_max(xb, bs);
       if (max < group_max_eps_iq1_s) {
         scales[ib] = 0;
@@ -235,7 +221,7 @@ void quantize_iq1_m(const float* x, uint8_t* y, int64_t n, const float* quant_we
     const float sigma2 = twice_mean_sq(xbl);
     for (int ib = 0; ib < QK_K / bs; ++ib) {
       const float* xb = xbl + bs * ib;
-      iq1_weights(xb, quant_weights ? quant_weights + QK_K * ibl + bs * ib : nullptr, sigma2, bs, weight);
+      iq_weights_or_squares(xb, quant_weights ? quant_weights + QK_K * ibl + bs * ib : nullptr, sigma2, bs, weight);
       const float max = abs_max(xb, bs);
       if (max < group_max_eps_iq1_m) {
         scales[ib] = 0;
@@ -324,7 +310,7 @@ void quantize_iq1_m(const float* x, uint8_t* y, int64_t n, const float* quant_we
       sc[ib / 4] = static_cast<uint16_t>(sc[ib / 4] | (l << 3 * (ib % 4)));
       b->qh[ib] |= masks[shifts[ib]];
       const float* xb = xbl + bs * ib;
-      iq1_weights(xb, quant_weights ? quant_weights + QK_K * ibl + bs * ib : nullptr, sigma2, bs, weight);
+      iq_weights_or_squares(xb, quant_weights ? quant_weights + QK_K * ibl + bs * ib : nullptr, sigma2, bs, weight);
       for (int k = 0; k < bs / 8; ++k) {
         const float* xx = levels_of(k, shifts[ib]);
         const int8_t* pg = g.point(b->qs[2 * ib + k] + ((b->qh[ib] << (8 - 4 * k)) & 0x700));

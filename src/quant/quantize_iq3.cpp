@@ -20,18 +20,8 @@ constexpr sub_block_search kSearchS = {32, 8, kMaxQ, 9, 0.2f, false, true, std::
 // Weights of a sub-block of `n`: qw * sqrt(sigma2 + x^2), or x^2 without qw; and their
 // square roots.
 void iq3_weights(const float* xb, const float* qw, float sigma2, int n, float* weight, float* waux) {
-  if (qw) {
-    for (int i = 0; i < n; ++i) weight[i] = qw[i] * std::sqrt(sigma2 + xb[i] * xb[i]);
-  } else {
-    for (int i = 0; i < n; ++i) weight[i] = xb[i] * xb[i];
-  }
+  iq_weights_or_squares(xb, qw, sigma2, n, weight);
   for (int i = 0; i < n; ++i) waux[i] = std::sqrt(weight[i]);
-}
-
-float twice_mean_sq(const float* x) {
-  float s = 0;
-  for (int i = 0; i < QK_K; ++i) s += x[i] * x[i];
-  return 2 * s / QK_K;
 }
 
 }  // namespace
