@@ -71,34 +71,16 @@ void pack_q5(const uint8_t* L, uint8_t* qs, uint8_t* qh) {
   put_le32(qh, h);
 }
 
-// q4_0 / q5_0 (`bits` 4 / 5, levels 0 .. 2^bits - 1 around nmax = 2^(bits-1)): without
-// weights (ggml's _ref) d = max / -nmax of the signed largest |x|, levels
-// min(2 nmax - 1, (int8) (x / d + nmax + 0.5)); with weights (_impl) make_qx_quants on
-// qw * sqrt(sigma2 + x^2). d is stored as fp16 at the block's start, then pack(L, block)
+// q4_0 / q5_0 with weights (ggml's _impl): per block, make_qx_quants (levels 0 .. 2 nmax - 1)
+// on qw * sqrt(sigma2 + x^2), d stored as fp16 at the block's start, then pack(L, block)
 // stores the 32 levels.
-template <int bits, class Pack>
-void quantize_symmetric(const float* x, uint8_t* y, int64_t n, const float* qw, size_t block_bytes, Pack pack) {
-  constexpr int nmax = 1 << (bits - 1);
-  const int64_t nb = n / qk32;
-  uint8_t L[qk32];
-  if (!qw) {
-    for (int64_t i = 0; i < nb; ++i, x += qk32, y += block_bytes) {
-      float max = 0.0f;
-      abs_max_signed(x, qk32, max);
-      const float d = max / -nmax;
-      const float id = d ? 1.0f / d : 0.0f;
-      put_fp16(y, d);
-      for (int j = 0; j < qk32; ++j) {
-        L[j] = static_cast<uint8_t>(std::min<int>(2 * nmax - 1, trunc_to_i8(x[j] * id + (nmax + 0.5f))));
-      }
-      pack(L, y);
-    }
-    return;
-  }
+template <int nmax, class Pack>
+void symmetric_weighted(const float* x, uint8_t* y, int64_t n, const float* qw, size_t block_bytes, Pack pack) {
   const float sigma2 = row_sigma2(x, n);
   float weight[qk32];
   int8_t Ls[qk32];
-  for (int64_t ib = 0; ib < nb; ++ib, y += block_bytes) {
+  uint8_t L[qk32];
+  for (int64_t ib = 0; ib < n / qk32; ++ib, y += block_bytes) {
     const float* xb = x + qk32 * ib;
     legacy_weights(xb, qw + qk32 * ib, sigma2, weight);
     put_fp16(y, make_qx_quants(qk32, nmax, xb, Ls, 1, weight));
@@ -171,9 +153,23 @@ void quantize_q8_0(const float* x, uint8_t* y, int64_t n, const float*) {
 }
 
 void quantize_q4_0(const float* x, uint8_t* y, int64_t n, const float* qw) {
-  quantize_symmetric<4>(x, y, n, qw, sizeof(block_q4_0), [](const uint8_t* L, uint8_t* b) {
-    for (int j = 0; j < 16; ++j) b[2 + j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
-  });
+  if (qw) {
+    return symmetric_weighted<8>(x, y, n, qw, sizeof(block_q4_0), [](const uint8_t* L, uint8_t* b) {
+      for (int j = 0; j < 16; ++j) b[2 + j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
+    });
+  }
+  for (int64_t i = 0; i < n / qk32; ++i, x += qk32, y += sizeof(block_q4_0)) {
+    float max = 0.0f;
+    abs_max_signed(x, qk32, max);
+    const float d = max / -8;
+    const float id = d ? 1.0f / d : 0.0f;
+    put_fp16(y, d);
+    for (int j = 0; j < 16; ++j) {
+      const uint8_t a = static_cast<uint8_t>(std::min<int>(15, trunc_to_i8(x[j] * id + 8.5f)));
+      const uint8_t b = static_cast<uint8_t>(std::min<int>(15, trunc_to_i8(x[j + 16] * id + 8.5f)));
+      y[2 + j] = static_cast<uint8_t>(a | (b << 4));
+    }
+  }
 }
 
 void quantize_q4_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
@@ -199,7 +195,19 @@ void quantize_q4_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
 }
 
 void quantize_q5_0(const float* x, uint8_t* y, int64_t n, const float* qw) {
-  quantize_symmetric<5>(x, y, n, qw, sizeof(block_q5_0), [](const uint8_t* L, uint8_t* b) { pack_q5(L, b + 6, b + 2); });
+  if (qw) {
+    return symmetric_weighted<16>(x, y, n, qw, sizeof(block_q5_0), [](const uint8_t* L, uint8_t* b) { pack_q5(L, b + 6, b + 2); });
+  }
+  uint8_t L[qk32];
+  for (int64_t i = 0; i < n / qk32; ++i, x += qk32, y += sizeof(block_q5_0)) {
+    float max = 0.0f;
+    abs_max_signed(x, qk32, max);
+    const float d = max / -16;
+    const float id = d ? 1.0f / d : 0.0f;
+    put_fp16(y, d);
+    for (int j = 0; j < qk32; ++j) L[j] = static_cast<uint8_t>(std::min<int>(31, trunc_to_i8(x[j] * id + 16.5f)));
+    pack_q5(L, y + 6, y + 2);
+  }
 }
 
 void quantize_q5_1(const float* x, uint8_t* y, int64_t n, const float* qw) {
