@@ -214,7 +214,10 @@ TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
   static const char* const chars[] = {"a", "e", "Z", "1", " ", " ", "  ", "\t", "\n", "\xCC\x81", "\xC2\xA0",
                                       "\xE3\x80\x80", "\xEF\xBC\xA1", "\xEF\xBD\xB6", "\xE2\x96\x81", "\xFF",
                                       "\xE2\x96", "\xE2\x84\xAB", "\xEF\xAC\x81", "\xE3\x8D\xBB", "\xD0\xB8\xCC\x86",
-                                      "\xE0\xA4\x95\xE0\xA5\x8D", "\xF0\x9F\x98\x80", "<s>", "\x00"};
+                                      "\xE0\xA4\x95\xE0\xA5\x8D", "\xF0\x9F\x98\x80", "<s>", "\x00",
+                                      "\xE6\x9D\xB1", "\xE4\xBA\xAC", "\xEF\xBC\x8C", "\xEF\xBC\x9A"};
+  // (CJK with full-width punctuation: a raw word's dense Viterbi stops at the "，" and goes
+  // on over the normalized rest, ugm.cpp's plain_word_viterbi)
   for (const char* file : {"vocab/ugm-sp-test.gguf", "vocab/ggml-vocab-nomic-bert-moe.gguf"}) {
     auto lv = models::load(gguf::test::data_file(file));
     ASSERT_TRUE(lv);
