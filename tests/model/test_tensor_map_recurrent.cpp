@@ -164,7 +164,7 @@ TEST(ModelTensorMapArch, Rwkv7MissingWrongShapeUnknown) {
 // ---- each table as it stands loads without a diagnostic ----------------------------------
 
 struct recurrent_table {
-  const char* test;  ///< the case's name (the test was ModelTensorMapArch.<test> before)
+  const char* test;  ///< the case's name
   gguf_builder (*keys)();
   shapes (*tensors)();
 };
