@@ -63,6 +63,7 @@ class pair_rank_table {
       uint64_t ha, hb, hm;
       uint32_t joined_at;  // offset of a + b in `joined`
       int32_t rank;
+      int32_t merged;  // the result's id when the guess below found it, else -1
     };
     std::array<pending, batch> todo;
     std::string joined;
@@ -77,17 +78,10 @@ class pair_rank_table {
         const int32_t ia = v.token_to_id.find_id(p.a, p.ha);
         const int32_t ib = ia < 0 ? -1 : v.token_to_id.find_id(p.b, p.hb);
         if (ib < 0) continue;  // a side that is no token: no symbol ever matches it
-        // Vocabularies listed in merge order hold rule r's result at id r + a constant:
-        // that id is tried first (its text read in order), then the token map.
-        const std::string_view m = std::string_view(joined).substr(p.joined_at, p.a.size() + p.b.size());
-        const int64_t guess = int64_t(p.rank) + offset;
-        int32_t im = -1;
-        if (guess >= 0 && size_t(guess) < v.tokens.size()) {
-          const std::string_view t = v.tokens[size_t(guess)].text;
-          if (t.size() == m.size() && same_bytes(t.data(), m.data(), m.size())) im = int32_t(guess);
-        }
+        int32_t im = p.merged;
+        if (im < 0) im = guess_merged(v, p.rank, offset, p.a, p.b);
         if (im < 0) {
-          im = v.token_to_id.find_id(m, p.hm);
+          im = v.token_to_id.find_id(std::string_view(joined).substr(p.joined_at, p.a.size() + p.b.size()), p.hm);
           offset = int64_t(im) - p.rank;
         }
         if (im < 0) {
@@ -113,13 +107,19 @@ class pair_rank_table {
         p.b = b;
         p.ha = a.data() + 8 <= end ? text_hash_padded(a.data(), a.size()) : text_hash(a);
         p.hb = b.data() + 8 <= end ? text_hash_padded(b.data(), b.size()) : text_hash(b);
-        p.joined_at = uint32_t(joined.size());
-        joined.append(a).append(b);
-        p.hm = text_hash(std::string_view(joined).substr(p.joined_at));
         p.rank = int32_t(i);
         v.token_to_id.prefetch(p.ha);
         v.token_to_id.prefetch(p.hb);
-        v.token_to_id.prefetch(p.hm);
+        // The result at the id the last batch's offset guesses needs no text joined, hashed
+        // or looked up; else the batch's flush guesses again (its offset may have moved
+        // within the batch), then looks the text up.
+        p.merged = guess_merged(v, p.rank, offset, a, b);
+        if (p.merged < 0) {
+          p.joined_at = uint32_t(joined.size());
+          joined.append(a).append(b);
+          p.hm = text_hash(std::string_view(joined).substr(p.joined_at));
+          v.token_to_id.prefetch(p.hm);
+        }
         if (n_todo == batch) flush();
       });
     flush();
@@ -154,6 +154,18 @@ class pair_rank_table {
   }
 
  private:
+  // Vocabularies listed in merge order hold rule r's result at id r + a constant (`offset`,
+  // id - rank of the last result looked up): the id whose text is a + b, or -1.
+  static int32_t guess_merged(const vocab_data& v, int32_t rank, int64_t offset, std::string_view a,
+                              std::string_view b) noexcept {
+    const int64_t guess = int64_t(rank) + offset;
+    if (guess < 0 || size_t(guess) >= v.tokens.size()) return -1;
+    const std::string_view t = v.tokens[size_t(guess)].text;
+    return t.size() == a.size() + b.size() && same_bytes(t.data(), a.data(), a.size()) &&
+                   same_bytes(t.data() + a.size(), b.data(), b.size())
+               ? int32_t(guess)
+               : -1;
+  }
   static uint64_t hash(uint32_t l, uint32_t r) noexcept { return (uint64_t(l) << 32 | r) * 0x9E3779B97F4A7C15ull; }
   size_t slot_of(uint32_t l, uint32_t r) const noexcept { return size_t(hash(l, r) >> shift_); }
   bool fill_alphabet(const vocab_data& v) {
