@@ -64,25 +64,30 @@ class pair_rank_table {
       uint32_t joined_at;  // offset of a + b in `joined`
       int32_t rank;
       int32_t merged;  // the result's id when the guess below found it, else -1
+      bool guessed;    // that guess was made (with `tried`, the offset then)
+      int64_t tried;
     };
     std::array<pending, batch> todo;
     std::string joined;
     size_t n_todo = 0;
     int64_t offset = 0;  // id - rank of the last result looked up
+    bool guess_early = true;  // the last batch's results were all where the offset said
     bool ok = true;
     std::array<entry, batch> found;  // the batch's rules by ids, their slots prefetched
     const auto flush = [&] {
       size_t n_found = 0;
+      guess_early = true;
       for (size_t j = 0; j < n_todo; ++j) {
         const pending& p = todo[j];
         const int32_t ia = v.token_to_id.find_id(p.a, p.ha);
         const int32_t ib = ia < 0 ? -1 : v.token_to_id.find_id(p.b, p.hb);
         if (ib < 0) continue;  // a side that is no token: no symbol ever matches it
         int32_t im = p.merged;
-        if (im < 0) im = guess_merged(v, p.rank, offset, p.a, p.b);
+        if (im < 0 && !(p.guessed && p.tried == offset)) im = guess_merged(v, p.rank, offset, p.a, p.b);
         if (im < 0) {
           im = v.token_to_id.find_id(std::string_view(joined).substr(p.joined_at, p.a.size() + p.b.size()), p.hm);
           offset = int64_t(im) - p.rank;
+          guess_early = false;
         }
         if (im < 0) {
           ok = false;  // a symbol that is no token: the text table handles that
@@ -112,8 +117,12 @@ class pair_rank_table {
         v.token_to_id.prefetch(p.hb);
         // The result at the id the last batch's offset guesses needs no text joined, hashed
         // or looked up; else the batch's flush guesses again (its offset may have moved
-        // within the batch), then looks the text up.
-        p.merged = guess_merged(v, p.rank, offset, a, b);
+        // within the batch), then looks the text up. Guessed here only after a batch
+        // without a miss: where the offset keeps moving (llama-bpe: half the rules), a
+        // guess that misses costs a random read of the token array.
+        p.guessed = guess_early;
+        p.tried = offset;
+        p.merged = guess_early ? guess_merged(v, p.rank, offset, a, b) : -1;
         if (p.merged < 0) {
           p.joined_at = uint32_t(joined.size());
           joined.append(a).append(b);
@@ -156,7 +165,7 @@ class pair_rank_table {
  private:
   // Vocabularies listed in merge order hold rule r's result at id r + a constant (`offset`,
   // id - rank of the last result looked up): the id whose text is a + b, or -1.
-  static int32_t guess_merged(const vocab_data& v, int32_t rank, int64_t offset, std::string_view a,
+  [[gnu::always_inline]] static int32_t guess_merged(const vocab_data& v, int32_t rank, int64_t offset, std::string_view a,
                               std::string_view b) noexcept {
     const int64_t guess = int64_t(rank) + offset;
     if (guess < 0 || size_t(guess) >= v.tokens.size()) return -1;
