@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <variant>
 
 #include "gguf/model.h"
 
@@ -12,16 +13,13 @@ namespace gguf::detail {
 
 // ---- keys ------------------------------------------------------------------------
 
-enum class key_kind : uint8_t { u32, i32, f32, boolean };
-
-/// One `[arch].<suffix>` key read into one hparams field.
+/// One `[arch].<suffix>` key read into one hparams field. The field's type says how the
+/// value is read: uint32_t a count (any integer type that fits), int32_t an integer in the
+/// 32-bit range, float a float32/float64, bool a bool.
 struct key_spec {
+  using field = std::variant<uint32_t hparams::*, int32_t hparams::*, float hparams::*, bool hparams::*>;
   std::string_view suffix;  ///< after "<arch>.", e.g. "attention.layer_norm_rms_epsilon"
-  key_kind kind = key_kind::u32;
-  uint32_t hparams::*u32 = nullptr;
-  int32_t hparams::*i32 = nullptr;
-  float hparams::*f32 = nullptr;
-  bool hparams::*flag = nullptr;
+  field into{};
   /// Whether the key is required is a fact of the schema layer's architecture row
   /// (gguf::find_architecture(name)->required, keys.h), not of the binding. When set, the
   /// key is also required when this returns true (deepseek2's q_lora_rank, required except
@@ -29,25 +27,10 @@ struct key_spec {
   bool (*required_if)(const hparams&) = nullptr;
 };
 
-constexpr key_spec u32_key(std::string_view s, uint32_t hparams::*m) {
-  key_spec k{s, key_kind::u32};
-  k.u32 = m;
-  return k;
-}
-constexpr key_spec i32_key(std::string_view s, int32_t hparams::*m) {
-  key_spec k{s, key_kind::i32};
-  k.i32 = m;
-  return k;
-}
-constexpr key_spec f32_key(std::string_view s, float hparams::*m) {
-  key_spec k{s, key_kind::f32};
-  k.f32 = m;
-  return k;
-}
-constexpr key_spec bool_key(std::string_view s, bool hparams::*m) {
-  key_spec k{s, key_kind::boolean};
-  k.flag = m;
-  return k;
+/// The key `suffix` read into `hparams::*m`.
+template <class T>
+constexpr key_spec bind_key(std::string_view suffix, T hparams::*m) {
+  return key_spec{suffix, m};
 }
 
 // ---- tensors -----------------------------------------------------------------------
