@@ -156,11 +156,16 @@ class parser {
   uint64_t min_kv_bytes() const { return f_.len_width() + 1 + 4 + 1; }
   uint64_t min_tensor_bytes() const { return f_.len_width() + 1 + 4 + 4 + 8; }
 
+  /// limit_exceeded at `at` when n > limit: "<what> <n><unit> exceeds the limit <limit>".
+  bool within_limit(uint64_t n, uint64_t limit, uint64_t at, std::string_view what, std::string_view unit = {}) {
+    if (n <= limit) return true;
+    return fail(errc::limit_exceeded, at,
+                std::string(what) + " " + std::to_string(n) + std::string(unit) + " exceeds the limit " +
+                    std::to_string(limit));
+  }
+
   bool check_count(uint64_t n, uint64_t limit, uint64_t min_each, uint64_t at, const char* what) {
-    if (n > limit) {
-      return fail(errc::limit_exceeded, at,
-                  std::string(what) + " " + std::to_string(n) + " exceeds the limit " + std::to_string(limit));
-    }
+    if (!within_limit(n, limit, at, what)) return false;
     uint64_t bytes = 0;
     if (!checked_mul(n, min_each, bytes) || bytes > left()) {
       return fail(errc::truncated, at,
@@ -179,11 +184,7 @@ class parser {
     uint64_t at_kv = pos_;
     if (!read_len(n_kv_, "the metadata key/value count")) return false;
     if (!check_count(n_kv_, lim_.max_kv_count, min_kv_bytes(), at_kv, "metadata key/value count")) return false;
-    if (n_tensors_ > lim_.max_tensor_count) {
-      return fail(errc::limit_exceeded, at,
-                  "tensor count " + std::to_string(n_tensors_) + " exceeds the limit " +
-                      std::to_string(lim_.max_tensor_count));
-    }
+    if (!within_limit(n_tensors_, lim_.max_tensor_count, at, "tensor count")) return false;
     f_.kvs.reserve(n_kv_);
     f_.kv_index.reserve(n_kv_);
     for (uint64_t i = 0; i < n_kv_; ++i) {
@@ -261,11 +262,7 @@ class parser {
         uint64_t at = pos_;
         uint64_t len = 0;
         if (!read_len(len, "a string length")) return false;
-        if (len > lim_.max_string_length) {
-          return fail(errc::limit_exceeded, at,
-                      "string of " + std::to_string(len) + " bytes exceeds the limit " +
-                          std::to_string(lim_.max_string_length));
-        }
+        if (!within_limit(len, lim_.max_string_length, at, "string of", " bytes")) return false;
         if (!need(len, "a string")) return false;
         pos_ += len;
         return true;
@@ -297,11 +294,7 @@ class parser {
     uint64_t count_at = pos_;
     uint64_t count = 0;
     if (!read_len(count, "an array length")) return false;
-    if (count > lim_.max_array_length) {
-      return fail(errc::limit_exceeded, count_at,
-                  "array of " + std::to_string(count) + " elements exceeds the limit " +
-                      std::to_string(lim_.max_array_length));
-    }
+    if (!within_limit(count, lim_.max_array_length, count_at, "array of", " elements")) return false;
     if (uint64_t sz = value_type_size(elem); sz != 0) {
       uint64_t bytes = 0;
       if (!checked_mul(count, sz, bytes)) {
@@ -441,12 +434,7 @@ class parser {
     subject_.clear();
     subject_is_tensor_ = false;
     f_.metadata_end = pos_;
-    if (pos_ > lim_.max_metadata_bytes) {
-      return fail(errc::limit_exceeded, pos_,
-                  "metadata of " + std::to_string(pos_) + " bytes exceeds the limit " +
-                      std::to_string(lim_.max_metadata_bytes));
-    }
-    return true;
+    return within_limit(pos_, lim_.max_metadata_bytes, pos_, "metadata of", " bytes");
   }
 
   bool layout() {
