@@ -2,7 +2,10 @@
 // The rows themselves are in arch_table.cpp; the tensor groups in tensor_table.cpp.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <span>
 #include <string_view>
 #include <variant>
@@ -26,6 +29,36 @@ struct key_spec {
   /// for the 27-layer "lite" model).
   bool (*required_if)(const hparams&) = nullptr;
 };
+
+// ---- tables built from shared runs --------------------------------------------------
+
+template <class T, class P>
+consteval size_t run_length() {
+  if constexpr (std::is_same_v<P, T>) {
+    return 1;
+  } else if constexpr (std::is_array_v<P>) {
+    return std::extent_v<P>;
+  } else {
+    return std::tuple_size_v<P>;
+  }
+}
+
+/// The rows of `parts` (arrays of T, std::arrays of T, or single T) one after the other:
+/// a table written as the shared runs it is made of.
+template <class T, class... P>
+constexpr auto join(const P&... parts) {
+  std::array<T, (run_length<T, P>() + ...)> out{};
+  size_t i = 0;
+  auto put = [&](const auto& part) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(part)>, T>) {
+      out[i++] = part;
+    } else {
+      for (const T& x : part) out[i++] = x;
+    }
+  };
+  (put(parts), ...);
+  return out;
+}
 
 /// The key `suffix` read into `hparams::*m`.
 template <class T>

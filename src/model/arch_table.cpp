@@ -37,26 +37,14 @@ constexpr key_spec k_qwen2moe[] = {bind_key("expert_feed_forward_length", &H::n_
 constexpr key_spec k_mpt[] = {ln_eps, bind_key("attention.clamp_kqv", &H::f_clamp_kqv),
                               bind_key("attention.max_alibi_bias", &H::f_max_alibi_bias)};
 constexpr key_spec k_gptneox[] = {ln_eps, bind_key("use_parallel_residual", &H::use_par_res)};
-/// The rows' own keys are made of shared runs joined in reading order.
-template <size_t... N>
-constexpr auto join(const key_spec (&... parts)[N]) {
-  std::array<key_spec, (N + ...)> out{};
-  size_t i = 0;
-  auto put = [&](const auto& part) {
-    for (const key_spec& k : part) out[i++] = k;
-  };
-  (put(parts), ...);
-  return out;
-}
-
 constexpr key_spec ssm_shape[] = {bind_key("ssm.conv_kernel", &H::ssm_d_conv),
                                   bind_key("ssm.inner_size", &H::ssm_d_inner),
                                   bind_key("ssm.state_size", &H::ssm_d_state),
                                   bind_key("ssm.time_step_rank", &H::ssm_dt_rank)};
 constexpr key_spec mamba_own[] = {bind_key("ssm.dt_b_c_rms", &H::ssm_dt_b_c_rms), rms_eps};
 constexpr key_spec mamba2_own[] = {bind_key("ssm.group_count", &H::ssm_n_group), rms_eps};
-constexpr auto k_mamba = join(ssm_shape, mamba_own);
-constexpr auto k_mamba2 = join(ssm_shape, mamba2_own);
+constexpr auto k_mamba = join<key_spec>(ssm_shape, mamba_own);
+constexpr auto k_mamba2 = join<key_spec>(ssm_shape, mamba2_own);
 
 constexpr key_spec rwkv_common[] = {ln_eps, rms_eps, bind_key("wkv.head_size", &H::wkv_head_size)};
 constexpr key_spec token_shift[] = {bind_key("token_shift_count", &H::token_shift_count)};
@@ -67,8 +55,8 @@ constexpr key_spec rwkv7_own[] = {bind_key("attention.decay_lora_rank", &H::n_lo
                                   bind_key("attention.iclr_lora_rank", &H::n_lora_iclr),
                                   bind_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix),
                                   bind_key("attention.gate_lora_rank", &H::n_lora_gate)};
-constexpr auto k_rwkv6 = join(rwkv_common, rwkv6_own, token_shift);
-constexpr auto k_rwkv7 = join(rwkv_common, rwkv7_own, token_shift);
+constexpr auto k_rwkv6 = join<key_spec>(rwkv_common, rwkv6_own, token_shift);
+constexpr auto k_rwkv7 = join<key_spec>(rwkv_common, rwkv7_own, token_shift);
 // The spec's RWKV section: "The only allowed value currently is 4" (checked in finish).
 constexpr key_spec k_rwkv[] = {bind_key("architecture_version", &H::architecture_version)};
 constexpr key_spec k_whisper[] = {bind_key("encoder.mels_count", &H::n_mels),

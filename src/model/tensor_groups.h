@@ -24,19 +24,15 @@ constexpr tensor_spec also(tensor_spec t, when c) {
   t.cond2 = c;
   return t;
 }
-/// t5's encoder ("enc.blk.N.") and decoder ("dec.blk.N.") block tensors.
-constexpr tensor_spec le(std::string_view n, bool req, dim d0, dim d1 = dim::one) {
-  tensor_spec t = l(n, req, d0, d1);
-  t.stack = layer_stack::enc;
-  return t;
-}
-constexpr tensor_spec ld(std::string_view n, bool req, dim d0, dim d1 = dim::one) {
-  tensor_spec t = l(n, req, d0, d1);
-  t.stack = layer_stack::dec;
-  return t;
-}
 constexpr bool req = true, opt = false;
 using enum dim;
+
+/// `t`'s block tensors in t5's encoder ("enc.blk.N.") or decoder ("dec.blk.N.") stack.
+template <size_t N>
+constexpr std::array<tensor_spec, N> on_stack(std::array<tensor_spec, N> t, layer_stack s) {
+  for (tensor_spec& x : t) x.stack = s;
+  return t;
+}
 
 // ---- outside the blocks -------------------------------------------------------------
 
@@ -67,35 +63,35 @@ inline constexpr tensor_spec token_types_opt[] = {g("token_types.weight", opt, n
 inline constexpr tensor_spec attn_norm[] = {l("attn_norm.weight", req, n_embd)};
 inline constexpr tensor_spec attn_norm_bias[] = {l("attn_norm.bias", req, n_embd)};
 inline constexpr tensor_spec attn_norm_bias_opt[] = {l("attn_norm.bias", opt, n_embd)};
-/// llama.cpp create_tensor_qkv: a fused attn_qkv when the file has one, else attn_q/k/v;
-/// their biases are optional. attn_output is [n_embd_head_k * n_head, n_embd].
-inline constexpr tensor_spec attn_q_k_v_o[] = {
-    l("attn_qkv.weight", req, n_embd, qkv_dim, one, when::qkv_fused),
-    l("attn_qkv.bias", opt, qkv_dim, one, one, when::qkv_fused),
-    l("attn_q.weight", req, n_embd, q_dim, one, when::qkv_split),
-    l("attn_k.weight", req, n_embd, k_gqa, one, when::qkv_split),
-    l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_output.weight", req, q_dim, n_embd)};
-inline constexpr tensor_spec attn_qkvo_bias_opt[] = {
-    l("attn_q.bias", opt, q_dim, one, one, when::qkv_split), l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split), l("attn_output.bias", opt, n_embd)};
-/// create_tensor_qkv(n_embd, n_embd_head_k * n_head, n_embd_k_gqa, n_embd_v_gqa) without
-/// attn_output.bias (gemma2): the optional q/k/v biases of split projections.
-inline constexpr tensor_spec attn_qkv_bias_opt[] = {
-    l("attn_q.bias", opt, q_dim, one, one, when::qkv_split), l("attn_k.bias", opt, k_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split)};
+/// llama.cpp create_tensor_qkv(n_embd, q, k, v, flags): a fused attn_qkv [n_embd, q + k + v]
+/// (`fused`; bias optional) when the file has one, else attn_q/k/v [n_embd, q|k|v], required
+/// unless `split` is opt (TENSOR_NOT_REQUIRED, as phi3 passes).
+constexpr std::array<tensor_spec, 5> qkv_proj(dim fused, dim q, dim k, dim v, bool split = req) {
+  return {l("attn_qkv.weight", req, n_embd, fused, one, when::qkv_fused),
+          l("attn_qkv.bias", opt, fused, one, one, when::qkv_fused),
+          l("attn_q.weight", split, n_embd, q, one, when::qkv_split),
+          l("attn_k.weight", split, n_embd, k, one, when::qkv_split),
+          l("attn_v.weight", split, n_embd, v, one, when::qkv_split)};
+}
+/// The optional biases of split q/k/v projections.
+constexpr std::array<tensor_spec, 3> qkv_bias_opt(dim q, dim k, dim v) {
+  return {l("attn_q.bias", opt, q, one, one, when::qkv_split), l("attn_k.bias", opt, k, one, one, when::qkv_split),
+          l("attn_v.bias", opt, v, one, one, when::qkv_split)};
+}
+/// attn_output [in, n_embd].
+constexpr tensor_spec attn_output(dim in) { return l("attn_output.weight", req, in, n_embd); }
+
+/// create_tensor_qkv(n_embd, n_embd_head_k * n_head, n_embd_k_gqa, n_embd_v_gqa); their
+/// biases are optional (attn_qkvo_bias_opt). attn_output is [n_embd_head_k * n_head, n_embd].
+inline constexpr auto attn_q_k_v_o = join<tensor_spec>(qkv_proj(qkv_dim, q_dim, k_gqa, v_gqa), attn_output(q_dim));
+inline constexpr auto attn_qkvo_bias_opt =
+    join<tensor_spec>(qkv_bias_opt(q_dim, k_gqa, v_gqa), l("attn_output.bias", opt, n_embd));
+/// The same without attn_output.bias (gemma2).
+inline constexpr auto attn_qkv_bias_opt = qkv_bias_opt(q_dim, k_gqa, v_gqa);
 /// qwen3: create_tensor_qkv(n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa) (llama.cpp's
 /// n_embd_gqa is n_embd_v_gqa), attn_output [n_embd_head_k * n_head, n_embd].
-inline constexpr tensor_spec attn_qkv_q_dim[] = {
-    l("attn_qkv.weight", req, n_embd, qkv_dim_v, one, when::qkv_fused),
-    l("attn_qkv.bias", opt, qkv_dim_v, one, one, when::qkv_fused),
-    l("attn_q.weight", req, n_embd, q_dim, one, when::qkv_split),
-    l("attn_k.weight", req, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_q.bias", opt, q_dim, one, one, when::qkv_split),
-    l("attn_k.bias", opt, v_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split),
-    l("attn_output.weight", req, q_dim, n_embd)};
+inline constexpr auto attn_qkv_q_dim = join<tensor_spec>(qkv_proj(qkv_dim_v, q_dim, v_gqa, v_gqa),
+                                                         qkv_bias_opt(q_dim, v_gqa, v_gqa), attn_output(q_dim));
 inline constexpr tensor_spec attn_qk_norm[] = {l("attn_q_norm.weight", req, head_k),
                                                l("attn_k_norm.weight", req, head_k)};
 /// command-r: per-head q/k norms (llama.cpp creates them, required, when n_layer >= 64).
@@ -122,31 +118,28 @@ inline constexpr tensor_spec attn_post_norm[] = {l("post_attention_norm.weight",
 inline constexpr tensor_spec ffn_norm[] = {l("ffn_norm.weight", req, n_embd)};
 inline constexpr tensor_spec ffn_norm_bias[] = {l("ffn_norm.bias", req, n_embd)};
 inline constexpr tensor_spec ffn_norm_bias_opt[] = {l("ffn_norm.bias", opt, n_embd)};
+/// SwiGLU MLP (gate, down, up) in the layers where `c` holds.
+constexpr std::array<tensor_spec, 3> swiglu(when c = when::always) {
+  return {l("ffn_gate.weight", req, n_embd, n_ff, one, c), l("ffn_down.weight", req, n_ff, n_embd, one, c),
+          l("ffn_up.weight", req, n_embd, n_ff, one, c)};
+}
+/// The router of MoE layers: [n_embd, n_expert].
+constexpr tensor_spec gate_inp(when c) { return l("ffn_gate_inp.weight", req, n_embd, n_expert, one, c); }
 /// SwiGLU MLP of dense layers; llama-style MoE experts when n_expert > 0.
-inline constexpr tensor_spec ffn_gated[] = {
-    l("ffn_gate.weight", req, n_embd, n_ff, one, when::dense),
-    l("ffn_down.weight", req, n_ff, n_embd, one, when::dense),
-    l("ffn_up.weight", req, n_embd, n_ff, one, when::dense),
-    l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::moe),
-    l("ffn_gate_exps.weight", opt, n_embd, n_ff_exp, n_expert, when::moe),
+inline constexpr auto ffn_gated = join<tensor_spec>(
+    swiglu(when::dense), gate_inp(when::moe), l("ffn_gate_exps.weight", opt, n_embd, n_ff_exp, n_expert, when::moe),
     l("ffn_gate_up_exps.weight", opt, n_embd, n_ff_exp_x2, n_expert, when::moe),
     l("ffn_down_exps.weight", req, n_ff_exp, n_embd, n_expert, when::moe),
-    l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::moe)};
+    l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::moe));
 /// SwiGLU MLP in every layer, no experts whatever expert_count says (qwen2, qwen3, gemma*).
-inline constexpr tensor_spec ffn_swiglu[] = {l("ffn_gate.weight", req, n_embd, n_ff),
-                                             l("ffn_down.weight", req, n_ff, n_embd),
-                                             l("ffn_up.weight", req, n_embd, n_ff)};
+inline constexpr auto ffn_swiglu = swiglu();
 /// refact (llama.cpp src/models/refact.cpp): llama's MLP or, with experts, gate_inp, an
 /// optional ffn_gate_exps and the down/up experts, n_ff wide; no fused gate+up experts
 /// (n_ff_shexp is never read for refact, so no shared experts).
-inline constexpr tensor_spec ffn_refact[] = {
-    l("ffn_gate.weight", req, n_embd, n_ff, one, when::dense),
-    l("ffn_down.weight", req, n_ff, n_embd, one, when::dense),
-    l("ffn_up.weight", req, n_embd, n_ff, one, when::dense),
-    l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::moe),
-    l("ffn_gate_exps.weight", opt, n_embd, n_ff, n_expert, when::moe),
+inline constexpr auto ffn_refact = join<tensor_spec>(
+    swiglu(when::dense), gate_inp(when::moe), l("ffn_gate_exps.weight", opt, n_embd, n_ff, n_expert, when::moe),
     l("ffn_down_exps.weight", req, n_ff, n_embd, n_expert, when::moe),
-    l("ffn_up_exps.weight", req, n_embd, n_ff, n_expert, when::moe)};
+    l("ffn_up_exps.weight", req, n_embd, n_ff, n_expert, when::moe));
 inline constexpr tensor_spec ffn_gated_bias_opt[] = {
     l("ffn_gate.bias", opt, n_ff, one, one, when::dense),
     l("ffn_down.bias", opt, n_embd, one, one, when::dense),
@@ -175,30 +168,15 @@ inline constexpr tensor_spec ssm[] = {
 
 // ---- phi3, qwen2moe (llama.cpp src/models/phi3.cpp, qwen2moe.cpp) ---------------------
 
-/// create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa, flags): a fused attn_qkv
-/// [n_embd, n_embd + 2 * n_embd_gqa] when the file has one, else attn_q/k/v (required
-/// unless the caller passes TENSOR_NOT_REQUIRED, as phi3 does); biases optional;
-/// attn_output [n_embd, n_embd].
-inline constexpr tensor_spec attn_qkv_embd_opt[] = {
-    l("attn_qkv.weight", req, n_embd, v_gqa_qkv, one, when::qkv_fused),
-    l("attn_qkv.bias", opt, v_gqa_qkv, one, one, when::qkv_fused),
-    l("attn_q.weight", opt, n_embd, n_embd, one, when::qkv_split),
-    l("attn_k.weight", opt, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_v.weight", opt, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_q.bias", opt, n_embd, one, one, when::qkv_split),
-    l("attn_k.bias", opt, v_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split),
-    l("attn_output.weight", req, n_embd, n_embd)};
-inline constexpr tensor_spec attn_qkv_embd[] = {
-    l("attn_qkv.weight", req, n_embd, v_gqa_qkv, one, when::qkv_fused),
-    l("attn_qkv.bias", opt, v_gqa_qkv, one, one, when::qkv_fused),
-    l("attn_q.weight", req, n_embd, n_embd, one, when::qkv_split),
-    l("attn_k.weight", req, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_v.weight", req, n_embd, v_gqa, one, when::qkv_split),
-    l("attn_q.bias", opt, n_embd, one, one, when::qkv_split),
-    l("attn_k.bias", opt, v_gqa, one, one, when::qkv_split),
-    l("attn_v.bias", opt, v_gqa, one, one, when::qkv_split),
-    l("attn_output.weight", req, n_embd, n_embd)};
+/// create_tensor_qkv(n_embd, n_embd, n_embd_gqa, n_embd_gqa, flags) (phi3, qwen2, qwen2moe,
+/// baichuan, bert): fused attn_qkv [n_embd, n_embd + 2 * n_embd_gqa] or attn_q/k/v, biases
+/// optional, attn_output [n_embd, n_embd]; phi3 passes TENSOR_NOT_REQUIRED (the _opt table).
+constexpr auto qkv_embd(bool split) {
+  return join<tensor_spec>(qkv_proj(v_gqa_qkv, n_embd, v_gqa, v_gqa, split), qkv_bias_opt(n_embd, v_gqa, v_gqa),
+                           attn_output(n_embd));
+}
+inline constexpr auto attn_qkv_embd_opt = qkv_embd(opt);
+inline constexpr auto attn_qkv_embd = qkv_embd(req);
 /// phi3: one ffn_up holding gate and up [n_embd, 2 * n_ff], no ffn_gate.
 inline constexpr tensor_spec ffn_phi3[] = {l("ffn_down.weight", req, n_ff, n_embd),
                                            l("ffn_up.weight", req, n_embd, n_ff_x2)};
@@ -237,11 +215,8 @@ inline constexpr tensor_spec attn_mla[] = {
 /// The first leading_dense_block_count layers have a SwiGLU FFN; the others routed
 /// experts (create_tensor_gate_up_exps: fused ffn_gate_up_exps or gate/up) plus
 /// n_expert_shared shared experts of n_ff_exp each.
-inline constexpr tensor_spec ffn_deepseek2[] = {
-    l("ffn_gate.weight", req, n_embd, n_ff, one, when::lead_dense),
-    l("ffn_down.weight", req, n_ff, n_embd, one, when::lead_dense),
-    l("ffn_up.weight", req, n_embd, n_ff, one, when::lead_dense),
-    l("ffn_gate_inp.weight", req, n_embd, n_expert, one, when::after_lead),
+inline constexpr auto ffn_deepseek2 = join<tensor_spec>(
+    swiglu(when::lead_dense), gate_inp(when::after_lead),
     l("exp_probs_b.bias", opt, n_expert, one, one, when::after_lead),
     l("ffn_down_exps.weight", req, n_ff_exp, n_embd, n_expert, when::after_lead),
     also(l("ffn_gate_up_exps.weight", req, n_embd, n_ff_exp_x2, n_expert, when::after_lead), when::gate_up_fused),
@@ -249,7 +224,7 @@ inline constexpr tensor_spec ffn_deepseek2[] = {
     also(l("ffn_up_exps.weight", req, n_embd, n_ff_exp, n_expert, when::after_lead), when::gate_up_split),
     l("ffn_gate_shexp.weight", req, n_embd, n_ff_shexp_ds, one, when::after_lead),
     l("ffn_down_shexp.weight", req, n_ff_shexp_ds, n_embd, one, when::after_lead),
-    l("ffn_up_shexp.weight", req, n_embd, n_ff_shexp_ds, one, when::after_lead)};
+    l("ffn_up_shexp.weight", req, n_embd, n_ff_shexp_ds, one, when::after_lead));
 
 // ---- t5 (llama.cpp src/models/t5.cpp): encoder and decoder stacks ----------------------
 
@@ -258,21 +233,19 @@ inline constexpr tensor_spec t5_outputs[] = {g("enc.output_norm.weight", req, n_
                                              g("output.weight", opt, n_embd, n_vocab)};
 /// Relative attention bias is optional per layer (layer 0's is used when absent);
 /// ffn_gate only in flan-t5 (gated GELU).
-inline constexpr tensor_spec t5_encoder[] = {
-    le("attn_norm.weight", req, n_embd),       le("attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
-    le("attn_q.weight", req, n_embd, k_gqa),   le("attn_k.weight", req, n_embd, k_gqa),
-    le("attn_v.weight", req, n_embd, v_gqa),   le("attn_o.weight", req, v_gqa, n_embd),
-    le("ffn_norm.weight", req, n_embd),        le("ffn_gate.weight", opt, n_embd, n_ff),
-    le("ffn_down.weight", req, n_ff, n_embd),  le("ffn_up.weight", req, n_embd, n_ff)};
-inline constexpr tensor_spec t5_decoder[] = {
-    ld("attn_norm.weight", req, n_embd),             ld("attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
-    ld("attn_q.weight", req, n_embd, k_gqa),         ld("attn_k.weight", req, n_embd, k_gqa),
-    ld("attn_v.weight", req, n_embd, v_gqa),         ld("attn_o.weight", req, v_gqa, n_embd),
-    ld("cross_attn_norm.weight", req, n_embd),       ld("cross_attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
-    ld("cross_attn_q.weight", req, n_embd, k_gqa),   ld("cross_attn_k.weight", req, n_embd, k_gqa),
-    ld("cross_attn_v.weight", req, n_embd, v_gqa),   ld("cross_attn_o.weight", req, v_gqa, n_embd),
-    ld("ffn_norm.weight", req, n_embd),              ld("ffn_gate.weight", opt, n_embd, n_ff),
-    ld("ffn_down.weight", req, n_ff, n_embd),        ld("ffn_up.weight", req, n_embd, n_ff)};
+inline constexpr std::array<tensor_spec, 6> t5_self_attn = {
+    l("attn_norm.weight", req, n_embd),     l("attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
+    l("attn_q.weight", req, n_embd, k_gqa), l("attn_k.weight", req, n_embd, k_gqa),
+    l("attn_v.weight", req, n_embd, v_gqa), l("attn_o.weight", req, v_gqa, n_embd)};
+inline constexpr std::array<tensor_spec, 6> t5_cross_attn = {
+    l("cross_attn_norm.weight", req, n_embd),     l("cross_attn_rel_b.weight", opt, n_head, n_rel_attn_bkts),
+    l("cross_attn_q.weight", req, n_embd, k_gqa), l("cross_attn_k.weight", req, n_embd, k_gqa),
+    l("cross_attn_v.weight", req, n_embd, v_gqa), l("cross_attn_o.weight", req, v_gqa, n_embd)};
+inline constexpr std::array<tensor_spec, 4> t5_ffn = {
+    l("ffn_norm.weight", req, n_embd), l("ffn_gate.weight", opt, n_embd, n_ff), l("ffn_down.weight", req, n_ff, n_embd),
+    l("ffn_up.weight", req, n_embd, n_ff)};
+inline constexpr auto t5_encoder = on_stack(join<tensor_spec>(t5_self_attn, t5_ffn), layer_stack::enc);
+inline constexpr auto t5_decoder = on_stack(join<tensor_spec>(t5_self_attn, t5_cross_attn, t5_ffn), layer_stack::dec);
 
 // ---- mamba2 (llama.cpp src/models/mamba2.cpp) ------------------------------------------
 
@@ -300,11 +273,22 @@ constexpr tensor_spec lerp_fused_spec() {
   t.ne[3] = five;
   return t;
 }
-inline constexpr tensor_spec rwkv6_block[] = {
-    l("attn_norm.weight", req, n_embd),
-    l("attn_norm.bias", req, n_embd),
-    l("attn_norm_2.weight", req, n_embd),
-    l("attn_norm_2.bias", req, n_embd),
+/// The layer norms of an rwkv block (before time mix and channel mix).
+inline constexpr std::array<tensor_spec, 4> rwkv_norms = {
+    l("attn_norm.weight", req, n_embd), l("attn_norm.bias", req, n_embd), l("attn_norm_2.weight", req, n_embd),
+    l("attn_norm_2.bias", req, n_embd)};
+/// The time mix's key, value and receptance projections [n_embd, n_embd].
+inline constexpr std::array<tensor_spec, 3> time_mix_kvr = {l("time_mix_key.weight", req, n_embd, n_embd),
+                                                            l("time_mix_value.weight", req, n_embd, n_embd),
+                                                            l("time_mix_receptance.weight", req, n_embd, n_embd)};
+/// The time mix's group norm and output projection.
+inline constexpr std::array<tensor_spec, 3> time_mix_out = {l("time_mix_ln.weight", req, n_embd),
+                                                            l("time_mix_ln.bias", req, n_embd),
+                                                            l("time_mix_output.weight", req, n_embd, n_embd)};
+/// channel_mix key [n_embd, n_ff] and value [n_ff, n_embd].
+inline constexpr std::array<tensor_spec, 2> channel_mix_kv = {l("channel_mix_key.weight", req, n_embd, n_ff),
+                                                              l("channel_mix_value.weight", req, n_ff, n_embd)};
+inline constexpr tensor_spec rwkv6_time_mix[] = {
     l("time_mix_w1.weight", req, n_embd, time_mix_extra_dim_x5),
     l("time_mix_w2.weight", req, time_mix_extra_dim, n_embd, five),
     l("time_mix_lerp_x.weight", req, n_embd),
@@ -318,19 +302,11 @@ inline constexpr tensor_spec rwkv6_block[] = {
     l("time_mix_first.weight", req, wkv_head_size, wkv_n_head),
     l("time_mix_decay.weight", req, n_embd),
     l("time_mix_decay_w1.weight", req, n_embd, time_decay_extra_dim),
-    l("time_mix_decay_w2.weight", req, time_decay_extra_dim, n_embd),
-    l("time_mix_key.weight", req, n_embd, n_embd),
-    l("time_mix_value.weight", req, n_embd, n_embd),
-    l("time_mix_receptance.weight", req, n_embd, n_embd),
-    l("time_mix_gate.weight", req, n_embd, n_embd),
-    l("time_mix_ln.weight", req, n_embd),
-    l("time_mix_ln.bias", req, n_embd),
-    l("time_mix_output.weight", req, n_embd, n_embd),
-    l("channel_mix_lerp_k.weight", req, n_embd),
-    l("channel_mix_lerp_r.weight", req, n_embd),
-    l("channel_mix_key.weight", req, n_embd, n_ff),
-    l("channel_mix_value.weight", req, n_ff, n_embd),
-    l("channel_mix_receptance.weight", req, n_embd, n_embd)};
+    l("time_mix_decay_w2.weight", req, time_decay_extra_dim, n_embd)};
+inline constexpr auto rwkv6_block = join<tensor_spec>(
+    rwkv_norms, rwkv6_time_mix, time_mix_kvr, l("time_mix_gate.weight", req, n_embd, n_embd), time_mix_out,
+    l("channel_mix_lerp_k.weight", req, n_embd), l("channel_mix_lerp_r.weight", req, n_embd), channel_mix_kv,
+    l("channel_mix_receptance.weight", req, n_embd, n_embd));
 
 // ---- rwkv7 (llama.cpp src/models/rwkv7.cpp) ---------------------------------------------
 
@@ -342,11 +318,7 @@ constexpr tensor_spec lerp_fused6_spec() {
 }
 /// Decay (w), in-context learning rate (a), value residual (v; block 0 sized by the iclr
 /// rank, "actually not used" there) and gate (g) low-rank pairs, then the usual mixes.
-inline constexpr tensor_spec rwkv7_block[] = {
-    l("attn_norm.weight", req, n_embd),
-    l("attn_norm.bias", req, n_embd),
-    l("attn_norm_2.weight", req, n_embd),
-    l("attn_norm_2.bias", req, n_embd),
+inline constexpr tensor_spec rwkv7_time_mix[] = {
     l("time_mix_w0.weight", req, n_embd),
     l("time_mix_w1.weight", req, n_embd, n_lora_decay),
     l("time_mix_w2.weight", req, n_lora_decay, n_embd),
@@ -363,16 +335,9 @@ inline constexpr tensor_spec rwkv7_block[] = {
     lerp_fused6_spec(),
     l("time_mix_k_k.weight", req, n_embd),
     l("time_mix_k_a.weight", req, n_embd),
-    l("time_mix_r_k.weight", req, n_embd),
-    l("time_mix_key.weight", req, n_embd, n_embd),
-    l("time_mix_value.weight", req, n_embd, n_embd),
-    l("time_mix_receptance.weight", req, n_embd, n_embd),
-    l("time_mix_ln.weight", req, n_embd),
-    l("time_mix_ln.bias", req, n_embd),
-    l("time_mix_output.weight", req, n_embd, n_embd),
-    l("channel_mix_lerp_k.weight", req, n_embd),
-    l("channel_mix_key.weight", req, n_embd, n_ff),
-    l("channel_mix_value.weight", req, n_ff, n_embd)};
+    l("time_mix_r_k.weight", req, n_embd)};
+inline constexpr auto rwkv7_block = join<tensor_spec>(rwkv_norms, rwkv7_time_mix, time_mix_kvr, time_mix_out,
+                                                      l("channel_mix_lerp_k.weight", req, n_embd), channel_mix_kv);
 
 // ---- encoders (bert) ---------------------------------------------------------------------
 
