@@ -149,15 +149,9 @@ constexpr tensor_list t_command_r[] = {token_embd, output_norm_only, attn_norm, 
 constexpr tensor_list t_starcoder2[] = {token_embd,   output_tied,        output_norm_bias, attn_norm,
                                         attn_norm_bias, attn_q_k_v_o, attn_qkvo_bias_opt, ffn_norm,
                                         ffn_norm_bias, ffn_plain,     ffn_plain_bias};
-constexpr tensor_list t_gpt2[] = {token_embd, pos_embd,   output_tied,    output_norm_bias,
-                                  attn_norm,  attn_norm_bias, attn_fused, attn_fused_bias,
-                                  ffn_norm,   ffn_norm_bias,  ffn_plain,  ffn_plain_bias};
-constexpr tensor_list t_gptneox[] = {token_embd, output_untied, output_norm_bias, attn_norm,
-                                     attn_norm_bias, attn_fused, attn_fused_bias, ffn_norm,
-                                     ffn_norm_bias,  ffn_plain,  ffn_plain_bias};
-constexpr tensor_list t_bloom[] = {token_embd, embd_norm_ln,   output_tied, output_norm_bias,
-                                   attn_norm,  attn_norm_bias, attn_fused,  attn_fused_bias,
-                                   ffn_norm,   ffn_norm_bias,  ffn_plain,   ffn_plain_bias};
+constexpr tensor_list t_gpt2[] = {token_embd, pos_embd, output_tied, output_norm_bias, block_gpt2};
+constexpr tensor_list t_gptneox[] = {token_embd, output_untied, output_norm_bias, block_gpt2};
+constexpr tensor_list t_bloom[] = {token_embd, embd_norm_ln, output_tied, output_norm_bias, block_gpt2};
 constexpr tensor_list t_falcon[] = {token_embd, output_tied, output_norm_bias, attn_norm, attn_norm_bias,
                                     attn_norm_2_opt, attn_fused, ffn_plain};
 constexpr tensor_list t_mpt[] = {token_embd, pos_embd_opt, output_tied, output_norm_bias_opt,
