@@ -1,5 +1,5 @@
 // Internal: the shape of one architecture row (keys it reads, tensors it expects).
-// The rows themselves are in arch_table.cpp; the tensor groups in tensor_table.cpp.
+// The rows themselves are in arch_table.cpp; the tensor groups in tensor_groups.h.
 #pragma once
 
 #include <array>
