@@ -54,18 +54,33 @@ expr_ptr parser::bin(ek k, expr_ptr a, expr_ptr b, uint32_t line) {
   return e;
 }
 
-expr_ptr parser::parse_or() {
+// One left-associative precedence level: operand (OP operand)*, OP one of `ops` (a word such
+// as `or`, or an operator token); each OP joins the left side so far with the next operand.
+template <class Operand>
+expr_ptr parser::parse_level(Operand operand, std::initializer_list<level_op> ops) {
   uint32_t line = cur().line;
-  expr_ptr e = parse_and();
-  while (skip_name("or")) e = bin(ek::or_, std::move(e), parse_and(), line);
-  return e;
+  expr_ptr e = operand();
+  for (;;) {
+    const level_op* hit = nullptr;
+    for (const level_op& o : ops) {
+      if (o.word ? is_name(o.text) : is_op(o.text)) {
+        hit = &o;
+        break;
+      }
+    }
+    if (!hit) return e;
+    next();
+    e = bin(hit->kind, std::move(e), operand(), line);
+    if (hit->kind == ek::binop) e->bop = hit->bop;
+  }
+}
+
+expr_ptr parser::parse_or() {
+  return parse_level([this] { return parse_and(); }, {{"or", true, ek::or_}});
 }
 
 expr_ptr parser::parse_and() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_not();
-  while (skip_name("and")) e = bin(ek::and_, std::move(e), parse_not(), line);
-  return e;
+  return parse_level([this] { return parse_not(); }, {{"and", true, ek::and_}});
 }
 
 expr_ptr parser::parse_not() {
@@ -112,47 +127,23 @@ expr_ptr parser::parse_compare() {
   return cmp ? std::move(cmp) : std::move(e);
 }
 
-expr_ptr parser::binop_node(binop op, expr_ptr a, expr_ptr b, uint32_t line) {
-  auto e = bin(ek::binop, std::move(a), std::move(b), line);
-  e->bop = op;
-  return e;
-}
-
 expr_ptr parser::parse_math1() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_concat();
-  while (is_op("+") || is_op("-")) {
-    binop op = cur().value == "+" ? binop::add : binop::sub;
-    next();
-    e = binop_node(op, std::move(e), parse_concat(), line);
-  }
-  return e;
+  return parse_level([this] { return parse_concat(); },
+                     {{"+", false, ek::binop, binop::add}, {"-", false, ek::binop, binop::sub}});
 }
 
 expr_ptr parser::parse_concat() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_math2();
-  while (skip_op("~")) e = binop_node(binop::concat, std::move(e), parse_math2(), line);
-  return e;
+  return parse_level([this] { return parse_math2(); }, {{"~", false, ek::binop, binop::concat}});
 }
 
 expr_ptr parser::parse_math2() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_pow();
-  while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
-    const std::string& v = cur().value;
-    binop op = v == "*" ? binop::mul : v == "/" ? binop::div : v == "//" ? binop::floordiv : binop::mod;
-    next();
-    e = binop_node(op, std::move(e), parse_pow(), line);
-  }
-  return e;
+  return parse_level([this] { return parse_pow(); },
+                     {{"*", false, ek::binop, binop::mul}, {"/", false, ek::binop, binop::div},
+                      {"//", false, ek::binop, binop::floordiv}, {"%", false, ek::binop, binop::mod}});
 }
 
 expr_ptr parser::parse_pow() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_unary(true);
-  while (skip_op("**")) e = binop_node(binop::pow, std::move(e), parse_unary(true), line);
-  return e;
+  return parse_level([this] { return parse_unary(true); }, {{"**", false, ek::binop, binop::pow}});
 }
 
 expr_ptr parser::parse_unary(bool with_filter) {
