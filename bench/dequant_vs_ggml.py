@@ -49,7 +49,8 @@ def main():
     ap.add_argument("--mib", type=float, default=64)
     ap.add_argument("--reps", type=int, default=9)
     args = ap.parse_args()
-    _, src, bindir, release, data = reference_setup.locate()
+    ref = reference_setup.locate()
+    src, bindir, data, release = ref.src, ref.bindir, ref.data, ref.release()
     fixture = data / "quant" / "quant-fixture.gguf"
     ours = Path(args.build) / "bench" / "bench_dequant_vs"
     cpu = best_cpu_variant(bindir)

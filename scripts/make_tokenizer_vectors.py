@@ -153,7 +153,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "tests" / "vocab" / "data" / "llama-vectors.jsonl.gz"))
     ap.add_argument("-j", type=int, default=2)
     args = ap.parse_args()
-    _, src, bindir, release, data = reference_setup.locate()
+    ref = reference_setup.locate()
+    src, bindir, data, release = ref.src, ref.bindir, ref.data, ref.release()
     texts = stress_texts()
     tmp = Path(tempfile.mkdtemp(prefix="tokvec-"))
     try:
