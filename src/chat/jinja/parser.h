@@ -143,6 +143,8 @@ class parser {
   };
   template <class Operand>
   expr_ptr parse_level(Operand operand, std::initializer_list<level_op> ops);
+  template <class Item>
+  void parse_items(std::string_view close, Item item);
   expr_ptr parse_math1();
   expr_ptr parse_concat();
   expr_ptr parse_math2();

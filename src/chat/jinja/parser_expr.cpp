@@ -7,6 +7,20 @@
 
 namespace gguf::jinja::detail {
 
+// Comma-separated items up to the operator `close` (a trailing comma allowed, as jinja2's
+// list, dict and call syntax), each read by `item`; consumes `close`.
+template <class Item>
+void parser::parse_items(std::string_view close, Item item) {
+  for (bool first = true; !is_op(close); first = false) {
+    if (!first) {
+      expect_op(",");
+      if (is_op(close)) break;
+    }
+    item();
+  }
+  expect_op(close);
+}
+
 expr_ptr parser::parse_tuple(bool simplified, bool with_condexpr, std::initializer_list<std::string_view> end_names, bool explicit_paren) {
   uint32_t line = cur().line;
   std::vector<expr_ptr> items;
@@ -228,25 +242,17 @@ expr_ptr parser::parse_primary() {
       if (t.value == "[") {
         next();
         auto e = node(ek::list, line);
-        while (!is_op("]")) {
-          if (!e->args.empty()) expect_op(",");
-          if (is_op("]")) break;
-          e->args.push_back(parse_expression(true));
-        }
-        expect_op("]");
+        parse_items("]", [&] { e->args.push_back(parse_expression(true)); });
         return e;
       }
       if (t.value == "{") {
         next();
         auto e = node(ek::dict, line);
-        while (!is_op("}")) {
-          if (!e->args.empty()) expect_op(",");
-          if (is_op("}")) break;
+        parse_items("}", [&] {
           e->args.push_back(parse_expression(true));
           expect_op(":");
           e->args.push_back(parse_expression(true));
-        }
-        expect_op("}");
+        });
         return e;
       }
       break;
@@ -338,11 +344,7 @@ expr_ptr parser::parse_subscribed() {
 void parser::parse_call_args(expr& e) {
   expect_op("(");
   bool kw = false;
-  while (!is_op(")")) {
-    if (!e.args.empty() || !e.kwargs.empty()) {
-      expect_op(",");
-      if (is_op(")")) break;
-    }
+  parse_items(")", [&] {
     if (is_op("*") || is_op("**")) fail("*args and **kwargs in calls are not supported");
     if (cur().type == tok::name && peek().type == tok::op && peek().value == "=") {
       std::string k = cur().value;
@@ -354,8 +356,7 @@ void parser::parse_call_args(expr& e) {
       if (kw) fail("Invalid argument syntax");
       e.args.push_back(parse_expression(true));
     }
-  }
-  expect_op(")");
+  });
 }
 
 expr_ptr parser::parse_call(expr_ptr callee) {
