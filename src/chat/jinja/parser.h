@@ -3,6 +3,7 @@
 // (expressions: operator precedence, tuples, test arguments without parentheses).
 #pragma once
 
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -142,7 +143,7 @@ class parser {
     binop bop = binop::add;
   };
   template <class Operand>
-  expr_ptr parse_level(Operand operand, std::initializer_list<level_op> ops);
+  expr_ptr parse_level(Operand operand, std::span<const level_op> ops);
   template <class Item>
   void parse_items(std::string_view close, Item item);
   expr_ptr parse_math1();

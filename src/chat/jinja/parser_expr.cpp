@@ -2,6 +2,7 @@
 // tuples, test arguments without parentheses, filters, calls, subscripts).
 #include <charconv>
 #include <cstdlib>
+#include <span>
 
 #include "chat/jinja/parser.h"
 
@@ -71,7 +72,7 @@ expr_ptr parser::bin(ek k, expr_ptr a, expr_ptr b, uint32_t line) {
 // One left-associative precedence level: operand (OP operand)*, OP one of `ops` (a word such
 // as `or`, or an operator token); each OP joins the left side so far with the next operand.
 template <class Operand>
-expr_ptr parser::parse_level(Operand operand, std::initializer_list<level_op> ops) {
+expr_ptr parser::parse_level(Operand operand, std::span<const level_op> ops) {
   uint32_t line = cur().line;
   expr_ptr e = operand();
   for (;;) {
@@ -90,11 +91,13 @@ expr_ptr parser::parse_level(Operand operand, std::initializer_list<level_op> op
 }
 
 expr_ptr parser::parse_or() {
-  return parse_level([this] { return parse_and(); }, {{"or", true, ek::or_}});
+  static constexpr level_op ops[] = {{"or", true, ek::or_}};
+  return parse_level([this] { return parse_and(); }, ops);
 }
 
 expr_ptr parser::parse_and() {
-  return parse_level([this] { return parse_not(); }, {{"and", true, ek::and_}});
+  static constexpr level_op ops[] = {{"and", true, ek::and_}};
+  return parse_level([this] { return parse_not(); }, ops);
 }
 
 expr_ptr parser::parse_not() {
@@ -142,22 +145,24 @@ expr_ptr parser::parse_compare() {
 }
 
 expr_ptr parser::parse_math1() {
-  return parse_level([this] { return parse_concat(); },
-                     {{"+", false, ek::binop, binop::add}, {"-", false, ek::binop, binop::sub}});
+  static constexpr level_op ops[] = {{"+", false, ek::binop, binop::add}, {"-", false, ek::binop, binop::sub}};
+  return parse_level([this] { return parse_concat(); }, ops);
 }
 
 expr_ptr parser::parse_concat() {
-  return parse_level([this] { return parse_math2(); }, {{"~", false, ek::binop, binop::concat}});
+  static constexpr level_op ops[] = {{"~", false, ek::binop, binop::concat}};
+  return parse_level([this] { return parse_math2(); }, ops);
 }
 
 expr_ptr parser::parse_math2() {
-  return parse_level([this] { return parse_pow(); },
-                     {{"*", false, ek::binop, binop::mul}, {"/", false, ek::binop, binop::div},
-                      {"//", false, ek::binop, binop::floordiv}, {"%", false, ek::binop, binop::mod}});
+  static constexpr level_op ops[] = {{"*", false, ek::binop, binop::mul}, {"/", false, ek::binop, binop::div},
+                                     {"//", false, ek::binop, binop::floordiv}, {"%", false, ek::binop, binop::mod}};
+  return parse_level([this] { return parse_pow(); }, ops);
 }
 
 expr_ptr parser::parse_pow() {
-  return parse_level([this] { return parse_unary(true); }, {{"**", false, ek::binop, binop::pow}});
+  static constexpr level_op ops[] = {{"**", false, ek::binop, binop::pow}};
+  return parse_level([this] { return parse_unary(true); }, ops);
 }
 
 expr_ptr parser::parse_unary(bool with_filter) {
