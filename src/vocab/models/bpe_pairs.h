@@ -85,32 +85,31 @@ class pair_rank_table {
       uint64_t ha, hb, hm;
       uint32_t joined_at;  // offset of a + b in `joined`
       int32_t rank;
+      int32_t merged;  // the result's id when the guess below found it, else -1
+      bool guessed;    // that guess was made (with `tried`, the offset then)
+      int64_t tried;
     };
     std::array<pending, batch> todo;
     std::string joined;
     size_t n_todo = 0;
     int64_t offset = 0;  // id - rank of the last result looked up
+    bool guess_early = true;  // the last batch's results were all where the offset said
     bool ok = true;
     std::array<entry, batch> found;  // the batch's rules by ids, their slots prefetched
     const auto flush = [&] {
       size_t n_found = 0;
+      guess_early = true;
       for (size_t j = 0; j < n_todo; ++j) {
         const pending& p = todo[j];
         const int32_t ia = v.token_to_id.find_id(p.a, p.ha);
         const int32_t ib = ia < 0 ? -1 : v.token_to_id.find_id(p.b, p.hb);
         if (ib < 0) continue;  // a side that is no token: no symbol ever matches it
-        // Vocabularies listed in merge order hold rule r's result at id r + a constant:
-        // that id is tried first (its text read in order), then the token map.
-        const std::string_view m = std::string_view(joined).substr(p.joined_at, p.a.size() + p.b.size());
-        const int64_t guess = int64_t(p.rank) + offset;
-        int32_t im = -1;
-        if (guess >= 0 && size_t(guess) < v.tokens.size()) {
-          const std::string_view t = v.tokens[size_t(guess)].text;
-          if (t.size() == m.size() && same_bytes(t.data(), m.data(), m.size())) im = int32_t(guess);
-        }
+        int32_t im = p.merged;
+        if (im < 0 && !(p.guessed && p.tried == offset)) im = guess_merged(v, p.rank, offset, p.a, p.b);
         if (im < 0) {
-          im = v.token_to_id.find_id(m, p.hm);
+          im = v.token_to_id.find_id(std::string_view(joined).substr(p.joined_at, p.a.size() + p.b.size()), p.hm);
           offset = int64_t(im) - p.rank;
+          guess_early = false;
         }
         if (im < 0) {
           ok = false;  // a symbol that is no token: the text table handles that
@@ -144,13 +143,23 @@ class pair_rank_table {
         p.b = b;
         p.ha = a.data() + 8 <= end ? text_hash_padded(a.data(), a.size()) : text_hash(a);
         p.hb = b.data() + 8 <= end ? text_hash_padded(b.data(), b.size()) : text_hash(b);
-        p.joined_at = uint32_t(joined.size());
-        joined.append(a).append(b);
-        p.hm = text_hash(std::string_view(joined).substr(p.joined_at));
         p.rank = int32_t(i);
         v.token_to_id.prefetch(p.ha);
         v.token_to_id.prefetch(p.hb);
-        v.token_to_id.prefetch(p.hm);
+        // The result at the id the last batch's offset guesses needs no text joined, hashed
+        // or looked up; else the batch's flush guesses again (its offset may have moved
+        // within the batch), then looks the text up. Guessed here only after a batch
+        // without a miss: where the offset keeps moving (llama-bpe: half the rules), a
+        // guess that misses costs a random read of the token array.
+        p.guessed = guess_early;
+        p.tried = offset;
+        p.merged = guess_early ? guess_merged(v, p.rank, offset, a, b) : -1;
+        if (p.merged < 0) {
+          p.joined_at = uint32_t(joined.size());
+          joined.append(a).append(b);
+          p.hm = text_hash(std::string_view(joined).substr(p.joined_at));
+          v.token_to_id.prefetch(p.hm);
+        }
         if (n_todo == batch) flush();
       });
     flush();
@@ -200,6 +209,18 @@ class pair_rank_table {
   }
 
  private:
+  // Vocabularies listed in merge order hold rule r's result at id r + a constant (`offset`,
+  // id - rank of the last result looked up): the id whose text is a + b, or -1.
+  [[gnu::always_inline]] static int32_t guess_merged(const vocab_data& v, int32_t rank, int64_t offset, std::string_view a,
+                              std::string_view b) noexcept {
+    const int64_t guess = int64_t(rank) + offset;
+    if (guess < 0 || size_t(guess) >= v.tokens.size()) return -1;
+    const std::string_view t = v.tokens[size_t(guess)].text;
+    return t.size() == a.size() + b.size() && same_bytes(t.data(), a.data(), a.size()) &&
+                   same_bytes(t.data() + a.size(), b.data(), b.size())
+               ? int32_t(guess)
+               : -1;
+  }
   static uint64_t hash(uint32_t l, uint32_t r) noexcept { return (uint64_t(l) << 32 | r) * 0x9E3779B97F4A7C15ull; }
   size_t slot_of(uint32_t l, uint32_t r) const noexcept { return size_t(hash(l, r) >> shift_); }
   static constexpr unsigned bitmap_log2 = 22;
