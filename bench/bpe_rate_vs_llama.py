@@ -25,6 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_vs_llama import ROOT, make_texts  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))
+import reference_setup  # noqa: E402
 
 MIB = 1 << 20
 
@@ -44,9 +46,8 @@ def main():
     ap.add_argument("--vocab", default="llama-bpe")
     ap.add_argument("--texts", default="/tmp/gguf-cli-texts")
     args = ap.parse_args()
-    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
-    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
-    bindir = ref / "node_modules" / "@node-llama-cpp" / "linux-x64" / "bins" / "linux-x64"
+    r = reference_setup.locate()
+    ref, bindir, data = r.dir, r.bindir, r.data
     theirs = ref / "bin" / "llama-tokenize-bench"
     ours = Path(args.build) / "bench" / "bench_tokenize_file"
     v = data / "vocab" / f"ggml-vocab-{args.vocab}.gguf"

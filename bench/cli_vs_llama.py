@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import reference_setup  # noqa: E402
 LIMIT = 4_000_000
 VOCABS = {  # name -> tokenizer type (the rows issue 31 names, one per type and the BPE ones)
     "llama-spm": "spm",
@@ -150,8 +152,8 @@ def main():
     ap.add_argument("--kinds", nargs="*", default=["prose", "code", "cjk"])
     ap.add_argument("--texts", default="/tmp/gguf-cli-texts")
     args = ap.parse_args()
-    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
-    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
+    r = reference_setup.locate()
+    ref, data = r.dir, r.data
     texts = make_texts(Path(args.texts))
     lt = llama_tokenize(ref, Path(args.texts))
     bench = ref / "bin" / "llama-tokenize-bench"

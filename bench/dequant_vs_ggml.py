@@ -13,14 +13,14 @@ env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../
 """
 import argparse
 import ctypes
-import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import reference_setup  # noqa: E402
 
 
 def best_cpu_variant(bindir):
@@ -49,11 +49,8 @@ def main():
     ap.add_argument("--mib", type=float, default=64)
     ap.add_argument("--reps", type=int, default=9)
     args = ap.parse_args()
-    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
-    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
-    src = ref / "llsrc"
-    bindir = ref / "node_modules" / "@node-llama-cpp" / "linux-x64" / "bins" / "linux-x64"
-    release = json.loads((bindir / "_nlcBuildMetadata.json").read_text())["buildOptions"]["llamaCpp"]["release"]
+    ref = reference_setup.locate()
+    src, bindir, data, release = ref.src, ref.bindir, ref.data, ref.release()
     fixture = data / "quant" / "quant-fixture.gguf"
     ours = Path(args.build) / "bench" / "bench_dequant_vs"
     cpu = best_cpu_variant(bindir)

@@ -19,7 +19,6 @@ env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../
        LLAMA_TOKENIZE (as for bench/cli_vs_llama.py, which builds it into --texts)
 """
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -27,6 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_vs_llama import ROOT, llama_tokenize, medians, wall  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))
+import reference_setup  # noqa: E402
 
 
 def main():
@@ -36,8 +37,8 @@ def main():
     ap.add_argument("--only", nargs="*", help="vocabulary file names without ggml-vocab- and .gguf")
     ap.add_argument("--texts", default="/tmp/gguf-cli-texts")
     args = ap.parse_args()
-    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
-    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
+    r = reference_setup.locate()
+    ref, data = r.dir, r.data
     if not any((data / "vocab").glob("*.gguf")):
         sys.exit(f"load_vs_llama: no vocabulary in {data / 'vocab'}: set GGUF_TEST_DATA to the test data folder")
     Path(args.texts).mkdir(parents=True, exist_ok=True)

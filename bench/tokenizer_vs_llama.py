@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import reference_setup  # noqa: E402
 
 
 def run_bench(cmd, env=None):
@@ -76,9 +78,8 @@ def main():
     ap.add_argument("--json", action="store_true", help="one JSON document instead of the table")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # (e.g. timeout): the temporary cache is still removed
-    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
-    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
-    bindir = ref / "node_modules" / "@node-llama-cpp" / "linux-x64" / "bins" / "linux-x64"
+    r = reference_setup.locate()
+    ref, bindir, data = r.dir, r.bindir, r.data
     theirs = ref / "bin" / "llama-tokenize-bench"
     ours = Path(args.build) / "bench" / "bench_tokenize_file"
     gguf = str(Path(args.build) / "gguf")
@@ -88,7 +89,7 @@ def main():
             sys.exit(f"missing {p}")
     env = dict(os.environ, NLC_BINDIR=str(bindir), OMP_NUM_THREADS="1")
     try:
-        release = json.loads((bindir / "_nlcBuildMetadata.json").read_text())["buildOptions"]["llamaCpp"]["release"]
+        release = r.release()
     except (OSError, ValueError, KeyError):
         release = "?"
     rows = []

@@ -41,7 +41,7 @@ FRONT_ENDS = {"tools": "tools/gguf", "python": "python/src"}
 # The layer each public header belongs to (include/gguf/NAME.h).
 OWNER = {
     "error": "io", "io": "io", "output": "io", "remote": "io", "workers": "io", "utf8": "io",
-    "version": "io",
+    "version": "io", "shared_library": "io",
     "byte_swap": "format", "edit": "format", "file": "format", "format": "format",
     "model_files": "format", "split": "format", "writer": "format", "detail/file_inl": "format",
     # data only, the facts of each tokenizer.ggml.model read by schema and vocab alike

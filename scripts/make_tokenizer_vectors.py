@@ -39,6 +39,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import reference_setup
+
 ROOT = Path(__file__).resolve().parent.parent
 PRESET_BASES = ["llama-bpe", "qwen2", "gpt-2"]  # real BPE vocabularies the pre names are set on
 MODELS = ["llama-2-tiny-random.gguf", "stories260K.gguf", "synth-llama-256-Q4_K_M.gguf"]
@@ -105,11 +107,6 @@ def stress_texts():
     return out
 
 
-def release_of(bindir):
-    meta = json.loads((bindir / "_nlcBuildMetadata.json").read_text())
-    return meta["buildOptions"]["llamaCpp"]["release"]
-
-
 def pre_names(src):
     text = (src / "src" / "llama-vocab.cpp").read_text()
     names = []
@@ -156,11 +153,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "tests" / "vocab" / "data" / "llama-vectors.jsonl.gz"))
     ap.add_argument("-j", type=int, default=2)
     args = ap.parse_args()
-    ref = Path(os.environ.get("GGUF_REF_DIR", Path.home() / ".cache" / "gguf-ref"))
-    data = Path(os.environ.get("GGUF_TEST_DATA", ROOT.parent / "shared" / "data")).resolve()
-    src = ref / "llsrc"
-    bindir = ref / "node_modules" / "@node-llama-cpp" / "linux-x64" / "bins" / "linux-x64"
-    release = release_of(bindir)
+    ref = reference_setup.locate()
+    src, bindir, data, release = ref.src, ref.bindir, ref.data, ref.release()
     texts = stress_texts()
     tmp = Path(tempfile.mkdtemp(prefix="tokvec-"))
     try:

@@ -9,9 +9,8 @@
 # Usage: scripts/record-chat-llamacpp.sh [REF_DIR]     needs: g++, faketime (Debian), the reference.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-ref=${1:-${GGUF_REF_DIR:-$HOME/.cache/gguf-ref}}
-data=${GGUF_TEST_DATA:-$root/../shared/data}
-S=$ref/llsrc; B=$ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+ref=${1:-}
+. "$root/scripts/reference.sh"
 [ -d "$S" ] && [ -d "$B" ] || { echo "no llama.cpp reference in $ref (see ../shared/reference/setup.sh)" >&2; exit 77; }
 command -v faketime >/dev/null || { echo "faketime missing: apt-get install -y faketime" >&2; exit 2; }
 epoch=${SOURCE_DATE_EPOCH:-1721995200}

@@ -15,10 +15,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-ref=${GGUF_REF_DIR:-$HOME/.cache/gguf-ref}
-data=${GGUF_TEST_DATA:-$root/../shared/data}
-S=$ref/llsrc
-B=$ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+. "$root/scripts/reference.sh"
 out=$root/tests/format/data/llamacpp-inplace
 gguf=$build/gguf
 [ -x "$gguf" ] || { echo "build gguf first ($gguf)" >&2; exit 2; }

@@ -12,18 +12,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-ref=${GGUF_REF_DIR:-$HOME/.cache/gguf-ref}
-data=${GGUF_TEST_DATA:-$root/../shared/data}
-src=$ref/llsrc
-libs=$ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
-[ -f "$src/include/llama.h" ] && [ -d "$libs" ] || { echo "no reference llama.cpp in $ref" >&2; exit 2; }
+. "$root/scripts/reference.sh"
+[ -f "$S/include/llama.h" ] && [ -d "$B" ] || { echo "no reference llama.cpp in $ref" >&2; exit 2; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-g++ -O1 -std=c++17 -I"$src/include" -I"$src/src" -I"$src/ggml/include" \
+g++ -O1 -std=c++17 -I"$S/include" -I"$S/src" -I"$S/ggml/include" \
     "$root/scripts/estimate_driver.cpp" -o "$work/estimate_driver" \
-    -L"$libs" -l:libllama.v0.5.0.so -l:libggml.v0.5.0.so -l:libggml-base.so -Wl,-rpath,"$libs" -ldl
+    -L"$B" -l:libllama.v0.5.0.so -l:libggml.v0.5.0.so -l:libggml-base.so -Wl,-rpath,"$B" -ldl
 
 # The handcrafted architecture files, written by the test that checks them.
 mkdir -p "$work/fixtures"
@@ -31,6 +28,6 @@ GGUF_ESTIMATE_FIXTURES="$work/fixtures" "$build/tests/test_model" \
     --gtest_filter='EstimateFixtures.*' >/dev/null
 
 mkdir -p "$root/tests/model/data"
-GGML_BACKEND_DIR=$libs python3 "$root/scripts/record_estimate.py" "$work/estimate_driver" \
+GGML_BACKEND_DIR=$B python3 "$root/scripts/record_estimate.py" "$work/estimate_driver" \
     "$root/tests/model/data/estimate_reference.json" "$data" "$work/fixtures"
 echo "wrote tests/model/data/estimate_reference.json"

@@ -4,13 +4,12 @@
 # tests/schema/data/llama_loader_cases.json, which tests/cli/test_validate_loader.cpp
 # replays against `gguf validate`. Needs ../shared/reference/setup.sh's llama.cpp and a
 # build of this repository (build/libgguf_format.a).
-# Usage: scripts/record-loader-diff.sh [BUILD_DIR] [DATA_DIR]
+# Usage: scripts/record-loader-diff.sh [BUILD_DIR] [DATA_DIR (default $GGUF_TEST_DATA or ../shared/data)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-data=${2:-$root/../shared/data}
-ref=${GGUF_REF_DIR:-$HOME/.cache/gguf-ref}
-S=$ref/llsrc; B=$ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+data=${2:-}
+. "$root/scripts/reference.sh"
 [ -f "$B/libllama.v0.5.0.so" ] || { echo "no llama.cpp reference in $ref (run ../shared/reference/setup.sh)" >&2; exit 77; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cmake --build "$build" --target gguf_format >/dev/null   # the writer and reader the cases are built with

@@ -5,8 +5,8 @@
 # Usage: scripts/record-quant-rows.sh [REF_DIR]   (default: $GGUF_REF_DIR or ~/.cache/gguf-ref)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-ref=${1:-${GGUF_REF_DIR:-$HOME/.cache/gguf-ref}}
-S=$ref/llsrc; B=$ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+ref=${1:-}
+. "$root/scripts/reference.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 g++ -O2 -std=c++20 -I"$S/ggml/include" "$root/scripts/quant_rows_driver.cpp" -o "$out/driver" \
     -L"$B" -l:libggml-base.so -Wl,-rpath,"$B" -lcrypto

@@ -33,14 +33,9 @@ GRID = [
     s(n_ctx=1), s(n_ctx=100), s(n_ctx=256), s(n_ctx=300), s(n_ctx=512), s(n_ctx=1000),
     s(n_ctx=2049), s(n_ctx=8192),
     s(n_ctx=300, flash_attn="off"), s(n_ctx=1000, flash_attn="off"), s(n_ctx=300, flash_attn="on"),
-    s(n_ctx=1000, flash_attn="on", type_k="f32", type_v="f32"),
-    s(n_ctx=1000, flash_attn="on", type_k="bf16", type_v="bf16"),
-    s(n_ctx=1000, flash_attn="on", type_k="q8_0", type_v="q8_0"),
-    s(n_ctx=1000, flash_attn="on", type_k="q4_0", type_v="q4_0"),
-    s(n_ctx=1000, flash_attn="on", type_k="q4_1", type_v="q4_1"),
-    s(n_ctx=1000, flash_attn="on", type_k="iq4_nl", type_v="iq4_nl"),
-    s(n_ctx=1000, flash_attn="on", type_k="q5_0", type_v="q5_0"),
-    s(n_ctx=1000, flash_attn="on", type_k="q5_1", type_v="q5_1"),
+    # each cache type llama.cpp's --cache-type-k/-v accepts but f16, for K and V alike
+    *[s(n_ctx=1000, flash_attn="on", type_k=t, type_v=t)
+      for t in ("f32", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")],
     s(n_ctx=1000, flash_attn="on", type_k="q8_0", type_v="f16"),
     s(n_ctx=1000, flash_attn="off", type_k="q8_0", type_v="f16"),
     s(n_ctx=1000, flash_attn="off", type_k="f16", type_v="q8_0"),

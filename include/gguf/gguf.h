@@ -10,11 +10,13 @@
 // installed-package consumer (examples/cmake-consumer) with this include only.
 #pragma once
 
-// io: errors, whole reads and writes, atomic output, remote files, UTF-8, worker threads
+// io: errors, whole reads and writes, atomic output, remote files, UTF-8, worker threads,
+// system libraries loaded at run time
 #include "gguf/error.h"
 #include "gguf/io.h"
 #include "gguf/output.h"
 #include "gguf/remote.h"
+#include "gguf/shared_library.h"
 #include "gguf/utf8.h"
 #include "gguf/version.h"
 #include "gguf/workers.h"

@@ -286,26 +286,22 @@ std::optional<std::string> server_patched_source(std::string_view source) {
 }
 
 result<std::string> apply_server(const chat_template_impl& root, const chat_request& req) {
-  auto messages_j = parse_json(req.messages_json, "messages", ojson::array());
-  if (!messages_j) return messages_j.error();
-  auto tools_j = parse_json(req.tools_json, "tools", ojson());
-  if (!tools_j) return tools_j.error();
-  auto kwargs = parse_json(req.kwargs_json, "chat template kwargs", ojson::object());
-  if (!kwargs) return kwargs.error();
-  if (!kwargs->is_object()) return bad_request("chat template kwargs must be a JSON object");
+  auto parsed = parse_request(req);
+  if (!parsed) return parsed.error();
+  const auto& [messages_j, tools_j, kwargs] = *parsed;
 
   std::vector<server_msg> msgs;
   ojson tools;
   try {
-    if (messages_j->is_array()) {
-      for (const auto& m : *messages_j) {
+    if (messages_j.is_array()) {
+      for (const auto& m : messages_j) {
         std::string role = m.is_object() && m.contains("role") && m["role"].is_string() ? m["role"].get<std::string>() : "";
         if (role != "assistant" && m.is_object() && !m.contains("content"))
           return bad_request("All non-assistant messages must contain 'content'");
       }
     }
-    msgs = parse_messages(*messages_j);
-    tools = parse_tools(*tools_j);
+    msgs = parse_messages(messages_j);
+    tools = parse_tools(tools_j);
   } catch (const std::exception& e) {
     return bad_request(std::string("Failed to parse messages or tools: ") + e.what());
   }
@@ -323,7 +319,7 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
   }
   const chat_template_impl& t = (tools.is_array() && root.tool_use) ? *root.tool_use : root;
   bool enable_thinking = root.builtin.empty() && template_server_traits(root).supports_thinking;
-  if (auto it = kwargs->find("enable_thinking"); it != kwargs->end()) {
+  if (auto it = kwargs.find("enable_thinking"); it != kwargs.end()) {
     if (it->is_boolean()) enable_thinking = it->get<bool>();
     else if (it->is_string()) return bad_request("invalid type for \"enable_thinking\" (expected boolean, got string)");
   }
@@ -332,7 +328,7 @@ result<std::string> apply_server(const chat_template_impl& root, const chat_requ
   extra["datetime"] = format_time(now, "%b %d %Y");
   extra["date_string"] = format_time(now, "%d %b %Y");
   extra["preserve_reasoning"] = true;
-  for (const auto& [k, v] : kwargs->items()) extra[k] = v;
+  for (const auto& [k, v] : kwargs.items()) extra[k] = v;
 
   if (!t.builtin.empty()) {  // llama-server --chat-template NAME: the legacy path
     std::vector<flat_message> flat;

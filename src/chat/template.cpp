@@ -23,6 +23,17 @@ result<ojson> parse_json(std::string_view text, std::string_view what, ojson emp
   }
 }
 
+result<request_json> parse_request(const chat_request& req) {
+  auto messages = parse_json(req.messages_json, "messages", ojson::array());
+  if (!messages) return messages.error();
+  auto tools = parse_json(req.tools_json, "tools", ojson());
+  if (!tools) return tools.error();
+  auto kwargs = parse_json(req.kwargs_json, "chat template kwargs", ojson::object());
+  if (!kwargs) return kwargs.error();
+  if (!kwargs->is_object()) return error{errc::invalid_argument, no_offset, {}, "chat template kwargs must be a JSON object"};
+  return request_json{std::move(*messages), std::move(*tools), std::move(*kwargs)};
+}
+
 result<std::vector<flat_message>> flatten_messages(const ojson& messages) {
   if (!messages.is_array()) return error{errc::invalid_argument, no_offset, {}, "messages must be a JSON array"};
   std::vector<flat_message> out;
@@ -68,24 +79,20 @@ namespace {
 // transformers' render_jinja_template context: messages, tools, documents, add_generation_prompt,
 // the special tokens, then the caller's kwargs.
 result<std::string> apply_transformers(const chat_template_impl& impl, const chat_request& req) {
-  auto messages = parse_json(req.messages_json, "messages", ojson::array());
-  if (!messages) return messages.error();
-  auto tools = parse_json(req.tools_json, "tools", ojson());
-  if (!tools) return tools.error();
-  auto kwargs = parse_json(req.kwargs_json, "chat template kwargs", ojson::object());
-  if (!kwargs) return kwargs.error();
-  if (!kwargs->is_object()) return error{errc::invalid_argument, no_offset, {}, "chat template kwargs must be a JSON object"};
+  auto parsed = parse_request(req);
+  if (!parsed) return parsed.error();
+  auto& [messages, tools, kwargs] = *parsed;
 
   const chat_template_impl* t = &impl;
-  if (!tools->is_null() && impl.tool_use) t = impl.tool_use.get();
+  if (!tools.is_null() && impl.tool_use) t = impl.tool_use.get();
   if (!t->builtin.empty()) {
-    auto flat = flatten_messages(*messages);
+    auto flat = flatten_messages(messages);
     if (!flat) return flat.error();
     return *apply_builtin(t->builtin, *flat, req.add_generation_prompt);
   }
   ojson ctx = ojson::object();
-  ctx["messages"] = std::move(*messages);
-  ctx["tools"] = std::move(*tools);
+  ctx["messages"] = std::move(messages);
+  ctx["tools"] = std::move(tools);
   ctx["documents"] = nullptr;
   ctx["add_generation_prompt"] = req.add_generation_prompt;
   const auto& tk = t->tokens;
@@ -93,7 +100,7 @@ result<std::string> apply_transformers(const chat_template_impl& impl, const cha
   if (tk.eos_token) ctx["eos_token"] = *tk.eos_token;
   if (tk.unk_token) ctx["unk_token"] = *tk.unk_token;
   if (tk.pad_token) ctx["pad_token"] = *tk.pad_token;
-  for (const auto& [k, v] : kwargs->items()) ctx[k] = v;
+  for (const auto& [k, v] : kwargs.items()) ctx[k] = v;
   return render_jinja(*t->program, ctx);
 }
 

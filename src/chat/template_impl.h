@@ -46,6 +46,13 @@ using ojson = nlohmann::ordered_json;
 /// Parses a JSON text of the request ("" -> `empty`). Errors: errc::invalid_argument naming `what`.
 result<ojson> parse_json(std::string_view text, std::string_view what, ojson empty);
 
+/// A request's JSON texts parsed (parse_json): messages ([] when empty), tools (null when
+/// empty) and the template kwargs ({} when empty; anything else than an object is an error).
+struct request_json {
+  ojson messages, tools, kwargs;
+};
+result<request_json> parse_request(const chat_request& req);
+
 /// Flattens messages for a built-in template as llama-server's legacy path does: role and
 /// content; text (and media-marker) parts joined by "\n"; null content as "".
 result<std::vector<flat_message>> flatten_messages(const ojson& messages);

@@ -81,6 +81,23 @@ T load_scalar(const detail::file_impl* f, uint64_t off) {
   }
 }
 
+/// The integer at `off` loaded as its own type (`t`, one of the eight integer types) and
+/// passed to `convert`, which returns it as R or an error; type_mismatch for other types.
+template <class R, class F>
+result<R> load_integer(const detail::file_impl* f, uint64_t off, value_type t, F&& convert) {
+  switch (t) {
+    case value_type::uint8: return convert(f->load<uint8_t>(off));
+    case value_type::uint16: return convert(f->load<uint16_t>(off));
+    case value_type::uint32: return convert(f->load<uint32_t>(off));
+    case value_type::uint64: return convert(f->load<uint64_t>(off));
+    case value_type::int8: return convert(f->load<int8_t>(off));
+    case value_type::int16: return convert(f->load<int16_t>(off));
+    case value_type::int32: return convert(f->load<int32_t>(off));
+    case value_type::int64: return convert(f->load<int64_t>(off));
+    default: return make_error(errc::type_mismatch, off, "expected an integer, found " + std::string(value_type_name(t)));
+  }
+}
+
 }  // namespace
 
 // ---- value_ref ----
@@ -92,40 +109,21 @@ result<T> value_ref::get() const {
 }
 
 result<uint64_t> value_ref::to_uint64() const {
-  auto neg = [&] { return make_error(errc::out_of_range, offset_, "negative value where unsigned expected"); };
-  switch (type_) {
-    case value_type::uint8: return uint64_t{f_->load<uint8_t>(offset_)};
-    case value_type::uint16: return uint64_t{f_->load<uint16_t>(offset_)};
-    case value_type::uint32: return uint64_t{f_->load<uint32_t>(offset_)};
-    case value_type::uint64: return f_->load<uint64_t>(offset_);
-    case value_type::int8: { auto v = f_->load<int8_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
-    case value_type::int16: { auto v = f_->load<int16_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
-    case value_type::int32: { auto v = f_->load<int32_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
-    case value_type::int64: { auto v = f_->load<int64_t>(offset_); if (v < 0) return neg(); return static_cast<uint64_t>(v); }
-    default:
-      return make_error(errc::type_mismatch, offset_,
-                        "expected an integer, found " + std::string(value_type_name(type_)));
-  }
+  return load_integer<uint64_t>(f_, offset_, type_, [&](auto v) -> result<uint64_t> {
+    if constexpr (std::is_signed_v<decltype(v)>) {
+      if (v < 0) return make_error(errc::out_of_range, offset_, "negative value where unsigned expected");
+    }
+    return static_cast<uint64_t>(v);
+  });
 }
 
 result<int64_t> value_ref::to_int64() const {
-  switch (type_) {
-    case value_type::int8: return int64_t{f_->load<int8_t>(offset_)};
-    case value_type::int16: return int64_t{f_->load<int16_t>(offset_)};
-    case value_type::int32: return int64_t{f_->load<int32_t>(offset_)};
-    case value_type::int64: return f_->load<int64_t>(offset_);
-    case value_type::uint8: return int64_t{f_->load<uint8_t>(offset_)};
-    case value_type::uint16: return int64_t{f_->load<uint16_t>(offset_)};
-    case value_type::uint32: return int64_t{f_->load<uint32_t>(offset_)};
-    case value_type::uint64: {
-      auto v = f_->load<uint64_t>(offset_);
+  return load_integer<int64_t>(f_, offset_, type_, [&](auto v) -> result<int64_t> {
+    if constexpr (std::is_same_v<decltype(v), uint64_t>) {
       if (v > static_cast<uint64_t>(INT64_MAX)) return make_error(errc::out_of_range, offset_, "value above INT64_MAX");
-      return static_cast<int64_t>(v);
     }
-    default:
-      return make_error(errc::type_mismatch, offset_,
-                        "expected an integer, found " + std::string(value_type_name(type_)));
-  }
+    return static_cast<int64_t>(v);
+  });
 }
 
 result<double> value_ref::to_double() const {

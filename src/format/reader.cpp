@@ -156,11 +156,45 @@ class parser {
   uint64_t min_kv_bytes() const { return f_.len_width() + 1 + 4 + 1; }
   uint64_t min_tensor_bytes() const { return f_.len_width() + 1 + 4 + 4 + 8; }
 
-  bool check_count(uint64_t n, uint64_t limit, uint64_t min_each, uint64_t at, const char* what) {
-    if (n > limit) {
-      return fail(errc::limit_exceeded, at,
-                  std::string(what) + " " + std::to_string(n) + " exceeds the limit " + std::to_string(limit));
+  /// A uint32 type id of the file: what reading it is called, and what a bad one is.
+  struct type_id_kind {
+    const char* what;                 ///< "a value type"
+    bool (*valid)(uint32_t) noexcept;
+    errc bad;                         ///< the error code of an id `valid` refuses
+    const char* name;                 ///< "value type" N ...
+    const char* problem;              ///< ... "is not a GGUF type (0..12)"
+  };
+  static constexpr type_id_kind kv_value_type{"a value type", is_valid_value_type, errc::invalid_value_type,
+                                              "value type", "is not a GGUF type (0..12)"};
+  static constexpr type_id_kind array_element_type{"an array element type", is_valid_value_type,
+                                                   errc::invalid_value_type, "array element type",
+                                                   "is not a GGUF type (0..12)"};
+  static constexpr type_id_kind tensor_type{"a tensor type", is_valid_ggml_type, errc::invalid_ggml_type,
+                                            "ggml type", "is unknown or retired"};
+
+  /// Reads a type id of `kind` into `out` (value_type or ggml_type).
+  template <class T>
+  bool read_type_id(T& out, const type_id_kind& kind) {
+    uint64_t at = pos_;
+    uint32_t id = 0;
+    if (!read_u32(id, kind.what)) return false;
+    if (!kind.valid(id)) {
+      return fail(kind.bad, at, std::string(kind.name) + " " + std::to_string(id) + " " + kind.problem);
     }
+    out = static_cast<T>(id);
+    return true;
+  }
+
+  /// limit_exceeded at `at` when n > limit: "<what> <n><unit> exceeds the limit <limit>".
+  bool within_limit(uint64_t n, uint64_t limit, uint64_t at, std::string_view what, std::string_view unit = {}) {
+    if (n <= limit) return true;
+    return fail(errc::limit_exceeded, at,
+                std::string(what) + " " + std::to_string(n) + std::string(unit) + " exceeds the limit " +
+                    std::to_string(limit));
+  }
+
+  bool check_count(uint64_t n, uint64_t limit, uint64_t min_each, uint64_t at, const char* what) {
+    if (!within_limit(n, limit, at, what)) return false;
     uint64_t bytes = 0;
     if (!checked_mul(n, min_each, bytes) || bytes > left()) {
       return fail(errc::truncated, at,
@@ -179,11 +213,7 @@ class parser {
     uint64_t at_kv = pos_;
     if (!read_len(n_kv_, "the metadata key/value count")) return false;
     if (!check_count(n_kv_, lim_.max_kv_count, min_kv_bytes(), at_kv, "metadata key/value count")) return false;
-    if (n_tensors_ > lim_.max_tensor_count) {
-      return fail(errc::limit_exceeded, at,
-                  "tensor count " + std::to_string(n_tensors_) + " exceeds the limit " +
-                      std::to_string(lim_.max_tensor_count));
-    }
+    if (!within_limit(n_tensors_, lim_.max_tensor_count, at, "tensor count")) return false;
     f_.kvs.reserve(n_kv_);
     f_.kv_index.reserve(n_kv_);
     for (uint64_t i = 0; i < n_kv_; ++i) {
@@ -213,17 +243,12 @@ class parser {
       pos_ += len;
       subject_ = std::string(key);
       if (key.starts_with("tokenizer.ggml.")) note_key(key, pos_ + 4);
-      uint32_t type_id = 0;
-      uint64_t type_off = pos_;
-      if (!read_u32(type_id, "a value type")) return false;
-      if (!is_valid_value_type(type_id)) {
-        return fail(errc::invalid_value_type, type_off,
-                    "value type " + std::to_string(type_id) + " is not a GGUF type (0..12)");
-      }
+      value_type type{};
+      if (!read_type_id(type, kv_value_type)) return false;
       kv_ref kv;
       kv.key = key;
       kv.offset = key_off;
-      kv.value = value_ref(&f_, static_cast<value_type>(type_id), pos_);
+      kv.value = value_ref(&f_, type, pos_);
       if (!skip_value(kv.value.type(), 0)) return false;
       if (!f_.kv_index.emplace(key, static_cast<uint32_t>(f_.kvs.size())).second) {
         return fail(errc::duplicate_key, key_off, "duplicate key");
@@ -261,11 +286,7 @@ class parser {
         uint64_t at = pos_;
         uint64_t len = 0;
         if (!read_len(len, "a string length")) return false;
-        if (len > lim_.max_string_length) {
-          return fail(errc::limit_exceeded, at,
-                      "string of " + std::to_string(len) + " bytes exceeds the limit " +
-                          std::to_string(lim_.max_string_length));
-        }
+        if (!within_limit(len, lim_.max_string_length, at, "string of", " bytes")) return false;
         if (!need(len, "a string")) return false;
         pos_ += len;
         return true;
@@ -287,21 +308,12 @@ class parser {
 
   bool skip_array(uint32_t depth) {
     uint64_t at = pos_;
-    uint32_t elem_id = 0;
-    if (!read_u32(elem_id, "an array element type")) return false;
-    if (!is_valid_value_type(elem_id)) {
-      return fail(errc::invalid_value_type, at,
-                  "array element type " + std::to_string(elem_id) + " is not a GGUF type (0..12)");
-    }
-    auto elem = static_cast<value_type>(elem_id);
+    value_type elem{};
+    if (!read_type_id(elem, array_element_type)) return false;
     uint64_t count_at = pos_;
     uint64_t count = 0;
     if (!read_len(count, "an array length")) return false;
-    if (count > lim_.max_array_length) {
-      return fail(errc::limit_exceeded, count_at,
-                  "array of " + std::to_string(count) + " elements exceeds the limit " +
-                      std::to_string(lim_.max_array_length));
-    }
+    if (!within_limit(count, lim_.max_array_length, count_at, "array of", " elements")) return false;
     if (uint64_t sz = value_type_size(elem); sz != 0) {
       uint64_t bytes = 0;
       if (!checked_mul(count, sz, bytes)) {
@@ -421,14 +433,7 @@ class parser {
                       "ne[" + std::to_string(d) + "] = " + std::to_string(t.ne[d]) + " (must be 1..INT64_MAX)");
         }
       }
-      uint64_t type_at = pos_;
-      uint32_t type_id = 0;
-      if (!read_u32(type_id, "a tensor type")) return false;
-      if (!is_valid_ggml_type(type_id)) {
-        return fail(errc::invalid_ggml_type, type_at,
-                    "ggml type " + std::to_string(type_id) + " is unknown or retired");
-      }
-      t.type = static_cast<ggml_type>(type_id);
+      if (!read_type_id(t.type, tensor_type)) return false;
       if (!read_u64(t.offset, "a tensor offset")) return false;
       auto nbytes = ggml_nbytes(t.type, t.ne.data(), t.n_dims);
       if (!nbytes) return fail(nbytes.error().code, dims_at, nbytes.error().detail);
@@ -441,12 +446,7 @@ class parser {
     subject_.clear();
     subject_is_tensor_ = false;
     f_.metadata_end = pos_;
-    if (pos_ > lim_.max_metadata_bytes) {
-      return fail(errc::limit_exceeded, pos_,
-                  "metadata of " + std::to_string(pos_) + " bytes exceeds the limit " +
-                      std::to_string(lim_.max_metadata_bytes));
-    }
-    return true;
+    return within_limit(pos_, lim_.max_metadata_bytes, pos_, "metadata of", " bytes");
   }
 
   bool layout() {

@@ -1,10 +1,14 @@
 // Internal: the shape of one architecture row (keys it reads, tensors it expects).
-// The rows themselves are in arch_table.cpp; the tensor groups in tensor_table.cpp.
+// The rows themselves are in arch_table.cpp; the tensor groups in tensor_groups.h.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <span>
 #include <string_view>
+#include <variant>
 
 #include "gguf/model.h"
 
@@ -12,16 +16,13 @@ namespace gguf::detail {
 
 // ---- keys ------------------------------------------------------------------------
 
-enum class key_kind : uint8_t { u32, i32, f32, boolean };
-
-/// One `[arch].<suffix>` key read into one hparams field.
+/// One `[arch].<suffix>` key read into one hparams field. The field's type says how the
+/// value is read: uint32_t a count (any integer type that fits), int32_t an integer in the
+/// 32-bit range, float a float32/float64, bool a bool.
 struct key_spec {
+  using field = std::variant<uint32_t hparams::*, int32_t hparams::*, float hparams::*, bool hparams::*>;
   std::string_view suffix;  ///< after "<arch>.", e.g. "attention.layer_norm_rms_epsilon"
-  key_kind kind = key_kind::u32;
-  uint32_t hparams::*u32 = nullptr;
-  int32_t hparams::*i32 = nullptr;
-  float hparams::*f32 = nullptr;
-  bool hparams::*flag = nullptr;
+  field into{};
   /// Whether the key is required is a fact of the schema layer's architecture row
   /// (gguf::find_architecture(name)->required, keys.h), not of the binding. When set, the
   /// key is also required when this returns true (deepseek2's q_lora_rank, required except
@@ -29,25 +30,40 @@ struct key_spec {
   bool (*required_if)(const hparams&) = nullptr;
 };
 
-constexpr key_spec u32_key(std::string_view s, uint32_t hparams::*m) {
-  key_spec k{s, key_kind::u32};
-  k.u32 = m;
-  return k;
+// ---- tables built from shared runs --------------------------------------------------
+
+template <class T, class P>
+consteval size_t run_length() {
+  if constexpr (std::is_same_v<P, T>) {
+    return 1;
+  } else if constexpr (std::is_array_v<P>) {
+    return std::extent_v<P>;
+  } else {
+    return std::tuple_size_v<P>;
+  }
 }
-constexpr key_spec i32_key(std::string_view s, int32_t hparams::*m) {
-  key_spec k{s, key_kind::i32};
-  k.i32 = m;
-  return k;
+
+/// The rows of `parts` (arrays of T, std::arrays of T, or single T) one after the other:
+/// a table written as the shared runs it is made of.
+template <class T, class... P>
+constexpr auto join(const P&... parts) {
+  std::array<T, (run_length<T, P>() + ...)> out{};
+  size_t i = 0;
+  auto put = [&](const auto& part) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(part)>, T>) {
+      out[i++] = part;
+    } else {
+      for (const T& x : part) out[i++] = x;
+    }
+  };
+  (put(parts), ...);
+  return out;
 }
-constexpr key_spec f32_key(std::string_view s, float hparams::*m) {
-  key_spec k{s, key_kind::f32};
-  k.f32 = m;
-  return k;
-}
-constexpr key_spec bool_key(std::string_view s, bool hparams::*m) {
-  key_spec k{s, key_kind::boolean};
-  k.flag = m;
-  return k;
+
+/// The key `suffix` read into `hparams::*m`.
+template <class T>
+constexpr key_spec bind_key(std::string_view suffix, T hparams::*m) {
+  return key_spec{suffix, m};
 }
 
 // ---- tensors -----------------------------------------------------------------------

@@ -24,94 +24,86 @@ using tensor_list = std::span<const tensor_spec>;
 
 // ---- keys shared by several rows ----------------------------------------------------
 
-constexpr key_spec rms_eps = f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps);
-constexpr key_spec ln_eps = f32_key("attention.layer_norm_epsilon", &H::f_norm_eps);
-constexpr key_spec pooling = u32_key("pooling_type", &H::pooling_type);
+constexpr key_spec rms_eps = bind_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps);
+constexpr key_spec ln_eps = bind_key("attention.layer_norm_epsilon", &H::f_norm_eps);
+constexpr key_spec pooling = bind_key("pooling_type", &H::pooling_type);
 
 constexpr key_spec k_rms[] = {rms_eps};
 constexpr key_spec k_ln[] = {ln_eps};
 constexpr key_spec k_qwen[] = {pooling, rms_eps};
-constexpr key_spec k_qwen2moe[] = {u32_key("expert_feed_forward_length", &H::n_ff_exp),
-                                   u32_key("expert_shared_feed_forward_length", &H::n_ff_shexp),
+constexpr key_spec k_qwen2moe[] = {bind_key("expert_feed_forward_length", &H::n_ff_exp),
+                                   bind_key("expert_shared_feed_forward_length", &H::n_ff_shexp),
                                    rms_eps};
-constexpr key_spec k_mpt[] = {ln_eps, f32_key("attention.clamp_kqv", &H::f_clamp_kqv),
-                              f32_key("attention.max_alibi_bias", &H::f_max_alibi_bias)};
-constexpr key_spec k_gptneox[] = {ln_eps, bool_key("use_parallel_residual", &H::use_par_res)};
-constexpr key_spec k_mamba[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv),
-                                u32_key("ssm.inner_size", &H::ssm_d_inner),
-                                u32_key("ssm.state_size", &H::ssm_d_state),
-                                u32_key("ssm.time_step_rank", &H::ssm_dt_rank),
-                                bool_key("ssm.dt_b_c_rms", &H::ssm_dt_b_c_rms),
-                                rms_eps};
-constexpr key_spec k_mamba2[] = {u32_key("ssm.conv_kernel", &H::ssm_d_conv),
-                                 u32_key("ssm.inner_size", &H::ssm_d_inner),
-                                 u32_key("ssm.state_size", &H::ssm_d_state),
-                                 u32_key("ssm.time_step_rank", &H::ssm_dt_rank),
-                                 u32_key("ssm.group_count", &H::ssm_n_group),
-                                 rms_eps};
-constexpr key_spec k_rwkv6[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps),
-                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps),
-                                u32_key("wkv.head_size", &H::wkv_head_size),
-                                u32_key("time_mix_extra_dim", &H::time_mix_extra_dim),
-                                u32_key("time_decay_extra_dim", &H::time_decay_extra_dim),
-                                u32_key("rescale_every_n_layers", &H::rescale_every_n_layers),
-                                u32_key("token_shift_count", &H::token_shift_count)};
-constexpr key_spec k_rwkv7[] = {f32_key("attention.layer_norm_epsilon", &H::f_norm_eps),
-                                f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps),
-                                u32_key("wkv.head_size", &H::wkv_head_size),
-                                u32_key("attention.decay_lora_rank", &H::n_lora_decay),
-                                u32_key("attention.iclr_lora_rank", &H::n_lora_iclr),
-                                u32_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix),
-                                u32_key("attention.gate_lora_rank", &H::n_lora_gate),
-                                u32_key("token_shift_count", &H::token_shift_count)};
+constexpr key_spec k_mpt[] = {ln_eps, bind_key("attention.clamp_kqv", &H::f_clamp_kqv),
+                              bind_key("attention.max_alibi_bias", &H::f_max_alibi_bias)};
+constexpr key_spec k_gptneox[] = {ln_eps, bind_key("use_parallel_residual", &H::use_par_res)};
+constexpr key_spec ssm_shape[] = {bind_key("ssm.conv_kernel", &H::ssm_d_conv),
+                                  bind_key("ssm.inner_size", &H::ssm_d_inner),
+                                  bind_key("ssm.state_size", &H::ssm_d_state),
+                                  bind_key("ssm.time_step_rank", &H::ssm_dt_rank)};
+constexpr key_spec mamba_own[] = {bind_key("ssm.dt_b_c_rms", &H::ssm_dt_b_c_rms), rms_eps};
+constexpr key_spec mamba2_own[] = {bind_key("ssm.group_count", &H::ssm_n_group), rms_eps};
+constexpr auto k_mamba = join<key_spec>(ssm_shape, mamba_own);
+constexpr auto k_mamba2 = join<key_spec>(ssm_shape, mamba2_own);
+
+constexpr key_spec rwkv_common[] = {ln_eps, rms_eps, bind_key("wkv.head_size", &H::wkv_head_size)};
+constexpr key_spec token_shift[] = {bind_key("token_shift_count", &H::token_shift_count)};
+constexpr key_spec rwkv6_own[] = {bind_key("time_mix_extra_dim", &H::time_mix_extra_dim),
+                                  bind_key("time_decay_extra_dim", &H::time_decay_extra_dim),
+                                  bind_key("rescale_every_n_layers", &H::rescale_every_n_layers)};
+constexpr key_spec rwkv7_own[] = {bind_key("attention.decay_lora_rank", &H::n_lora_decay),
+                                  bind_key("attention.iclr_lora_rank", &H::n_lora_iclr),
+                                  bind_key("attention.value_residual_mix_lora_rank", &H::n_lora_value_res_mix),
+                                  bind_key("attention.gate_lora_rank", &H::n_lora_gate)};
+constexpr auto k_rwkv6 = join<key_spec>(rwkv_common, rwkv6_own, token_shift);
+constexpr auto k_rwkv7 = join<key_spec>(rwkv_common, rwkv7_own, token_shift);
 // The spec's RWKV section: "The only allowed value currently is 4" (checked in finish).
-constexpr key_spec k_rwkv[] = {u32_key("architecture_version", &H::architecture_version)};
-constexpr key_spec k_whisper[] = {u32_key("encoder.mels_count", &H::n_mels),
-                                  u32_key("decoder.context_length", &H::dec_n_ctx),
-                                  u32_key("decoder.embedding_length", &H::dec_n_embd),
-                                  u32_key("decoder.block_count", &H::dec_n_layer),
-                                  u32_key("decoder.attention.head_count", &H::dec_n_head)};
-constexpr key_spec k_phi3[] = {rms_eps, u32_key("attention.sliding_window", &H::n_swa)};
-constexpr key_spec k_gemma2[] = {u32_key("attention.sliding_window", &H::n_swa), rms_eps,
-                                 f32_key("attn_logit_softcapping", &H::f_attn_logit_softcapping),
-                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
-constexpr key_spec k_gemma3[] = {u32_key("attention.sliding_window", &H::n_swa), rms_eps};
+constexpr key_spec k_rwkv[] = {bind_key("architecture_version", &H::architecture_version)};
+constexpr key_spec k_whisper[] = {bind_key("encoder.mels_count", &H::n_mels),
+                                  bind_key("decoder.context_length", &H::dec_n_ctx),
+                                  bind_key("decoder.embedding_length", &H::dec_n_embd),
+                                  bind_key("decoder.block_count", &H::dec_n_layer),
+                                  bind_key("decoder.attention.head_count", &H::dec_n_head)};
+constexpr key_spec k_phi3[] = {rms_eps, bind_key("attention.sliding_window", &H::n_swa)};
+constexpr key_spec k_gemma2[] = {bind_key("attention.sliding_window", &H::n_swa), rms_eps,
+                                 bind_key("attn_logit_softcapping", &H::f_attn_logit_softcapping),
+                                 bind_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
+constexpr key_spec k_gemma3[] = {bind_key("attention.sliding_window", &H::n_swa), rms_eps};
 // gemma4 (llama.cpp llama_model_gemma4::load_arch_hparams); attention.sliding_window_pattern
 // and attention.shared_kv_layers are read through the row's swa_layers_key.
-constexpr key_spec k_gemma4[] = {f32_key("rope.freq_base_swa", &H::rope_freq_base_train_swa),
-                                 u32_key("expert_feed_forward_length", &H::n_ff_exp),
-                                 u32_key("attention.sliding_window", &H::n_swa), rms_eps,
-                                 u32_key("embedding_length_per_layer_input", &H::n_embd_per_layer),
-                                 u32_key("attention.key_length_swa", &H::n_embd_head_k_swa),
-                                 u32_key("attention.value_length_swa", &H::n_embd_head_v_swa),
-                                 f32_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
-constexpr key_spec k_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn), pooling};
-constexpr key_spec k_nomic_bert[] = {ln_eps, bool_key("attention.causal", &H::causal_attn),
-                                     u32_key("pooling_type", &H::pooling_type),
-                                     u32_key("moe_every_n_layers", &H::moe_every_n_layers)};
+constexpr key_spec k_gemma4[] = {bind_key("rope.freq_base_swa", &H::rope_freq_base_train_swa),
+                                 bind_key("expert_feed_forward_length", &H::n_ff_exp),
+                                 bind_key("attention.sliding_window", &H::n_swa), rms_eps,
+                                 bind_key("embedding_length_per_layer_input", &H::n_embd_per_layer),
+                                 bind_key("attention.key_length_swa", &H::n_embd_head_k_swa),
+                                 bind_key("attention.value_length_swa", &H::n_embd_head_v_swa),
+                                 bind_key("final_logit_softcapping", &H::f_final_logit_softcapping)};
+constexpr key_spec k_bert[] = {ln_eps, bind_key("attention.causal", &H::causal_attn), pooling};
+constexpr key_spec k_nomic_bert[] = {ln_eps, bind_key("attention.causal", &H::causal_attn), pooling,
+                                     bind_key("moe_every_n_layers", &H::moe_every_n_layers)};
 constexpr key_spec k_t5[] = {rms_eps,
-                             u32_key("attention.relative_buckets_count", &H::n_rel_attn_bkts),
-                             i32_key("decoder_start_token_id", &H::dec_start_token_id),
-                             u32_key("decoder_block_count", &H::dec_n_layer)};
-constexpr key_spec k_command_r[] = {f32_key("logit_scale", &H::f_logit_scale), ln_eps};
+                             bind_key("attention.relative_buckets_count", &H::n_rel_attn_bkts),
+                             bind_key("decoder_start_token_id", &H::dec_start_token_id),
+                             bind_key("decoder_block_count", &H::dec_n_layer)};
+constexpr key_spec k_command_r[] = {bind_key("logit_scale", &H::f_logit_scale), ln_eps};
 
 bool deepseek2_not_lite(const H& hp) { return hp.n_layer != 27; }
 constexpr key_spec k_deepseek2[] = {
     rms_eps,
-    u32_key("leading_dense_block_count", &H::n_layer_dense_lead),
+    bind_key("leading_dense_block_count", &H::n_layer_dense_lead),
     [] {
-      key_spec k = u32_key("attention.q_lora_rank", &H::n_lora_q);
+      key_spec k = bind_key("attention.q_lora_rank", &H::n_lora_q);
       k.required_if = deepseek2_not_lite;
       return k;
     }(),
-    u32_key("attention.kv_lora_rank", &H::n_lora_kv),
-    u32_key("attention.key_length_mla", &H::n_embd_head_k_mla),
-    u32_key("attention.value_length_mla", &H::n_embd_head_v_mla),
-    u32_key("expert_feed_forward_length", &H::n_ff_exp),
-    u32_key("expert_shared_count", &H::n_expert_shared),
-    f32_key("expert_weights_scale", &H::expert_weights_scale),
-    bool_key("expert_weights_norm", &H::expert_weights_norm),
-    u32_key("expert_gating_func", &H::expert_gating_func)};
+    bind_key("attention.kv_lora_rank", &H::n_lora_kv),
+    bind_key("attention.key_length_mla", &H::n_embd_head_k_mla),
+    bind_key("attention.value_length_mla", &H::n_embd_head_v_mla),
+    bind_key("expert_feed_forward_length", &H::n_ff_exp),
+    bind_key("expert_shared_count", &H::n_expert_shared),
+    bind_key("expert_weights_scale", &H::expert_weights_scale),
+    bind_key("expert_weights_norm", &H::expert_weights_norm),
+    bind_key("expert_gating_func", &H::expert_gating_func)};
 
 // ---- defaults set before the architecture's own keys (llama.cpp) ---------------------
 
@@ -157,15 +149,9 @@ constexpr tensor_list t_command_r[] = {token_embd, output_norm_only, attn_norm, 
 constexpr tensor_list t_starcoder2[] = {token_embd,   output_tied,        output_norm_bias, attn_norm,
                                         attn_norm_bias, attn_q_k_v_o, attn_qkvo_bias_opt, ffn_norm,
                                         ffn_norm_bias, ffn_plain,     ffn_plain_bias};
-constexpr tensor_list t_gpt2[] = {token_embd, pos_embd,   output_tied,    output_norm_bias,
-                                  attn_norm,  attn_norm_bias, attn_fused, attn_fused_bias,
-                                  ffn_norm,   ffn_norm_bias,  ffn_plain,  ffn_plain_bias};
-constexpr tensor_list t_gptneox[] = {token_embd, output_untied, output_norm_bias, attn_norm,
-                                     attn_norm_bias, attn_fused, attn_fused_bias, ffn_norm,
-                                     ffn_norm_bias,  ffn_plain,  ffn_plain_bias};
-constexpr tensor_list t_bloom[] = {token_embd, embd_norm_ln,   output_tied, output_norm_bias,
-                                   attn_norm,  attn_norm_bias, attn_fused,  attn_fused_bias,
-                                   ffn_norm,   ffn_norm_bias,  ffn_plain,   ffn_plain_bias};
+constexpr tensor_list t_gpt2[] = {token_embd, pos_embd, output_tied, output_norm_bias, block_gpt2};
+constexpr tensor_list t_gptneox[] = {token_embd, output_untied, output_norm_bias, block_gpt2};
+constexpr tensor_list t_bloom[] = {token_embd, embd_norm_ln, output_tied, output_norm_bias, block_gpt2};
 constexpr tensor_list t_falcon[] = {token_embd, output_tied, output_norm_bias, attn_norm, attn_norm_bias,
                                     attn_norm_2_opt, attn_fused, ffn_plain};
 constexpr tensor_list t_mpt[] = {token_embd, pos_embd_opt, output_tied, output_norm_bias_opt,

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "arch.h"
 #include "gguf/keys.h"
@@ -22,7 +24,6 @@ std::string_view rope_scaling_type_name(rope_scaling_type t) noexcept {
 
 namespace {
 
-using detail::key_kind;
 using detail::key_spec;
 
 /// Reads the keys of one architecture, collecting nothing: the first problem is the error.
@@ -74,49 +75,6 @@ class key_reader {
     return static_cast<uint32_t>(*n);
   }
 
-  result<bool> read(const key_spec& spec, hparams& hp) const {
-    auto found = find(spec.suffix, required(spec, hp));
-    if (!found) return found.error();
-    if (!*found) return false;
-    const value_ref& v = **found;
-    std::string k = key(spec.suffix);
-    switch (spec.kind) {
-      case key_kind::u32: {
-        auto n = as_u32(v, k);
-        if (!n) return n.error();
-        hp.*spec.u32 = *n;
-        return true;
-      }
-      case key_kind::i32: {
-        if (!is_integer_type(v.type())) {
-          return make_error(errc::invalid_model, v.offset(), "expected an integer", k);
-        }
-        auto n = v.to_int64();
-        if (!n || *n < std::numeric_limits<int32_t>::min() || *n > std::numeric_limits<uint32_t>::max()) {
-          return make_error(errc::invalid_model, v.offset(), "value outside the 32-bit range", k);
-        }
-        hp.*spec.i32 = static_cast<int32_t>(static_cast<uint32_t>(*n));  // llama.cpp reads uint32
-        return true;
-      }
-      case key_kind::f32: {
-        auto x = as_f32(v, k);
-        if (!x) return x.error();
-        hp.*spec.f32 = *x;
-        return true;
-      }
-      case key_kind::boolean: {
-        auto b = v.get<bool>();
-        if (!b) {
-          return make_error(errc::invalid_model, v.offset(),
-                            "expected bool, got " + std::string(value_type_name(v.type())), k);
-        }
-        hp.*spec.flag = *b;
-        return true;
-      }
-    }
-    return false;
-  }
-
   result<float> as_f32(const value_ref& v, const std::string& k) const {
     if (v.type() != value_type::float32 && v.type() != value_type::float64) {
       return make_error(errc::invalid_model, v.offset(),
@@ -125,6 +83,47 @@ class key_reader {
     double d = *v.to_double();
     if (!std::isfinite(d)) return make_error(errc::invalid_model, v.offset(), "value is not finite", k);
     return static_cast<float>(d);
+  }
+
+  /// The value as the field type T of a key_spec (see key_spec for the rules).
+  template <class T>
+  result<T> as(const value_ref& v, const std::string& k) const {
+    if constexpr (std::is_same_v<T, uint32_t>) {
+      return as_u32(v, k);
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+      if (!is_integer_type(v.type())) return make_error(errc::invalid_model, v.offset(), "expected an integer", k);
+      auto n = v.to_int64();
+      if (!n || *n < std::numeric_limits<int32_t>::min() || *n > std::numeric_limits<uint32_t>::max()) {
+        return make_error(errc::invalid_model, v.offset(), "value outside the 32-bit range", k);
+      }
+      return static_cast<int32_t>(static_cast<uint32_t>(*n));  // llama.cpp reads uint32
+    } else if constexpr (std::is_same_v<T, float>) {
+      return as_f32(v, k);
+    } else {
+      static_assert(std::is_same_v<T, bool>);
+      auto b = v.get<bool>();
+      if (!b) {
+        return make_error(errc::invalid_model, v.offset(),
+                          "expected bool, got " + std::string(value_type_name(v.type())), k);
+      }
+      return *b;
+    }
+  }
+
+  result<bool> read(const key_spec& spec, hparams& hp) const {
+    auto found = find(spec.suffix, required(spec, hp));
+    if (!found) return found.error();
+    if (!*found) return false;
+    const value_ref& v = **found;
+    std::string k = key(spec.suffix);
+    return std::visit(
+        [&](auto field) -> result<bool> {
+          auto x = as<std::remove_reference_t<decltype(hp.*field)>>(v, k);
+          if (!x) return x.error();
+          hp.*field = *x;
+          return true;
+        },
+        spec.into);
   }
 
   /// llama.cpp get_key_or_arr: a scalar fills every layer; an array gives one value per
@@ -253,16 +252,14 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   hparams hp;
   hp.vocab_only = f.tensor_count() == 0;
   key_reader r(f, row.name, row.key_infix, hp.vocab_only);
-  using detail::u32_key;
-  using detail::f32_key;
-  using detail::bool_key;
+  using detail::bind_key;
 
   // Common keys (llama.cpp reads these for every architecture).
-  for (const key_spec& k : {u32_key("context_length", &hparams::n_ctx_train),
-                            u32_key("embedding_length", &hparams::n_embd),
-                            u32_key("block_count", &hparams::n_layer),
-                            u32_key("expert_count", &hparams::n_expert),
-                            u32_key("expert_used_count", &hparams::n_expert_used)}) {
+  for (const key_spec& k : {bind_key("context_length", &hparams::n_ctx_train),
+                            bind_key("embedding_length", &hparams::n_embd),
+                            bind_key("block_count", &hparams::n_layer),
+                            bind_key("expert_count", &hparams::n_expert),
+                            bind_key("expert_used_count", &hparams::n_expert_used)}) {
     if (auto ok = r.read(k, hp); !ok) return ok.error();
   }
   auto value_of = [&](std::string_view suffix) { return f.find(r.key(suffix)); };
@@ -295,11 +292,11 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   hp.n_head_kv_arr = hp.n_head_arr;  // llama.cpp: n_head_kv defaults to n_head
   if (auto ok = r.read_per_layer("attention.head_count_kv", hp.n_layer, hp.n_head_kv_arr); !ok) return ok.error();
 
-  if (auto ok = r.read(bool_key("rope.scaling.finetuned", &hparams::rope_finetuned), hp); !ok) return ok.error();
+  if (auto ok = r.read(bind_key("rope.scaling.finetuned", &hparams::rope_finetuned), hp); !ok) return ok.error();
   hp.n_ctx_orig_yarn = hp.n_ctx_train;
-  if (auto ok = r.read(u32_key("rope.scaling.original_context_length", &hparams::n_ctx_orig_yarn), hp); !ok)
+  if (auto ok = r.read(bind_key("rope.scaling.original_context_length", &hparams::n_ctx_orig_yarn), hp); !ok)
     return ok.error();
-  if (auto ok = r.read(f32_key("rope.freq_base", &hparams::rope_freq_base_train), hp); !ok) return ok.error();
+  if (auto ok = r.read(bind_key("rope.freq_base", &hparams::rope_freq_base_train), hp); !ok) return ok.error();
   hp.rope_freq_base_train_swa = hp.rope_freq_base_train;  // llama.cpp: SWA layers default to the same
 
   if (auto v = value_of("rope.scaling.type")) {
@@ -323,7 +320,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
     }
   }
   hp.rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
-  if (auto ok = r.read(f32_key("rope.scaling.attn_factor", &hparams::rope_attn_factor), hp); !ok)
+  if (auto ok = r.read(bind_key("rope.scaling.attn_factor", &hparams::rope_attn_factor), hp); !ok)
     return ok.error();
 
   if (hp.n_head() > 0) {
@@ -341,11 +338,11 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
     }
     hp.n_embd_head_k_full = hp.n_embd / hp.n_head();
     hp.n_embd_head_v_full = hp.n_embd / hp.n_head();
-    if (auto ok = r.read(u32_key("attention.key_length", &hparams::n_embd_head_k_full), hp); !ok) return ok.error();
-    if (auto ok = r.read(u32_key("attention.value_length", &hparams::n_embd_head_v_full), hp); !ok)
+    if (auto ok = r.read(bind_key("attention.key_length", &hparams::n_embd_head_k_full), hp); !ok) return ok.error();
+    if (auto ok = r.read(bind_key("attention.value_length", &hparams::n_embd_head_v_full), hp); !ok)
       return ok.error();
     hp.n_rot_full = hp.n_embd_head_k_full;
-    if (auto ok = r.read(u32_key("rope.dimension_count", &hparams::n_rot_full), hp); !ok) return ok.error();
+    if (auto ok = r.read(bind_key("rope.dimension_count", &hparams::n_rot_full), hp); !ok) return ok.error();
     if (row.check_n_rot && hp.n_rot_full != hp.n_embd_head_k_full) {
       auto v = value_of("rope.dimension_count");
       return model_error(v ? &*v : nullptr, r.key("rope.dimension_count"),
@@ -357,14 +354,14 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   hp.n_embd_head_k_swa = hp.n_embd_head_k_full;
   hp.n_embd_head_v_swa = hp.n_embd_head_v_full;
   hp.n_rot_swa = hp.n_rot_full;
-  for (const key_spec& k : {u32_key("attention.key_length_swa", &hparams::n_embd_head_k_swa),
-                            u32_key("attention.value_length_swa", &hparams::n_embd_head_v_swa),
-                            u32_key("rope.dimension_count_swa", &hparams::n_rot_swa)}) {
+  for (const key_spec& k : {bind_key("attention.key_length_swa", &hparams::n_embd_head_k_swa),
+                            bind_key("attention.value_length_swa", &hparams::n_embd_head_v_swa),
+                            bind_key("rope.dimension_count_swa", &hparams::n_rot_swa)}) {
     if (auto ok = r.read(k, hp); !ok) return ok.error();
   }
 
   // n_vocab: [arch].vocab_size, else the number of tokens.
-  if (auto ok = r.read(u32_key("vocab_size", &hparams::n_vocab), hp); !ok) return ok.error();
+  if (auto ok = r.read(bind_key("vocab_size", &hparams::n_vocab), hp); !ok) return ok.error();
   if (!f.find(r.key("vocab_size"))) {
     if (auto tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->type() == value_type::array) {
       uint64_t n = tokens->array()->size();
@@ -378,7 +375,7 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   if (row.swa_layers_key) {
     // gemma4: which layers use the sliding window, and how many trailing layers share K/V.
     auto pattern = ra.read_layer_flags("attention.sliding_window_pattern", hp.n_layer,
-                                       ra.required(u32_key("attention.sliding_window_pattern", nullptr), hp),
+                                       ra.required(key_spec{"attention.sliding_window_pattern"}, hp),
                                        hp.swa_layers);
     if (!pattern) return pattern.error();
     uint32_t n_kv_shared = 0;
@@ -400,7 +397,8 @@ result<gguf::hparams> load_hparams(const file& f, const architecture& arch) {
   }
   if (row.finish) row.finish(hp);
   for (const key_spec& k : row.keys) {
-    if (k.kind == key_kind::f32 && k.suffix.find("epsilon") != std::string_view::npos && hp.*k.f32 < 0.0f) {
+    auto* eps = std::get_if<float hparams::*>(&k.into);
+    if (eps && k.suffix.find("epsilon") != std::string_view::npos && hp.**eps < 0.0f) {
       auto v = f.find(ra.key(k.suffix));
       return model_error(v ? &*v : nullptr, ra.key(k.suffix), "negative epsilon");
     }

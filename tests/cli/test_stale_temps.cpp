@@ -56,6 +56,13 @@ void make_model(const fs::path& p, uint64_t n) {
   ASSERT_TRUE(w.write_file(p).ok());
 }
 
+// A fresh folder of its own holding m.gguf (make_model with `n` zeros): the path of m.gguf.
+fs::path model_in(const std::string& name, uint64_t n) {
+  auto p = fresh(name) / "m.gguf";
+  make_model(p, n);
+  return p;
+}
+
 // Runs the CLI with `args` and SIGKILLs it once a temp file with bytes in it (not one of
 // those there before) exists in `dir`. True when the kill landed (the run had not
 // finished).
@@ -87,9 +94,8 @@ bool run_and_kill(const std::vector<std::string>& args, const fs::path& dir) {
 }  // namespace
 
 TEST(StaleTemps, KilledRewriteIsCleanedByTheNextEdit) {
-  auto dir = fresh("rewrite");
-  auto p = dir / "m.gguf";
-  make_model(p, 8u << 20);  // 32 MiB
+  auto p = model_in("rewrite", 8u << 20);  // 32 MiB
+  auto dir = p.parent_path();
   const auto size = fs::file_size(p);
   ASSERT_TRUE(run_and_kill({"set", p.string(), "general.name", std::string(5000, 'n'), "--in-place=never"}, dir));
   auto left = temps_in(dir);
@@ -106,9 +112,8 @@ TEST(StaleTemps, KilledRewriteIsCleanedByTheNextEdit) {
 }
 
 TEST(StaleTemps, KilledSplitIsCleanedByTheNextWriteInTheFolder) {
-  auto dir = fresh("split");
-  auto p = dir / "m.gguf";
-  make_model(p, 8u << 20);
+  auto p = model_in("split", 8u << 20);
+  auto dir = p.parent_path();
   // Another program's temp file and a live writer's stay.
   std::ofstream(dir / ".notes.txt.tmp-Ab12Cd") << "not ours";
   auto live = gguf::safe_output::create(dir / "other.gguf");
@@ -135,9 +140,8 @@ TEST(StaleTemps, KilledSplitIsCleanedByTheNextWriteInTheFolder) {
 }
 
 TEST(StaleTemps, AJournalLeftHalfWrittenIsCleanedByTheNextInPlaceEdit) {
-  auto dir = fresh("journal");
-  auto p = dir / "m.gguf";
-  make_model(p, 16);
+  auto p = model_in("journal", 16);
+  auto dir = p.parent_path();
   // An in-place edit killed while its journal was being written: the journal's temp file
   // (what safe_output names it), unlocked.
   const auto jtemp = dir / "..m.gguf.gguf-journal.tmp-Qw12Er";
@@ -151,9 +155,8 @@ TEST(StaleTemps, AJournalLeftHalfWrittenIsCleanedByTheNextInPlaceEdit) {
 }
 
 TEST(StaleTemps, DryRunNamesThemAndRemovesNothing) {
-  auto dir = fresh("dry");
-  auto p = dir / "m.gguf";
-  make_model(p, 16);
+  auto p = model_in("dry", 16);
+  auto dir = p.parent_path();
   const auto t = dir / ".m.gguf.tmp-Zx98Cv";
   std::ofstream(t) << "GGUF partial";
   auto r = run_cli({"set", p.string(), "general.name", "z", "--dry-run"});

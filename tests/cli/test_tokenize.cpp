@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
@@ -25,27 +27,42 @@ nlohmann::json first_vector(const std::string& name) {
   return nlohmann::json::parse(line);
 }
 
+// Writes the texts of the first `max` cases of tokenizer-vectors/NAME.jsonl into `file`, one
+// line each as `line(i, text)` makes it; returns the cases' ids_special (llama.cpp's ids).
+std::vector<nlohmann::json> jsonl_input(const std::string& name, const std::filesystem::path& file, size_t max,
+                                        const std::function<std::string(size_t, const nlohmann::json&)>& line) {
+  std::ifstream in(data_file("tokenizer-vectors/" + name + ".jsonl"));
+  std::ofstream out(file);
+  std::vector<nlohmann::json> want;
+  for (std::string l; want.size() < max && std::getline(in, l);) {
+    const auto c = nlohmann::json::parse(l);
+    out << line(want.size(), c["text"]) << "\n";
+    want.push_back(c["ids_special"]);
+  }
+  return want;
+}
+
+// The output of tokenize --jsonl: one JSON array of ids a line, equal to `want` in order.
+void expect_id_lines(const std::string& out, const std::vector<nlohmann::json>& want, const std::string& what) {
+  std::istringstream lines(out);
+  size_t i = 0, bad = 0, first_bad = 0;
+  for (std::string l; std::getline(lines, l); ++i) {
+    if (i < want.size() && nlohmann::json::parse(l) == want[i]) continue;
+    if (bad++ == 0) first_bad = i;
+  }
+  EXPECT_EQ(i, want.size()) << what;
+  EXPECT_EQ(bad, 0u) << what << ": first wrong line is case " << first_bad;
+}
+
 TEST(cli_tokenize, jsonl_matches_llama_cpp_vectors) {
   GGUF_REQUIRE_DATA();
   const auto tmp = gguf::test::temp_dir() / "tok_in.jsonl";
-  std::ifstream in(data_file("tokenizer-vectors/qwen2.jsonl"));
-  std::ofstream out(tmp);
-  std::vector<nlohmann::json> cases;
-  std::string line;
-  while (cases.size() < 50 && std::getline(in, line)) {
-    cases.push_back(nlohmann::json::parse(line));
-    out << nlohmann::json{{"text", cases.back()["text"]}, {"other", 1}}.dump() << "\n";
-  }
-  out.close();
+  const auto want = jsonl_input("qwen2", tmp, 50, [](size_t, const nlohmann::json& t) {
+    return nlohmann::json{{"text", t}, {"other", 1}}.dump();
+  });
   auto r = run_cli({"tokenize", "-m", data_file("vocab/ggml-vocab-qwen2.gguf").string(), "--jsonl"}, tmp.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream lines(r.out);
-  size_t i = 0;
-  for (std::string l; std::getline(lines, l); ++i) {
-    ASSERT_LT(i, cases.size());
-    EXPECT_EQ(nlohmann::json::parse(l), cases[i]["ids_special"]) << "case " << i;
-  }
-  EXPECT_EQ(i, cases.size());
+  expect_id_lines(r.out, want, "qwen2");
 }
 
 TEST(cli_tokenize, argument_flags_and_count) {
@@ -133,32 +150,20 @@ TEST(cli_tokenize, errors_follow_the_contract) {
 TEST(cli_tokenize, jsonl_threads_keep_order_over_all_vectors) {
   GGUF_REQUIRE_DATA();
   const auto tmp = gguf::test::temp_dir() / "tok_threads.jsonl";
-  std::ifstream in(data_file("tokenizer-vectors/llama-bpe.jsonl"));
-  std::ofstream out(tmp);
-  std::vector<nlohmann::json> want;
-  std::string line;
-  for (size_t i = 0; std::getline(in, line); ++i) {
-    const auto c = nlohmann::json::parse(line);
-    want.push_back(c["ids_special"]);
-    const nlohmann::json t = c["text"];
+  const auto want = jsonl_input("llama-bpe", tmp, SIZE_MAX, [](size_t i, const nlohmann::json& t) -> std::string {
     switch (i % 4) {
-      case 0: out << t.dump() << "\n"; break;                                          // "..."
-      case 1: out << nlohmann::json{{"text", t}}.dump() << "\n"; break;              // {"text":"..."}
-      case 2: out << " { \"id\": " << i << ", \"text\" : " << t.dump() << " }\r\n"; break;  // other fields
-      case 3: out << "{\"text\": " << t.dump(-1, ' ', true) << "}\n"; break;         // \uXXXX escapes
+      case 0: return t.dump();                                                      // "..."
+      case 1: return nlohmann::json{{"text", t}}.dump();                           // {"text":"..."}
+      case 2: return " { \"id\": " + std::to_string(i) + ", \"text\" : " + t.dump() + " }\r";  // other fields
+      default: return "{\"text\": " + t.dump(-1, ' ', true) + "}";                // \uXXXX escapes
     }
-  }
-  out.close();
+  });
   for (const char* threads : {"1", "2"}) {
     auto r = run_cli({"tokenize", "-m", data_file("vocab/ggml-vocab-llama-bpe.gguf").string(), "--jsonl",
                       "--threads", threads},
                      tmp.string());
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::istringstream lines(r.out);
-    size_t i = 0, bad = 0;
-    for (std::string l; std::getline(lines, l); ++i) bad += i >= want.size() || nlohmann::json::parse(l) != want[i];
-    EXPECT_EQ(i, want.size()) << threads << " threads";
-    EXPECT_EQ(bad, 0u) << threads << " threads";
+    expect_id_lines(r.out, want, std::string(threads) + " threads");
   }
 }
 

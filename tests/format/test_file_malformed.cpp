@@ -24,6 +24,13 @@ gguf::error open_err(const gguf_builder& b, const gguf::reader_limits& lim = {})
   return f.error();
 }
 
+// The error is `code` about the tensor `name` (a tensor's, not a key's, as messages say).
+void expect_tensor_error(const gguf::error& e, errc code, const std::string& name) {
+  EXPECT_EQ(e.code, code) << e.message();
+  EXPECT_EQ(e.subject, name) << e.message();
+  EXPECT_TRUE(e.subject_is_tensor) << e.message();
+}
+
 // A valid file with one key, used as the base of several mutations.
 gguf_builder one_key() {
   gguf_builder b;
@@ -215,10 +222,7 @@ TEST(Malformed, InvalidTensorName) {
 TEST(Malformed, DuplicateTensor) {
   gguf_builder b;
   b.header(3, 2, 0).tensor("w", {8}, G_F32, 0).tensor("w", {8}, G_F32, 32).pad().zeros(64);
-  auto e = open_err(b);
-  EXPECT_EQ(e.code, errc::duplicate_tensor);
-  EXPECT_EQ(e.subject, "w");
-  EXPECT_TRUE(e.subject_is_tensor);
+  expect_tensor_error(open_err(b), errc::duplicate_tensor, "w");
 }
 
 TEST(Malformed, NDimsBeyondFour_CVE_2024_21802) {
@@ -226,9 +230,7 @@ TEST(Malformed, NDimsBeyondFour_CVE_2024_21802) {
   b.header(3, 1, 0).str("w").u32(5);
   for (int i = 0; i < 5; ++i) b.u64(1);
   b.u32(G_F32).u64(0).pad().zeros(32);
-  auto e = open_err(b);
-  EXPECT_EQ(e.code, errc::too_many_dims);
-  EXPECT_EQ(e.subject, "w");
+  expect_tensor_error(open_err(b), errc::too_many_dims, "w");
   gguf_builder huge;
   huge.header(3, 1, 0).str("w").u32(0xffffffffu).pad();
   EXPECT_EQ(open_err(huge).code, errc::too_many_dims);
@@ -340,8 +342,7 @@ TEST(Malformed, MisalignedTensor) {
   gguf_builder b;
   b.header(3, 1, 0).tensor("w", {8}, G_F32, 4).pad().zeros(64);
   auto e = open_err(b);
-  EXPECT_EQ(e.code, errc::misaligned_tensor);
-  EXPECT_EQ(e.subject, "w");
+  expect_tensor_error(e, errc::misaligned_tensor, "w");
   EXPECT_EQ(e.offset, 24u + 8 + 1 + 4 + 8 + 4);
 }
 
@@ -357,17 +358,13 @@ TEST(Malformed, TensorOutOfBounds) {
 TEST(Malformed, TensorOverlap) {
   gguf_builder b;
   b.header(3, 2, 0).tensor("a", {16}, G_F32, 0).tensor("b", {8}, G_F32, 32).pad().zeros(96);
-  auto e = open_err(b);
-  EXPECT_EQ(e.code, errc::tensor_overlap);
-  EXPECT_EQ(e.subject, "b");
+  expect_tensor_error(open_err(b), errc::tensor_overlap, "b");
 }
 
 TEST(Malformed, PartialBlock) {
   gguf_builder b;
   b.header(3, 1, 0).tensor("w", {31, 2}, G_Q4_0, 0).pad().zeros(64);
-  auto e = open_err(b);
-  EXPECT_EQ(e.code, errc::partial_block);
-  EXPECT_EQ(e.subject, "w");
+  expect_tensor_error(open_err(b), errc::partial_block, "w");
 }
 
 TEST(Malformed, ErrorMessageNamesOffsetAndSubject) {

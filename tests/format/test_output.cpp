@@ -31,15 +31,30 @@ void put_file(const fs::path& p, const std::string& text) {
   gguf::test::write_bytes(p, b);
 }
 
+// A fresh folder holding a.bin = "old": the target that a test replaces, or must leave as it was.
+fs::path dir_with_old_target(const std::string& name) {
+  auto dir = fresh_dir(name);
+  put_file(dir / "a.bin", "old");
+  return dir;
+}
+
 std::string text_of(const fs::path& p) {
   auto b = gguf::test::read_bytes(p);
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
-gguf::result<void> write_text(const fs::path& p, const std::string& text, gguf::output_options o = {}) {
+// safe_output::create(p) with `text` written, not yet committed.
+gguf::result<gguf::safe_output> started_write(const fs::path& p, const std::string& text,
+                                              const gguf::output_options& o = {}) {
   auto out = gguf::safe_output::create(p, o);
+  if (!out) return out;
+  if (auto r = out->write(text.data(), text.size()); !r) return r.error();
+  return out;
+}
+
+gguf::result<void> write_text(const fs::path& p, const std::string& text, gguf::output_options o = {}) {
+  auto out = started_write(p, text, o);
   if (!out) return out.error();
-  if (auto r = out->write(text.data(), text.size()); !r) return r;
   return out->commit();
 }
 
@@ -120,8 +135,7 @@ TEST(SafeOutput, KeepsThePermissionBitsOfThePrivateFile) {
 }
 
 TEST(SafeOutput, RefusesAReadOnlyFileEvenForRoot) {
-  auto dir = fresh_dir("ro");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("ro");
   ::chmod((dir / "a.bin").c_str(), 0444);
   auto r = write_text(dir / "a.bin", "new");
   ASSERT_FALSE(r.ok());
@@ -133,8 +147,7 @@ TEST(SafeOutput, RefusesAReadOnlyFileEvenForRoot) {
 
 TEST(SafeOutput, KeepsOwnerAndGroupOfAnotherUsersFile) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
-  auto dir = fresh_dir("owner");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("owner");
   ASSERT_EQ(::chown((dir / "a.bin").c_str(), 65534, 65534), 0);
   ASSERT_TRUE(write_text(dir / "a.bin", "new").ok());
   struct stat st {};
@@ -246,8 +259,7 @@ TEST(SafeOutput, FollowsSymlinksAndKeepsTheLink) {
 }
 
 TEST(SafeOutput, HardLinksAreRefusedUnlessBroken) {
-  auto dir = fresh_dir("hard");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("hard");
   fs::create_hard_link(dir / "a.bin", dir / "b.bin");
   auto r = write_text(dir / "a.bin", "new");
   ASSERT_FALSE(r.ok());
@@ -261,12 +273,10 @@ TEST(SafeOutput, HardLinksAreRefusedUnlessBroken) {
 }
 
 TEST(SafeOutput, AbortAndDestructorRemoveTheTempFile) {
-  auto dir = fresh_dir("abort");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("abort");
   {
-    auto out = gguf::safe_output::create(dir / "a.bin");
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(out->write("partial", 7).ok());
+    auto out = started_write(dir / "a.bin", "partial");
+    ASSERT_TRUE(out.ok()) << out.error().message();
     EXPECT_TRUE(fs::exists(out->temp_path()));
     EXPECT_EQ(temp_files_in(dir).size(), 1u);
   }
@@ -275,8 +285,7 @@ TEST(SafeOutput, AbortAndDestructorRemoveTheTempFile) {
 }
 
 TEST(SafeOutput, RemovesStaleTempFilesButNotLiveOnesNorOtherPrograms) {
-  auto dir = fresh_dir("stale");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("stale");
   put_file(dir / ".a.bin.tmp-Ab12Cd", "left by a killed run");
   put_file(dir / "..a.bin.gguf-journal.tmp-Ab12Cd", "GGUFJRN1 cut short");  // its journal's
   put_file(dir / ".b.gguf.tmp-Ab12Cd", "GGUF of a killed split");              // another GGUF's
@@ -300,8 +309,7 @@ TEST(SafeOutput, RemovesStaleTempFilesButNotLiveOnesNorOtherPrograms) {
 }
 
 TEST(SafeOutput, SigintAndSigtermRemoveTheTempFile) {
-  auto dir = fresh_dir("signal");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("signal");
   for (int sig : {SIGINT, SIGTERM}) {
     int pipefd[2];
     ASSERT_EQ(pipe(pipefd), 0);
@@ -330,12 +338,10 @@ TEST(SafeOutput, SigintAndSigtermRemoveTheTempFile) {
 }
 
 TEST(SafeOutput, RefusesWhenTheTargetChangedDuringTheWrite) {
-  auto dir = fresh_dir("changed");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("changed");
   {
-    auto out = gguf::safe_output::create(dir / "a.bin");
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(out->write("new", 3).ok());
+    auto out = started_write(dir / "a.bin", "new");
+    ASSERT_TRUE(out.ok()) << out.error().message();
     put_file(dir / "other", "someone else's");
     fs::rename(dir / "other", dir / "a.bin");  // replaced by another process
     auto r = out->commit();
@@ -401,8 +407,7 @@ TEST(SafeOutput, FullDiskIsAnIoErrorAndLeavesNothing) {
   // /dev/full: every write fails with ENOSPC. It is not in a writable folder, so this
   // drives the error path of write() on a descriptor; the fault suite mounts a small
   // tmpfs for the whole-file case.
-  auto dir = fresh_dir("full");
-  put_file(dir / "a.bin", "old");
+  auto dir = dir_with_old_target("full");
   int full = ::open("/dev/full", O_WRONLY);
   if (full < 0) GTEST_SKIP() << "no /dev/full";
   ::close(full);

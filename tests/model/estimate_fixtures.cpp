@@ -68,21 +68,40 @@ void attention(writer& w, const std::string& a, uint32_t n_head = 4, uint32_t n_
   set(w, a + ".attention.layer_norm_rms_epsilon", value::f32(1e-6f));
 }
 
+// gemma2/3's sliding-window attention: heads of `head_len`, a window of `window` tokens.
+void sliding_window(writer& w, const std::string& a, uint32_t head_len, uint32_t window) {
+  set(w, a + ".attention.key_length", value::u32(head_len));
+  set(w, a + ".attention.value_length", value::u32(head_len));
+  set(w, a + ".attention.sliding_window", value::u32(window));
+}
+
+// mamba/mamba2's state space: d_conv 4, d_inner 128, d_state 16, dt_rank `time_step_rank`.
+void ssm(writer& w, const std::string& a, uint32_t time_step_rank) {
+  set(w, a + ".attention.layer_norm_rms_epsilon", value::f32(1e-5f));
+  set(w, a + ".ssm.conv_kernel", value::u32(4));
+  set(w, a + ".ssm.inner_size", value::u32(128));
+  set(w, a + ".ssm.state_size", value::u32(16));
+  set(w, a + ".ssm.time_step_rank", value::u32(time_step_rank));
+}
+
+// rwkv6/7's block: an FFN of `n_ff`, LayerNorm, heads of 16.
+void rwkv(writer& w, const std::string& a, uint32_t n_ff) {
+  set(w, a + ".feed_forward_length", value::u32(n_ff));
+  set(w, a + ".attention.layer_norm_epsilon", value::f32(1e-5f));
+  set(w, a + ".wkv.head_size", value::u32(16));
+}
+
 std::vector<fixture> fixtures() {
   std::vector<fixture> v;
   v.push_back({"gemma2-swa", "gemma2", [](writer& w, const std::string& a) {
                  common(w, a, 4, 64);
                  attention(w, a);
-                 set(w, a + ".attention.key_length", value::u32(32));
-                 set(w, a + ".attention.value_length", value::u32(32));
-                 set(w, a + ".attention.sliding_window", value::u32(300));
+                 sliding_window(w, a, 32, 300);
                }});
   v.push_back({"gemma3-swa", "gemma3", [](writer& w, const std::string& a) {
                  common(w, a, 6, 64);
                  attention(w, a);
-                 set(w, a + ".attention.key_length", value::u32(32));
-                 set(w, a + ".attention.value_length", value::u32(32));
-                 set(w, a + ".attention.sliding_window", value::u32(200));
+                 sliding_window(w, a, 32, 200);
                }});
   v.push_back({"gemma4-swa-shared", "gemma4", [](writer& w, const std::string& a) {
                  common(w, a, 6, 64);
@@ -116,35 +135,23 @@ std::vector<fixture> fixtures() {
                }});
   v.push_back({"mamba", "mamba", [](writer& w, const std::string& a) {
                  common(w, a, 2, 64);
-                 set(w, a + ".attention.layer_norm_rms_epsilon", value::f32(1e-5f));
-                 set(w, a + ".ssm.conv_kernel", value::u32(4));
-                 set(w, a + ".ssm.inner_size", value::u32(128));
-                 set(w, a + ".ssm.state_size", value::u32(16));
-                 set(w, a + ".ssm.time_step_rank", value::u32(4));
+                 ssm(w, a, 4);
                }});
   v.push_back({"mamba2", "mamba2", [](writer& w, const std::string& a) {
                  common(w, a, 2, 64);
-                 set(w, a + ".attention.layer_norm_rms_epsilon", value::f32(1e-5f));
-                 set(w, a + ".ssm.conv_kernel", value::u32(4));
-                 set(w, a + ".ssm.inner_size", value::u32(128));
-                 set(w, a + ".ssm.state_size", value::u32(16));
-                 set(w, a + ".ssm.time_step_rank", value::u32(8));
+                 ssm(w, a, 8);
                  set(w, a + ".ssm.group_count", value::u32(1));
                }});
   v.push_back({"rwkv6", "rwkv6", [](writer& w, const std::string& a) {
                  common(w, a, 2, 64);
-                 set(w, a + ".feed_forward_length", value::u32(224));
-                 set(w, a + ".attention.layer_norm_epsilon", value::f32(1e-5f));
-                 set(w, a + ".wkv.head_size", value::u32(16));
+                 rwkv(w, a, 224);
                  set(w, a + ".time_mix_extra_dim", value::u32(32));
                  set(w, a + ".time_decay_extra_dim", value::u32(64));
                  set(w, a + ".rescale_every_n_layers", value::u32(6));
                }});
   v.push_back({"rwkv7", "rwkv7", [](writer& w, const std::string& a) {
                  common(w, a, 2, 64);
-                 set(w, a + ".feed_forward_length", value::u32(256));
-                 set(w, a + ".attention.layer_norm_epsilon", value::f32(1e-5f));
-                 set(w, a + ".wkv.head_size", value::u32(16));
+                 rwkv(w, a, 256);
                  set(w, a + ".attention.decay_lora_rank", value::u32(16));
                  set(w, a + ".attention.iclr_lora_rank", value::u32(16));
                  set(w, a + ".attention.value_residual_mix_lora_rank", value::u32(16));

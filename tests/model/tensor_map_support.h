@@ -16,6 +16,18 @@ namespace gguf::test {
 /// Tensor name -> shape (ne[0] first).
 using shapes = std::map<std::string, std::vector<uint64_t>>;
 
+/// Layers with a bias, as llama.cpp creates a LayerNorm or a projection with one: for each
+/// {NAME, ne}, NAME.weight of shape ne and NAME.bias of the output size (ne's last dimension:
+/// [n] for a norm [n], [n_out] for a projection [n_in, n_out]).
+inline shapes with_biases(const shapes& layers) {
+  shapes t;
+  for (const auto& [name, ne] : layers) {
+    t[name + ".weight"] = ne;
+    t[name + ".bias"] = {ne.back()};
+  }
+  return t;
+}
+
 inline void add(gguf_builder& b, const shapes& t) {
   for (const auto& [name, ne] : t) b.tensor(name, ne);
 }
@@ -27,6 +39,12 @@ inline gguf::model load(const gguf_builder& b) {
   auto m = gguf::model::load(*f);
   EXPECT_TRUE(m.ok()) << m.error().message();
   return std::move(m).value();
+}
+
+/// The model of keys `b` with the tensors `t` added.
+inline gguf::model load(gguf_builder b, const shapes& t) {
+  add(b, t);
+  return load(b);
 }
 
 /// Every diagnostic, one "tensor: message" line each (for failure messages).
@@ -53,6 +71,13 @@ inline void expect_errors(const gguf::model& m, const std::map<std::string, std:
     EXPECT_NE(d->message.find(text), std::string::npos) << tensor << ": " << d->message;
   }
   EXPECT_FALSE(m.check().ok());
+}
+
+/// The model of keys `b` with the tensors `t`, which must load without any diagnostic.
+inline gguf::model load_clean(const gguf_builder& b, const shapes& t) {
+  auto m = load(b, t);
+  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  return m;
 }
 
 inline bool has_tensor(const gguf::model& m, const std::string& name) {

@@ -29,8 +29,8 @@ constexpr arch_info toy_facts{"toyarch", toy_required, {}, false};
 
 // Bindings: the keys into hparams fields (widget_count borrows n_ff_exp), and llama's tensors.
 constexpr detail::key_spec toy_keys[] = {
-    detail::f32_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps),
-    detail::u32_key("widget_count", &H::n_ff_exp)};
+    detail::bind_key("attention.layer_norm_rms_epsilon", &H::f_norm_rms_eps),
+    detail::bind_key("widget_count", &H::n_ff_exp)};
 using namespace detail::tensors;
 constexpr std::span<const detail::tensor_spec> toy_tensors[] = {token_embd, output_tied, attn_norm, attn_q_k_v_o,
                                                                 ffn_norm,   ffn_gated};

@@ -119,20 +119,13 @@ TEST(ModelTensorMap, Gpt2ShapesFromLlamaCppLoader) {
     gguf_builder b = arch_keys("gpt2", {.n_ctx = 16, .n_ff = 32, .ln_eps = 1e-5f});
     b.tensor("token_embd.weight", {8, 3});
     if (with_pos) b.tensor("position_embd.weight", {8, 16});
-    b.tensor("output_norm.weight", {8})
-        .tensor("output_norm.bias", {8})
-        .tensor("blk.0.attn_norm.weight", {8})
-        .tensor("blk.0.attn_norm.bias", {8})
-        .tensor("blk.0.attn_qkv.weight", {8, 24})
-        .tensor("blk.0.attn_qkv.bias", {24})
-        .tensor("blk.0.attn_output.weight", {8, 8})
-        .tensor("blk.0.attn_output.bias", {8})
-        .tensor("blk.0.ffn_norm.weight", {8})
-        .tensor("blk.0.ffn_norm.bias", {8})
-        .tensor("blk.0.ffn_down.weight", {32, 8})
-        .tensor("blk.0.ffn_down.bias", {8})
-        .tensor("blk.0.ffn_up.weight", {8, 32})
-        .tensor("blk.0.ffn_up.bias", {32});
+    add(b, with_biases({{"output_norm", {8}},
+                        {"blk.0.attn_norm", {8}},
+                        {"blk.0.attn_qkv", {8, 24}},
+                        {"blk.0.attn_output", {8, 8}},
+                        {"blk.0.ffn_norm", {8}},
+                        {"blk.0.ffn_down", {32, 8}},
+                        {"blk.0.ffn_up", {8, 32}}}));
     return b;
   };
   auto ok = load(make(true));

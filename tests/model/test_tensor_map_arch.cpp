@@ -33,10 +33,7 @@ shapes phi3_tensors() {
 }
 
 TEST(ModelTensorMapArch, Phi3FusedQkvAndGateUp) {
-  auto b = phi3_keys();
-  add(b, phi3_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(phi3_keys(), phi3_tensors());
   EXPECT_TRUE(m.check().ok());
   EXPECT_FALSE(has_tensor(m, "blk.0.attn_q.weight"));  // fused file: no split projections
 }
@@ -49,9 +46,7 @@ TEST(ModelTensorMapArch, Phi3SplitQkvIsOptional) {
   t["blk.0.attn_q.weight"] = {8, 8};
   t["blk.0.attn_k.weight"] = {8, 4};
   t["blk.0.attn_v.weight"] = {8, 8};  // wrong: n_embd_gqa is 4
-  auto b = phi3_keys();
-  add(b, t);
-  expect_errors(load(b), {{"blk.0.attn_v.weight", "expected [8, 4], got [8, 8]"}});
+  expect_errors(load(phi3_keys(), t), {{"blk.0.attn_v.weight", "expected [8, 4], got [8, 8]"}});
 }
 
 TEST(ModelTensorMapArch, Phi3MissingWrongShapeUnknown) {
@@ -59,11 +54,9 @@ TEST(ModelTensorMapArch, Phi3MissingWrongShapeUnknown) {
   t.erase("blk.0.ffn_down.weight");
   t["blk.0.ffn_up.weight"] = {8, 16};  // a plain up projection, not gate + up
   t["blk.0.ffn_gate.weight"] = {8, 16};  // phi3 has no ffn_gate
-  auto b = phi3_keys();
-  add(b, t);
-  expect_errors(load(b), {{"blk.0.ffn_down.weight", "missing required tensor, expected shape [16, 8]"},
-                          {"blk.0.ffn_up.weight", "expected [8, 32], got [8, 16]"},
-                          {"blk.0.ffn_gate.weight", "wrong number of tensors"}});
+  expect_errors(load(phi3_keys(), t), {{"blk.0.ffn_down.weight", "missing required tensor, expected shape [16, 8]"},
+                                       {"blk.0.ffn_up.weight", "expected [8, 32], got [8, 16]"},
+                                       {"blk.0.ffn_gate.weight", "wrong number of tensors"}});
 }
 
 // ---- qwen2moe ----------------------------------------------------------------------------
@@ -98,10 +91,7 @@ shapes qwen2moe_tensors() {
 }
 
 TEST(ModelTensorMapArch, Qwen2moeExpertSizesDefaultFromNff) {
-  auto b = qwen2moe_keys();
-  add(b, qwen2moe_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(qwen2moe_keys(), qwen2moe_tensors());
 }
 
 // llama.cpp's generic pass: optional ".scale" / ".input_scale" companions of the loaded
@@ -115,20 +105,16 @@ TEST(ModelTensorMapArch, ScaleCompanionsOfLoadedProjections) {
   t["blk.0.ffn_up_shexp.input_scale"] = {1};
   {
     auto b = qwen2moe_keys();
-    add(b, t);
-    auto m = load(b);
-    EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+    auto m = load_clean(b, t);
     EXPECT_TRUE(has_tensor(m, "blk.0.ffn_gate_exps.input_scale"));  // offered, optional
     EXPECT_FALSE(has_tensor(m, "blk.0.attn_qkv.scale"));            // attn_qkv is not loaded
   }
   t["blk.0.ffn_gate_exps.scale"] = {1};  // per expert: [4]
   t["blk.0.attn_qkv.scale"] = {1};       // the file has split q/k/v
   t["output.scale"] = {1};               // output.weight is f32, not nvfp4
-  auto b = qwen2moe_keys();
-  add(b, t);
-  expect_errors(load(b), {{"blk.0.ffn_gate_exps.scale", "expected [4], got [1]"},
-                          {"blk.0.attn_qkv.scale", "wrong number of tensors"},
-                          {"output.scale", "wrong number of tensors"}});
+  expect_errors(load(qwen2moe_keys(), t), {{"blk.0.ffn_gate_exps.scale", "expected [4], got [1]"},
+                                           {"blk.0.attn_qkv.scale", "wrong number of tensors"},
+                                           {"output.scale", "wrong number of tensors"}});
 }
 
 TEST(ModelTensorMapArch, Qwen2moeExpertLengthKeysAndMissingOutput) {
@@ -193,10 +179,7 @@ shapes deepseek2_tensors() {
 }
 
 TEST(ModelTensorMapArch, Deepseek2LatentAttentionLeadingDenseAndExperts) {
-  auto b = deepseek2_keys();
-  add(b, deepseek2_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(deepseek2_keys(), deepseek2_tensors());
   EXPECT_TRUE(has_tensor(m, "blk.0.ffn_gate.weight"));
   EXPECT_FALSE(has_tensor(m, "blk.0.ffn_gate_inp.weight"));
   EXPECT_TRUE(has_tensor(m, "blk.1.ffn_gate_inp.weight"));
@@ -209,9 +192,7 @@ TEST(ModelTensorMapArch, Deepseek2FusedGateUpExperts) {
   t.erase("blk.1.ffn_up_exps.weight");
   t["blk.1.ffn_gate_up_exps.weight"] = {8, 6, 4};
   auto b = deepseek2_keys();
-  add(b, t);
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(b, t);
   EXPECT_FALSE(has_tensor(m, "blk.1.ffn_up_exps.weight"));
 }
 
@@ -228,21 +209,18 @@ TEST(ModelTensorMapArch, Deepseek2WithoutQLoraAndLegacyKvB) {
   auto b = deepseek2_keys();
   b.without("deepseek2.attention.q_lora_rank").u32("deepseek2.attention.q_lora_rank", 0);
   b.without("deepseek2.attention.key_length_mla").without("deepseek2.attention.value_length_mla");
-  add(b, t);
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  load_clean(b, t);
 }
 
 TEST(ModelTensorMapArch, Deepseek2MissingAndWrongShape) {
   auto t = deepseek2_tensors();
   t.erase("blk.1.attn_kv_a_mqa.weight");
-  t["blk.0.attn_k_b.weight"] = {6, 4, 2};  // transposed
+  t["blk.0.attn_k_b.weight"] = {6, 4, 2};   // transposed
   t["blk.1.ffn_up_shexp.weight"] = {8, 3};  // one shared expert's width, not two
-  auto b = deepseek2_keys();
-  add(b, t);
-  expect_errors(load(b), {{"blk.1.attn_kv_a_mqa.weight", "missing required tensor, expected shape [8, 8]"},
-                          {"blk.0.attn_k_b.weight", "expected [4, 6, 2], got [6, 4, 2]"},
-                          {"blk.1.ffn_up_shexp.weight", "expected [8, 6], got [8, 3]"}});
+  expect_errors(load(deepseek2_keys(), t),
+                {{"blk.1.attn_kv_a_mqa.weight", "missing required tensor, expected shape [8, 8]"},
+                 {"blk.0.attn_k_b.weight", "expected [4, 6, 2], got [6, 4, 2]"},
+                 {"blk.1.ffn_up_shexp.weight", "expected [8, 6], got [8, 3]"}});
 }
 
 // ---- t5 ----------------------------------------------------------------------------------
@@ -276,10 +254,7 @@ shapes t5_tensors() {
 }
 
 TEST(ModelTensorMapArch, T5EncoderAndDecoderStacks) {
-  auto b = t5_keys();
-  add(b, t5_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(t5_keys(), t5_tensors());
   EXPECT_EQ(m.hparams().dec_n_layer, 2u);
   EXPECT_TRUE(has_tensor(m, "dec.blk.1.cross_attn_q.weight"));
   EXPECT_FALSE(has_tensor(m, "enc.blk.1.attn_q.weight"));  // one encoder block
@@ -291,11 +266,10 @@ TEST(ModelTensorMapArch, T5MissingWrongShapeUnknown) {
   t.erase("dec.blk.1.cross_attn_q.weight");
   t["enc.blk.0.attn_rel_b.weight"] = {32, 2};
   t["blk.0.attn_q.weight"] = {8, 8};  // decoder-only naming: not a t5 tensor
-  auto b = t5_keys();
-  add(b, t);
-  expect_errors(load(b), {{"dec.blk.1.cross_attn_q.weight", "missing required tensor, expected shape [8, 8]"},
-                          {"enc.blk.0.attn_rel_b.weight", "expected [2, 32], got [32, 2]"},
-                          {"blk.0.attn_q.weight", "wrong number of tensors"}});
+  expect_errors(load(t5_keys(), t),
+                {{"dec.blk.1.cross_attn_q.weight", "missing required tensor, expected shape [8, 8]"},
+                 {"enc.blk.0.attn_rel_b.weight", "expected [2, 32], got [32, 2]"},
+                 {"blk.0.attn_q.weight", "wrong number of tensors"}});
 }
 
 TEST(ModelTensorMapArch, T5DecoderBlockCountDefaultsAndBound) {
@@ -384,10 +358,7 @@ shapes gemma4_tensors() {
 }
 
 TEST(ModelTensorMapArch, Gemma4SlidingWindowSharedKvAndExperts) {
-  auto b = gemma4_keys();
-  add(b, gemma4_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(gemma4_keys(), gemma4_tensors());
   const auto& hp = m.hparams();
   EXPECT_TRUE(hp.is_swa(0));
   EXPECT_FALSE(hp.is_swa(1));
@@ -447,9 +418,7 @@ TEST(ModelTensorMapArch, Gemma4AllSlidingNeedsNoRopeFreqs) {
   }
   t["blk.1.attn_k.weight"] = {8, 4};
   t["blk.1.attn_k_norm.weight"] = {4};
-  add(b, t);
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  auto m = load_clean(b, t);
   EXPECT_FALSE(has_tensor(m, "rope_freqs.weight"));
   EXPECT_EQ(m.hparams().swa_layers, (std::vector<uint8_t>{1, 1, 1, 1}));
 }
@@ -497,9 +466,7 @@ TEST(ModelTensorMapArch, GptjBlock) {
               {"blk.0.ffn_down.bias", {8}}};
   {
     gguf_builder ok = b;
-    add(ok, t);
-    auto m = load(ok);
-    EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+    auto m = load_clean(ok, t);
     EXPECT_TRUE(m.arch().has_tensor_table);
   }
   t.erase("output.weight");            // GPT-J's LM head is not tied

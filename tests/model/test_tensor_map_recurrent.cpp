@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -38,23 +39,14 @@ shapes mamba2_tensors() {
           {"blk.0.ssm_out.weight", {16, 8}}};
 }
 
-TEST(ModelTensorMapArch, Mamba2GroupedStateSpaceShapes) {
-  auto b = mamba2_keys();
-  add(b, mamba2_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
-}
-
 TEST(ModelTensorMapArch, Mamba2MissingWrongShapeUnknown) {
   auto t = mamba2_tensors();
   t.erase("blk.0.ssm_dt.bias");
   t["blk.0.ssm_in.weight"] = {8, 32};   // mamba1's 2 * d_inner
   t["blk.0.ssm_x.weight"] = {16, 10};   // mamba1 only
-  auto b = mamba2_keys();
-  add(b, t);
-  expect_errors(load(b), {{"blk.0.ssm_dt.bias", "missing required tensor, expected shape [2]"},
-                          {"blk.0.ssm_in.weight", "expected [8, 50], got [8, 32]"},
-                          {"blk.0.ssm_x.weight", "wrong number of tensors"}});
+  expect_errors(load(mamba2_keys(), t), {{"blk.0.ssm_dt.bias", "missing required tensor, expected shape [2]"},
+                                         {"blk.0.ssm_in.weight", "expected [8, 50], got [8, 32]"},
+                                         {"blk.0.ssm_x.weight", "wrong number of tensors"}});
 }
 
 // ---- rwkv6 -------------------------------------------------------------------------------
@@ -67,9 +59,17 @@ gguf_builder rwkv6_keys() {
       .u32("rwkv6.time_decay_extra_dim", 3);
 }
 
+// rwkv6/7's tensors outside the blocks: token_embd with its LayerNorm, output_norm, an
+// untied output.
+shapes rwkv_outer() {
+  shapes t = with_biases({{"token_embd_norm", {8}}, {"output_norm", {8}}});
+  t["token_embd.weight"] = {8, 3};
+  t["output.weight"] = {8, 3};
+  return t;
+}
+
 shapes rwkv6_tensors() {
-  shapes t = {{"token_embd.weight", {8, 3}},  {"token_embd_norm.weight", {8}}, {"token_embd_norm.bias", {8}},
-              {"output_norm.weight", {8}},    {"output_norm.bias", {8}},       {"output.weight", {8, 3}}};
+  shapes t = rwkv_outer();
   const std::string p = "blk.0.";
   for (auto n : {"attn_norm.weight", "attn_norm.bias", "attn_norm_2.weight", "attn_norm_2.bias",
                  "time_mix_lerp_x.weight", "time_mix_decay.weight", "time_mix_ln.weight", "time_mix_ln.bias",
@@ -89,26 +89,15 @@ shapes rwkv6_tensors() {
   return t;
 }
 
-TEST(ModelTensorMapArch, Rwkv6FusedLerp) {
-  auto b = rwkv6_keys();
-  add(b, rwkv6_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
-}
-
 TEST(ModelTensorMapArch, Rwkv6SeparateLerpsNeedLerpW) {
   auto t = rwkv6_tensors();
   t.erase("blk.0.time_mix_lerp_fused.weight");
   for (auto n : {"k", "v", "r", "g"}) t[std::string("blk.0.time_mix_lerp_") + n + ".weight"] = {8, 1, 1};
-  auto b = rwkv6_keys();
-  add(b, t);
   // Neither lerp_fused nor lerp_w: llama.cpp asserts; we report lerp_w missing.
-  expect_errors(load(b), {{"blk.0.time_mix_lerp_w.weight", "missing required tensor, expected shape [8]"}});
+  expect_errors(load(rwkv6_keys(), t),
+                {{"blk.0.time_mix_lerp_w.weight", "missing required tensor, expected shape [8]"}});
   t["blk.0.time_mix_lerp_w.weight"] = {8, 1, 1};
-  auto b2 = rwkv6_keys();
-  add(b2, t);
-  auto m = load(b2);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  load_clean(rwkv6_keys(), t);
 }
 
 TEST(ModelTensorMapArch, Rwkv6WrongShapesAndMissing) {
@@ -116,11 +105,9 @@ TEST(ModelTensorMapArch, Rwkv6WrongShapesAndMissing) {
   t.erase("output.weight");  // rwkv6's output is not tied
   t["blk.0.time_mix_w2.weight"] = {2, 8, 4};     // four interpolations, not five
   t["blk.0.time_mix_first.weight"] = {2, 4};     // [head_size, n_embd / head_size]
-  auto b = rwkv6_keys();
-  add(b, t);
-  expect_errors(load(b), {{"output.weight", "missing required tensor"},
-                          {"blk.0.time_mix_w2.weight", "expected [2, 8, 5], got [2, 8, 4]"},
-                          {"blk.0.time_mix_first.weight", "expected [4, 2], got [2, 4]"}});
+  expect_errors(load(rwkv6_keys(), t), {{"output.weight", "missing required tensor"},
+                                        {"blk.0.time_mix_w2.weight", "expected [2, 8, 5], got [2, 8, 4]"},
+                                        {"blk.0.time_mix_first.weight", "expected [4, 2], got [2, 4]"}});
 }
 
 // ---- rwkv7 -------------------------------------------------------------------------------
@@ -136,8 +123,7 @@ gguf_builder rwkv7_keys() {
 }
 
 shapes rwkv7_tensors() {
-  shapes t = {{"token_embd.weight", {8, 3}},  {"token_embd_norm.weight", {8}}, {"token_embd_norm.bias", {8}},
-              {"output_norm.weight", {8}},    {"output_norm.bias", {8}},       {"output.weight", {8, 3}}};
+  shapes t = rwkv_outer();
   for (std::string p : {"blk.0.", "blk.1."}) {
     for (auto n : {"attn_norm.weight", "attn_norm.bias", "attn_norm_2.weight", "attn_norm_2.bias", "time_mix_w0.weight",
                    "time_mix_a0.weight", "time_mix_v0.weight", "time_mix_k_k.weight", "time_mix_k_a.weight",
@@ -150,7 +136,8 @@ shapes rwkv7_tensors() {
     t[p + "time_mix_g1.weight"] = {8, 5};
     t[p + "time_mix_g2.weight"] = {5, 8};
     t[p + "time_mix_lerp_fused.weight"] = {8, 1, 1, 6};
-    for (auto n : {"time_mix_key.weight", "time_mix_value.weight", "time_mix_receptance.weight", "time_mix_output.weight"})
+    for (auto n :
+         {"time_mix_key.weight", "time_mix_value.weight", "time_mix_receptance.weight", "time_mix_output.weight"})
       t[p + n] = {8, 8};
     t[p + "channel_mix_key.weight"] = {8, 16};
     t[p + "channel_mix_value.weight"] = {16, 8};
@@ -162,25 +149,37 @@ shapes rwkv7_tensors() {
   return t;
 }
 
-TEST(ModelTensorMapArch, Rwkv7LowRankPairsPerBlock) {
-  auto b = rwkv7_keys();
-  add(b, rwkv7_tensors());
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
-}
-
 TEST(ModelTensorMapArch, Rwkv7MissingWrongShapeUnknown) {
   auto t = rwkv7_tensors();
   t.erase("blk.1.time_mix_k_a.weight");
   t["blk.1.time_mix_v1.weight"] = {8, 3};              // the iclr rank is block 0's only
   t["blk.0.time_mix_lerp_fused.weight"] = {8, 1, 1, 5};  // rwkv6's five
   t["blk.0.time_mix_gate.weight"] = {8, 8};             // rwkv6 only
-  auto b = rwkv7_keys();
-  add(b, t);
-  expect_errors(load(b), {{"blk.1.time_mix_k_a.weight", "missing required tensor, expected shape [8]"},
-                          {"blk.1.time_mix_v1.weight", "expected [8, 4], got [8, 3]"},
-                          {"blk.0.time_mix_lerp_fused.weight", "expected [8, 1, 1, 6], got [8, 1, 1, 5]"},
-                          {"blk.0.time_mix_gate.weight", "wrong number of tensors"}});
+  expect_errors(load(rwkv7_keys(), t), {{"blk.1.time_mix_k_a.weight", "missing required tensor, expected shape [8]"},
+                                        {"blk.1.time_mix_v1.weight", "expected [8, 4], got [8, 3]"},
+                                        {"blk.0.time_mix_lerp_fused.weight", "expected [8, 1, 1, 6], got [8, 1, 1, 5]"},
+                                        {"blk.0.time_mix_gate.weight", "wrong number of tensors"}});
 }
+
+// ---- each table as it stands loads without a diagnostic ----------------------------------
+
+struct recurrent_table {
+  const char* test;  ///< the case's name
+  gguf_builder (*keys)();
+  shapes (*tensors)();
+};
+
+void PrintTo(const recurrent_table& t, std::ostream* os) { *os << t.test; }
+
+class ModelTensorMapRecurrent : public ::testing::TestWithParam<recurrent_table> {};
+
+TEST_P(ModelTensorMapRecurrent, LoadsWithoutDiagnostics) { load_clean(GetParam().keys(), GetParam().tensors()); }
+
+INSTANTIATE_TEST_SUITE_P(Arch, ModelTensorMapRecurrent,
+                         ::testing::Values(recurrent_table{"Mamba2GroupedStateSpaceShapes", mamba2_keys,
+                                                           mamba2_tensors},
+                                           recurrent_table{"Rwkv6FusedLerp", rwkv6_keys, rwkv6_tensors},
+                                           recurrent_table{"Rwkv7LowRankPairsPerBlock", rwkv7_keys, rwkv7_tensors}),
+                         [](const auto& info) { return std::string(info.param.test); });
 
 }  // namespace

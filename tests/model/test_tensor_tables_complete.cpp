@@ -40,11 +40,13 @@ gguf::model load(const arch_case& c, const shapes& t) {
   return load(b);
 }
 
-// A llama-style block: split q/k/v of n_embd 8 (q 8, k/v 4), SwiGLU MLP of 16.
-shapes swiglu_block() {
-  return {{"blk.0.attn_norm.weight", {8}},     {"blk.0.attn_q.weight", {8, 8}},     {"blk.0.attn_k.weight", {8, 4}},
-          {"blk.0.attn_v.weight", {8, 4}},     {"blk.0.attn_output.weight", {8, 8}}, {"blk.0.ffn_norm.weight", {8}},
-          {"blk.0.ffn_gate.weight", {8, 16}}, {"blk.0.ffn_down.weight", {16, 8}},   {"blk.0.ffn_up.weight", {8, 16}}};
+// A llama-style model of one block: token_embd [8, 3], output_norm (no output.weight: tied),
+// split q/k/v of n_embd 8 (q 8, k/v 4), SwiGLU MLP of 16.
+shapes swiglu_model() {
+  return {{"token_embd.weight", {8, 3}},        {"output_norm.weight", {8}},     {"blk.0.attn_norm.weight", {8}},
+          {"blk.0.attn_q.weight", {8, 8}},      {"blk.0.attn_k.weight", {8, 4}}, {"blk.0.attn_v.weight", {8, 4}},
+          {"blk.0.attn_output.weight", {8, 8}}, {"blk.0.ffn_norm.weight", {8}},  {"blk.0.ffn_gate.weight", {8, 16}},
+          {"blk.0.ffn_down.weight", {16, 8}},   {"blk.0.ffn_up.weight", {8, 16}}};
 }
 
 shapes merged(shapes a, const shapes& b) {
@@ -56,69 +58,48 @@ std::vector<arch_case> complete_cases() {
   std::vector<arch_case> v;
   // qwen2.cpp: tied output with an optional bias, q/k/v biases.
   v.push_back({"qwen2", [](gguf_builder& b) { rms(b, "qwen2"); },
-               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
-                                       {"output_norm.weight", {8}},
-                                       {"output.weight", {8, 3}},
+               merged(swiglu_model(), {{"output.weight", {8, 3}},
                                        {"output.bias", {3}},
                                        {"blk.0.attn_q.bias", {8}},
                                        {"blk.0.attn_k.bias", {4}},
                                        {"blk.0.attn_v.bias", {4}}})});
   // qwen3.cpp: tied output, reranker head [n_embd, n_cls_out], per-head q/k norms.
-  v.push_back({"qwen3", [](gguf_builder& b) { rms(b, "qwen3"); },
-               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
-                                       {"output_norm.weight", {8}},
-                                       {"cls.output.weight", {8, 1}},
-                                       {"blk.0.attn_q_norm.weight", {4}},
-                                       {"blk.0.attn_k_norm.weight", {4}}})});
+  v.push_back(
+      {"qwen3", [](gguf_builder& b) { rms(b, "qwen3"); },
+       merged(swiglu_model(),
+              {{"cls.output.weight", {8, 1}}, {"blk.0.attn_q_norm.weight", {4}}, {"blk.0.attn_k_norm.weight", {4}}})});
   // gemma2.cpp: output is token_embd; post-attention and post-FFN norms.
-  v.push_back({"gemma2", [](gguf_builder& b) { rms(b, "gemma2"); },
-               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
-                                       {"output_norm.weight", {8}},
-                                       {"blk.0.post_attention_norm.weight", {8}},
-                                       {"blk.0.post_ffw_norm.weight", {8}}})});
+  v.push_back(
+      {"gemma2", [](gguf_builder& b) { rms(b, "gemma2"); },
+       merged(swiglu_model(), {{"blk.0.post_attention_norm.weight", {8}}, {"blk.0.post_ffw_norm.weight", {8}}})});
   // refact.cpp: llama's tensors, optional rope_freqs [n_rot / 2] and biases.
   v.push_back({"refact", [](gguf_builder& b) { rms(b, "refact"); },
-               merged(swiglu_block(), {{"token_embd.weight", {8, 3}},
-                                       {"output_norm.weight", {8}},
-                                       {"output.weight", {8, 3}},
+               merged(swiglu_model(), {{"output.weight", {8, 3}},
                                        {"rope_freqs.weight", {2}},
                                        {"blk.0.attn_output.bias", {8}},
                                        {"blk.0.ffn_up.bias", {16}}})});
   // gptneox: untied output, LayerNorms with biases, fused QKV [n_embd, n_embd + 2 * 4].
-  v.push_back({"gptneox",
-               [](gguf_builder& b) {
-                 ln(b, "gptneox");
-                 b.boolean("gptneox.use_parallel_residual", true);
-               },
-               {{"token_embd.weight", {8, 3}},
-                {"output_norm.weight", {8}},
-                {"output_norm.bias", {8}},
-                {"output.weight", {8, 3}},
-                {"blk.0.attn_norm.weight", {8}},
-                {"blk.0.attn_norm.bias", {8}},
-                {"blk.0.attn_qkv.weight", {8, 16}},
-                {"blk.0.attn_qkv.bias", {16}},
-                {"blk.0.attn_output.weight", {8, 8}},
-                {"blk.0.attn_output.bias", {8}},
-                {"blk.0.ffn_norm.weight", {8}},
-                {"blk.0.ffn_norm.bias", {8}},
-                {"blk.0.ffn_down.weight", {16, 8}},
-                {"blk.0.ffn_down.bias", {8}},
-                {"blk.0.ffn_up.weight", {8, 16}},
-                {"blk.0.ffn_up.bias", {16}}}});
+  v.push_back(
+      {"gptneox",
+       [](gguf_builder& b) {
+         ln(b, "gptneox");
+         b.boolean("gptneox.use_parallel_residual", true);
+       },
+       merged({{"token_embd.weight", {8, 3}}, {"output.weight", {8, 3}}}, with_biases({{"output_norm", {8}},
+                                                                                       {"blk.0.attn_norm", {8}},
+                                                                                       {"blk.0.attn_qkv", {8, 16}},
+                                                                                       {"blk.0.attn_output", {8, 8}},
+                                                                                       {"blk.0.ffn_norm", {8}},
+                                                                                       {"blk.0.ffn_down", {16, 8}},
+                                                                                       {"blk.0.ffn_up", {8, 16}}}))});
   // falcon: tied output, falcon-40B's optional attn_norm_2, fused QKV without bias, no ffn_norm.
   v.push_back({"falcon", [](gguf_builder& b) { ln(b, "falcon"); },
-               {{"token_embd.weight", {8, 3}},
-                {"output_norm.weight", {8}},
-                {"output_norm.bias", {8}},
-                {"blk.0.attn_norm.weight", {8}},
-                {"blk.0.attn_norm.bias", {8}},
-                {"blk.0.attn_norm_2.weight", {8}},
-                {"blk.0.attn_norm_2.bias", {8}},
-                {"blk.0.attn_qkv.weight", {8, 16}},
-                {"blk.0.attn_output.weight", {8, 8}},
-                {"blk.0.ffn_down.weight", {16, 8}},
-                {"blk.0.ffn_up.weight", {8, 16}}}});
+               merged({{"token_embd.weight", {8, 3}},
+                       {"blk.0.attn_qkv.weight", {8, 16}},
+                       {"blk.0.attn_output.weight", {8, 8}},
+                       {"blk.0.ffn_down.weight", {16, 8}},
+                       {"blk.0.ffn_up.weight", {8, 16}}},
+                      with_biases({{"output_norm", {8}}, {"blk.0.attn_norm", {8}}, {"blk.0.attn_norm_2", {8}}}))});
   // mamba: d_inner 16 (= 2 * n_embd), d_state 4, dt_rank 2, d_conv 4.
   v.push_back({"mamba",
                [](gguf_builder& b) {
@@ -142,32 +123,22 @@ std::vector<arch_case> complete_cases() {
                 {"blk.0.ssm_d", {16}},
                 {"blk.0.ssm_out.weight", {16, 8}}}});
   // bert.cpp: token types, positions, classifier heads, fused QKV, output LayerNorms.
-  v.push_back({"bert",
-               [](gguf_builder& b) {
-                 ln(b, "bert");
-                 b.boolean("bert.attention.causal", false);
-               },
-               {{"token_embd.weight", {8, 3}},
-                {"token_types.weight", {8, 2}},
-                {"position_embd.weight", {8, 64}},
-                {"cls.weight", {8, 8}},
-                {"cls.bias", {8}},
-                {"cls.output.weight", {8, 1}},
-                {"cls.output.bias", {1}},
-                {"token_embd_norm.weight", {8}},
-                {"token_embd_norm.bias", {8}},
-                {"blk.0.attn_qkv.weight", {8, 16}},
-                {"blk.0.attn_qkv.bias", {16}},
-                {"blk.0.attn_output.weight", {8, 8}},
-                {"blk.0.attn_output.bias", {8}},
-                {"blk.0.attn_output_norm.weight", {8}},
-                {"blk.0.attn_output_norm.bias", {8}},
-                {"blk.0.ffn_up.weight", {8, 16}},
-                {"blk.0.ffn_up.bias", {16}},
-                {"blk.0.ffn_down.weight", {16, 8}},
-                {"blk.0.ffn_down.bias", {8}},
-                {"blk.0.layer_output_norm.weight", {8}},
-                {"blk.0.layer_output_norm.bias", {8}}}});
+  v.push_back(
+      {"bert",
+       [](gguf_builder& b) {
+         ln(b, "bert");
+         b.boolean("bert.attention.causal", false);
+       },
+       merged({{"token_embd.weight", {8, 3}}, {"token_types.weight", {8, 2}}, {"position_embd.weight", {8, 64}}},
+              with_biases({{"cls", {8, 8}},
+                           {"cls.output", {8, 1}},
+                           {"token_embd_norm", {8}},
+                           {"blk.0.attn_qkv", {8, 16}},
+                           {"blk.0.attn_output", {8, 8}},
+                           {"blk.0.attn_output_norm", {8}},
+                           {"blk.0.ffn_up", {8, 16}},
+                           {"blk.0.ffn_down", {16, 8}},
+                           {"blk.0.layer_output_norm", {8}}}))});
   return v;
 }
 
@@ -227,7 +198,8 @@ TEST(ModelTensorTablesComplete, TensorsLlamaCppNeverCreates) {
     b.u32("refact.expert_count", 2).u32("refact.expert_used_count", 1);
   };
   t = refact.tensors;
-  for (auto n : {"blk.0.ffn_gate.weight", "blk.0.ffn_down.weight", "blk.0.ffn_up.weight", "blk.0.ffn_up.bias"}) t.erase(n);
+  for (auto n : {"blk.0.ffn_gate.weight", "blk.0.ffn_down.weight", "blk.0.ffn_up.weight", "blk.0.ffn_up.bias"})
+    t.erase(n);
   t["blk.0.ffn_gate_inp.weight"] = {8, 2};
   t["blk.0.ffn_down_exps.weight"] = {16, 8, 2};
   t["blk.0.ffn_up_exps.weight"] = {8, 16, 2};
@@ -264,13 +236,7 @@ TEST(ModelTensorTablesComplete, CreateTensorQkvAlternatives) {
   t = bert.tensors;
   t.erase("blk.0.attn_qkv.weight");
   t.erase("blk.0.attn_qkv.bias");
-  t["blk.0.attn_q.weight"] = {8, 8};
-  t["blk.0.attn_k.weight"] = {8, 4};
-  t["blk.0.attn_v.weight"] = {8, 4};
-  t["blk.0.attn_q.bias"] = {8};
-  t["blk.0.attn_k.bias"] = {4};
-  t["blk.0.attn_v.bias"] = {4};
-  m = load(bert, t);
+  m = load(bert, merged(t, with_biases({{"blk.0.attn_q", {8, 8}}, {"blk.0.attn_k", {8, 4}}, {"blk.0.attn_v", {8, 4}}})));
   EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
 }
 
@@ -294,22 +260,16 @@ TEST(ModelTensorTablesComplete, CommandRKeyNormHasKvHeads) {
     ln(k, "command-r");
     k.f32("command-r.logit_scale", 0.0625f);
   });
-  shapes t = swiglu_block();
+  shapes t = swiglu_model();
   t.erase("blk.0.ffn_norm.weight");
-  t["token_embd.weight"] = {8, 3};
-  t["output_norm.weight"] = {8};
   t["blk.0.attn_q_norm.weight"] = {4, 2};
   t["blk.0.attn_k_norm.weight"] = {4, 1};
-  for (const auto& [name, ne] : t) b.tensor(name, ne);
-  auto m = load(b);
-  EXPECT_TRUE(m.diagnostics().empty()) << diag_text(m);
+  load_clean(b, t);
 }
 
 TEST(ModelTensorTablesComplete, BaichuanOutputIsRequired) {
   auto b = keys("baichuan", [](gguf_builder& k) { rms(k, "baichuan"); });
-  shapes t = merged(swiglu_block(), {{"token_embd.weight", {8, 3}}, {"output_norm.weight", {8}}});
-  for (const auto& [name, ne] : t) b.tensor(name, ne);
-  expect_errors(load(b), {{"output.weight", "missing required tensor"}});
+  expect_errors(load(b, swiglu_model()), {{"output.weight", "missing required tensor"}});
 }
 
 }  // namespace

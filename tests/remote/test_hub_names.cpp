@@ -19,7 +19,6 @@
 
 namespace fs = std::filesystem;
 using gguf::test::data_dir;
-using gguf::test::data_file;
 using gguf::test::nginx_server;
 using gguf::test::run_gguf;
 

@@ -30,10 +30,16 @@ std::string dump(const report& r) {
 }
 
 // The report has a diagnostic of `rule` on `subject` (any subject when empty), at `level`.
-void expect_diagnostic(const report& r, std::string_view rule, std::string_view subject, severity level) {
+// Returns it for further checks (nullptr, and the test fails, when it is absent).
+const diagnostic* expect_diagnostic(const report& r, std::string_view rule, std::string_view subject,
+                                    severity level) {
   const auto* d = find(r, rule, subject);
-  ASSERT_NE(d, nullptr) << rule << " [" << subject << "] not in:\n" << dump(r);
+  if (d == nullptr) {
+    ADD_FAILURE() << rule << " [" << subject << "] not in:\n" << dump(r);
+    return nullptr;
+  }
   EXPECT_EQ(d->level, level) << rule << " [" << subject << "]";
+  return d;
 }
 
 // A small but complete llama model: every required key, an SPM vocabulary of 4 tokens,
@@ -91,9 +97,8 @@ TEST(Validate, KeyNameNotLowerSnakeCase) {
   model_builder m;
   m.set("llama.Rope.Extra", value::u32(1));
   auto r = m.validate();
-  const auto* d = find(r, "key.name", "llama.Rope.Extra");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::warning);
+  const auto* d = expect_diagnostic(r, "key.name", "llama.Rope.Extra", S::warning);
+  ASSERT_NE(d, nullptr);
   EXPECT_NE(d->offset, no_offset);
   EXPECT_TRUE(r.passes(false));
   EXPECT_FALSE(r.passes(true));
@@ -119,9 +124,8 @@ TEST(Validate, KeyTypeWrong) {
   std::vector<int32_t> bad_scores{0, 0, 0, 0};
   m.set("tokenizer.ggml.scores", value::array(std::span<const int32_t>(bad_scores)));
   auto r = m.validate();
-  const auto* d = find(r, "key.type", "llama.context_length");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::error);
+  const auto* d = expect_diagnostic(r, "key.type", "llama.context_length", S::error);
+  ASSERT_NE(d, nullptr);
   EXPECT_NE(d->message.find("float32"), std::string::npos);
   ASSERT_NE(find(r, "key.type", "tokenizer.ggml.scores"), nullptr) << dump(r);
 }
@@ -158,9 +162,7 @@ TEST(Validate, AlignmentNotMultipleOf8) {
   model_builder m;
   m.set("general.alignment", value::u32(4));
   auto r = m.validate();
-  const auto* d = find(r, "key.alignment");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::warning);
+  expect_diagnostic(r, "key.alignment", "", S::warning);
   model_builder ok;
   ok.set("general.alignment", value::u32(64));
   EXPECT_EQ(find(ok.validate(), "key.alignment"), nullptr);
@@ -209,17 +211,13 @@ TEST(Validate, ArchitectureRequiredKeys) {
   model_builder m;
   m.w.remove("llama.attention.layer_norm_rms_epsilon");
   auto r = m.validate();
-  const auto* d = find(r, "arch.required", "llama.attention.layer_norm_rms_epsilon");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::error);
+  expect_diagnostic(r, "arch.required", "llama.attention.layer_norm_rms_epsilon", S::error);
   // Without tensors the file loads as vocabulary only: a warning.
   model_builder v;
   v.with_tensors = false;
   v.w.remove("llama.attention.layer_norm_rms_epsilon");
   auto rv = v.validate();
-  d = find(rv, "arch.required", "llama.attention.layer_norm_rms_epsilon");
-  ASSERT_NE(d, nullptr) << dump(rv);
-  EXPECT_EQ(d->level, S::warning);
+  expect_diagnostic(rv, "arch.required", "llama.attention.layer_norm_rms_epsilon", S::warning);
   EXPECT_NE(find(rv, "format.vocab_only"), nullptr);
 }
 
@@ -227,9 +225,7 @@ TEST(Validate, ArchitectureSpecKeys) {
   model_builder m;
   m.w.remove("llama.feed_forward_length");
   auto r = m.validate();
-  const auto* d = find(r, "arch.spec", "llama.feed_forward_length");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::warning);
+  expect_diagnostic(r, "arch.spec", "llama.feed_forward_length", S::warning);
   EXPECT_EQ(r.count(S::error), 0u);
 }
 
@@ -245,9 +241,9 @@ TEST(Validate, TokenTypesOutOfRange) {
   std::vector<int32_t> types{2, 3, 7, 0};
   m.set("tokenizer.ggml.token_type", value::array(std::span<const int32_t>(types)));
   auto r = m.validate();
-  const auto* d = find(r, "tokenizer.token_type");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::warning);  // llama.cpp v0.5.0 loads it (issue 29, item 4)
+  // llama.cpp v0.5.0 loads it (issue 29, item 4)
+  const auto* d = expect_diagnostic(r, "tokenizer.token_type", "", S::warning);
+  ASSERT_NE(d, nullptr);
   EXPECT_NE(d->message.find("2 token type"), std::string::npos) << d->message;
   EXPECT_NE(d->message.find("token 2 has 7"), std::string::npos) << d->message;
 }
@@ -257,9 +253,7 @@ TEST(Validate, SpecialTokenIdOutsideVocab) {
   m.set("tokenizer.ggml.bos_token_id", value::u32(4));
   m.set("tokenizer.ggml.padding_token_id", value::u32(4294967295u));  // none
   auto r = m.validate();
-  const auto* d = find(r, "tokenizer.special_id", "tokenizer.ggml.bos_token_id");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::warning);
+  expect_diagnostic(r, "tokenizer.special_id", "tokenizer.ggml.bos_token_id", S::warning);
   EXPECT_EQ(find(r, "tokenizer.special_id", "tokenizer.ggml.padding_token_id"), nullptr);
 }
 
@@ -297,9 +291,7 @@ TEST(Validate, TokenizerModelAndTokens) {
   model_builder m;
   m.set("tokenizer.ggml.model", value::string("sentencepiece"));
   auto r = m.validate();
-  const auto* d = find(r, "tokenizer.model");
-  ASSERT_NE(d, nullptr) << dump(r);
-  EXPECT_EQ(d->level, S::error);
+  expect_diagnostic(r, "tokenizer.model", "", S::error);
   model_builder n;
   n.w.remove("tokenizer.ggml.model");
   ASSERT_NE(find(n.validate(), "tokenizer.model"), nullptr);
@@ -311,9 +303,7 @@ TEST(Validate, TokenizerModelAndTokens) {
                  "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"})
     a.w.remove(k);
   auto ra = a.validate();
-  const auto* na = find(ra, "tokenizer.absent");
-  ASSERT_NE(na, nullptr) << dump(ra);
-  EXPECT_EQ(na->level, S::note);
+  expect_diagnostic(ra, "tokenizer.absent", "", S::note);
 }
 
 TEST(Validate, TensorNames) {
@@ -423,12 +413,15 @@ TEST(ValidateRealFiles, VocabAndModelsHaveNoErrors) {
   EXPECT_GE(n, 30u);
 }
 
+// A data file and the rule validate() reports on it.
+struct file_rule {
+  const char* file;
+  const char* rule;
+};
+
 TEST(ValidateRealFiles, InvalidCompatFilesFailWithTheRightRule) {
   GGUF_REQUIRE_DATA();
-  struct c {
-    const char* file;
-    const char* rule;
-  } cases[] = {
+  const file_rule cases[] = {
       {"compat/invalid-reversed-magic-v1.gguf", "structure.bad_magic"},
       {"compat/invalid-draft-format.gguf", "structure.bad_magic"},
       {"compat/invalid-value-type-13.gguf", "structure.invalid_value_type"},
@@ -444,10 +437,7 @@ TEST(ValidateRealFiles, InvalidCompatFilesFailWithTheRightRule) {
 
 TEST(ValidateRealFiles, OldVersionsAndBigEndianValidateWithANote) {
   GGUF_REQUIRE_DATA();
-  struct c {
-    const char* file;
-    const char* note;
-  } cases[] = {
+  const file_rule cases[] = {
       {"compat/stories260K-v1.gguf", "format.version"},     {"compat/vocab-llama-v1-a.gguf", "format.version"},
       {"compat/vocab-llama-v1-b.gguf", "format.version"},   {"compat/vocab-falcon-v2.gguf", "format.version"},
       {"vocab/ggml-vocab-aquila.gguf", "format.version"},   {"compat/stories260K-be.gguf", "format.byte_order"},
@@ -457,9 +447,8 @@ TEST(ValidateRealFiles, OldVersionsAndBigEndianValidateWithANote) {
     auto r = validate_file(test::data_file(k.file));
     ASSERT_TRUE(r) << k.file;
     EXPECT_EQ(r->count(S::error), 0u) << k.file << "\n" << dump(*r);
-    const auto* d = find(*r, k.note);
-    ASSERT_NE(d, nullptr) << k.file;
-    EXPECT_EQ(d->level, S::note);
+    SCOPED_TRACE(k.file);
+    expect_diagnostic(*r, k.rule, "", S::note);
   }
 }
 

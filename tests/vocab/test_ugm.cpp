@@ -14,9 +14,11 @@ using namespace gguf::vocab_detail;
 namespace models = gguf::test::models;
 
 namespace {
+// A UGM vocabulary of <unk> (id 0, score 0, the unknown token) and then `toks` (ids 1, 2, ...).
 vocab_data tiny_vocab(std::initializer_list<std::tuple<const char*, float, token_type>> toks) {
   vocab_data v;
   v.type = vocab_type::ugm;
+  v.tokens.push_back({"<unk>", 0, token_type::unknown});
   for (const auto& [t, s, k] : toks) v.tokens.push_back({t, s, k});
   v.unk = 0;
   return v;
@@ -26,8 +28,7 @@ using gguf::test::models::run;
 
 TEST(ugm_model, viterbi_prefers_the_best_total_score) {
   // "▁ab": candidates ▁ab (-5) vs ▁a + b (-1 + -1 = -2): the split wins.
-  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
-                       {"\xE2\x96\x81" "ab", -5, token_type::normal},
+  auto v = tiny_vocab({{"\xE2\x96\x81" "ab", -5, token_type::normal},
                        {"\xE2\x96\x81" "a", -1, token_type::normal},
                        {"b", -1, token_type::normal},
                        {"\xE2\x96\x81", -3, token_type::normal}});
@@ -46,8 +47,7 @@ TEST(ugm_model, viterbi_prefers_the_best_total_score) {
 TEST(ugm_model, unknown_penalty_is_min_score_minus_10) {
   // "xyz": xy + z = -20; unk(x) + yz = (min -10) - 10 - 1 = -21. With a smaller
   // penalty the unknown path would win.
-  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
-                       {"xy", -10, token_type::normal},
+  auto v = tiny_vocab({{"xy", -10, token_type::normal},
                        {"z", -10, token_type::normal},
                        {"yz", -1, token_type::normal}});
   EXPECT_EQ(run(*make_ugm(v), "xyz"), (std::vector<int32_t>{1, 2}));
@@ -56,8 +56,7 @@ TEST(ugm_model, unknown_penalty_is_min_score_minus_10) {
 }
 
 TEST(ugm_model, whitespace_flags) {
-  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
-                       {"\xE2\x96\x81", -1, token_type::normal},
+  auto v = tiny_vocab({{"\xE2\x96\x81", -1, token_type::normal},
                        {"a", -1, token_type::normal},
                        {" ", -1, token_type::normal}});
   v.add_space_prefix = true;
@@ -75,8 +74,7 @@ TEST(ugm_model, whitespace_flags) {
 }
 
 TEST(ugm_model, user_defined_tokens_score_zero_and_pass_normalization) {
-  auto v = tiny_vocab({{"<unk>", 0, token_type::unknown},
-                       {"x", -1, token_type::normal},
+  auto v = tiny_vocab({{"x", -1, token_type::normal},
                        {"y", -1, token_type::normal},
                        {"xy", -100, token_type::user_defined}});
   auto m = make_ugm(v);
@@ -165,7 +163,7 @@ TEST(ugm_charsmap, hostile_blobs_do_not_crash) {
       }
     }
     // A whole model over the hostile blob must also stay in bounds.
-    auto v = tiny_vocab({{"<unk>", 0, token_type::unknown}, {"a", -1, token_type::normal}});
+    auto v = tiny_vocab({{"a", -1, token_type::normal}});
     v.precompiled_charsmap = blob;
     std::vector<int32_t> out;
     make_ugm(v)->run(text, true, out);
@@ -214,7 +212,10 @@ TEST(ugm_model, word_by_word_equals_one_viterbi_with_real_charsmaps) {
   static const char* const chars[] = {"a", "e", "Z", "1", " ", " ", "  ", "\t", "\n", "\xCC\x81", "\xC2\xA0",
                                       "\xE3\x80\x80", "\xEF\xBC\xA1", "\xEF\xBD\xB6", "\xE2\x96\x81", "\xFF",
                                       "\xE2\x96", "\xE2\x84\xAB", "\xEF\xAC\x81", "\xE3\x8D\xBB", "\xD0\xB8\xCC\x86",
-                                      "\xE0\xA4\x95\xE0\xA5\x8D", "\xF0\x9F\x98\x80", "<s>", "\x00"};
+                                      "\xE0\xA4\x95\xE0\xA5\x8D", "\xF0\x9F\x98\x80", "<s>", "\x00",
+                                      "\xE6\x9D\xB1", "\xE4\xBA\xAC", "\xEF\xBC\x8C", "\xEF\xBC\x9A"};
+  // (CJK with full-width punctuation: a raw word's dense Viterbi stops at the "，" and goes
+  // on over the normalized rest, ugm.cpp's plain_word_viterbi)
   for (const char* file : {"vocab/ugm-sp-test.gguf", "vocab/ggml-vocab-nomic-bert-moe.gguf"}) {
     auto lv = models::load(gguf::test::data_file(file));
     ASSERT_TRUE(lv);
@@ -402,7 +403,7 @@ TEST(ugm_model, ids_in_range_only_where_the_model_proves_it) {
   // token's; vocab::impl::tokenize_into then skips its pass over the ids. Without an
   // unknown token, or without the automaton (a large vocabulary, or the trie walk),
   // nothing is proven and every id is checked.
-  vocab_data v = tiny_vocab({{"<unk>", 0, token_type::unknown}, {"a", -1, token_type::normal}, {"\xE2\x96\x81", -2, token_type::normal}});
+  vocab_data v = tiny_vocab({{"a", -1, token_type::normal}, {"\xE2\x96\x81", -2, token_type::normal}});
   EXPECT_TRUE(make_ugm(v)->ids_in_range());
   EXPECT_FALSE(make_ugm(v, true, false)->ids_in_range());
   v.unk = -1;
@@ -430,7 +431,7 @@ TEST(ugm_model, dense_viterbi_equals_the_trie_walk) {
                                       "\xE2\x96", "\xA9", "\x80", "\xC3", "\xF0\x9F"};
   std::mt19937 rng(1234);
   for (int round = 0; round < 200; ++round) {
-    vocab_data v = tiny_vocab({{"<unk>", 0, token_type::unknown}});
+    vocab_data v = tiny_vocab({});
     for (const char* p : pieces) {
       if (rng() % 5 == 0) continue;
       const float score = round % 2 ? -float(1 + rng() % 3) : -float(rng() % 1000) / 101.0f;

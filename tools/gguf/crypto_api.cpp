@@ -1,45 +1,27 @@
 // Loading libcrypto on first use (crypto_api.h).
 #include "crypto_api.h"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
+#include "gguf/shared_library.h"
 
 namespace gguf::cli {
-
-namespace {
-template <class F>
-bool resolve(void* lib, const char* name, F& fn, std::string& error) {
-  void* p = dlsym(lib, name);
-  if (!p) {
-    if (error.empty()) error = std::string("no symbol ") + name;
-    return false;
-  }
-  fn = reinterpret_cast<F>(p);
-  return true;
-}
-}  // namespace
 
 const crypto_api& crypto() {
   static const crypto_api api = [] {
     crypto_api a;
-    const char* env = std::getenv("GGUF_LIBCRYPTO");
-    const std::string name = env && *env ? env : "libcrypto.so.3";
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* why = dlerror();
-      a.error = "cannot load OpenSSL's libcrypto (" + name + "), which SHA-1, SHA-256 and --uuid need: " +
-                (why ? why : "not found");
+    shared_library lib("GGUF_LIBCRYPTO", "libcrypto.so.3");
+    if (!lib.loaded()) {
+      a.error = "cannot load OpenSSL's libcrypto (" + lib.name() + "), which SHA-1, SHA-256 and --uuid need: " +
+                lib.load_error();
       return a;
     }
-    bool ok = resolve(lib, "EVP_MD_CTX_new", a.md_ctx_new, a.error);
-    ok = resolve(lib, "EVP_MD_CTX_free", a.md_ctx_free, a.error) && ok;
-    ok = resolve(lib, "EVP_DigestInit_ex", a.digest_init_ex, a.error) && ok;
-    ok = resolve(lib, "EVP_DigestUpdate", a.digest_update, a.error) && ok;
-    ok = resolve(lib, "EVP_DigestFinal_ex", a.digest_final_ex, a.error) && ok;
-    ok = resolve(lib, "EVP_sha1", a.sha1, a.error) && ok;
-    ok = resolve(lib, "EVP_sha256", a.sha256, a.error) && ok;
-    if (!ok) a.error = "cannot use " + name + " for SHA-1 / SHA-256: " + a.error;
+    lib.resolve("EVP_MD_CTX_new", a.md_ctx_new);
+    lib.resolve("EVP_MD_CTX_free", a.md_ctx_free);
+    lib.resolve("EVP_DigestInit_ex", a.digest_init_ex);
+    lib.resolve("EVP_DigestUpdate", a.digest_update);
+    lib.resolve("EVP_DigestFinal_ex", a.digest_final_ex);
+    lib.resolve("EVP_sha1", a.sha1);
+    lib.resolve("EVP_sha256", a.sha256);
+    if (!lib.missing().empty()) a.error = "cannot use " + lib.name() + " for SHA-1 / SHA-256: no symbol " + lib.missing();
     return a;  // a half-usable library stays loaded: unloading it gains nothing
   }();
   return api;

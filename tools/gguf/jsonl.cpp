@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <iostream>
 #include <memory>
@@ -428,18 +430,62 @@ int report_to(std::string_view file, const gguf::error& e, std::string& err) {
   return e.code == errc::io_error ? exit_usage : exit_invalid;
 }
 
+namespace {
+
+// The decimal digits of 0..99, two by two.
+constexpr auto two_digits = [] {
+  std::array<char, 200> t{};
+  for (int i = 0; i < 100; ++i) t[size_t(2 * i)] = char('0' + i / 10), t[size_t(2 * i + 1)] = char('0' + i % 10);
+  return t;
+}();
+
+// Writes id in decimal at p (room for 11 bytes); returns the end. Ids under 10^6 (every
+// vocabulary's) without std::to_chars's length loop and call.
+inline char* put_id(char* p, int32_t id) noexcept {
+  const auto v = uint32_t(id);
+  if (id < 0 || v >= 1000000) return std::to_chars(p, p + 11, id).ptr;
+  const auto put2 = [&](uint32_t d) { std::memcpy(p, &two_digits[2 * d], 2), p += 2; };
+  if (v < 100) {
+    if (v < 10) *p++ = char('0' + v);
+    else put2(v);
+    return p;
+  }
+  if (v < 10000) {
+    const uint32_t hi = v / 100;
+    if (hi < 10) *p++ = char('0' + hi);
+    else put2(hi);
+    put2(v % 100);
+    return p;
+  }
+  const uint32_t hi = v / 10000, lo = v % 10000;
+  if (hi < 10) *p++ = char('0' + hi);
+  else put2(hi);
+  put2(lo / 100);
+  put2(lo % 100);
+  return p;
+}
+
+}  // namespace
+
 bool write_ids_json(std::FILE* f, std::span<const int32_t> ids) {
   char buf[size_t(1) << 16];
-  constexpr size_t room = 16;  // ',' and an int32_t, or "]\n"
+  constexpr size_t room = 12;  // ',' and an int32_t
   char* p = buf;
   *p++ = '[';
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (size_t(buf + sizeof buf - p) < room) {
+  for (size_t i = 0; i < ids.size();) {
+    // as many ids as surely fit, without a check each
+    const size_t fit = size_t(buf + sizeof buf - p) / room;
+    if (fit < 2) {  // (and room for "]\n" after the last)
       if (std::fwrite(buf, 1, size_t(p - buf), f) != size_t(p - buf)) return false;
       p = buf;
+      continue;
     }
-    if (i) *p++ = ',';
-    p = std::to_chars(p, p + 11, ids[i]).ptr;
+    const size_t end = std::min(ids.size(), i + fit - 1);
+    if (i == 0) p = put_id(p, ids[i++]);
+    for (; i < end; ++i) {
+      *p++ = ',';
+      p = put_id(p, ids[i]);
+    }
   }
   *p++ = ']';
   *p++ = '\n';

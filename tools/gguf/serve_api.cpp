@@ -145,6 +145,17 @@ const result<gguf::vocab>& serve_api::vocab_of(served_file& sf) {
   return *sf.vocab;
 }
 
+std::optional<api_answer> serve_api::refuse_input(served_file& sf, const std::optional<std::string>& input,
+                                                  const std::string& name, const char* note, const char* verb) {
+  if (!input) return fail(400, name + " is required" + note);
+  if (input->size() > limits_.max_tokenize_bytes)
+    return fail(413, name + " of " + std::to_string(input->size()) + " bytes " + verb + " above the limit of " +
+                         std::to_string(limits_.max_tokenize_bytes));
+  const auto& vr = vocab_of(sf);
+  if (!vr) return fail(422, vr.error().message());
+  return std::nullopt;
+}
+
 api_answer serve_api::get(const std::string& path, const params_t& params) {
   if (path == "/api/files") {
     json list = json::array();
@@ -267,13 +278,8 @@ api_answer serve_api::get(const std::string& path, const params_t& params) {
   }
   if (path == "/api/tokenize") {
     auto text = param(params, "text");
-    if (!text) return fail(400, "text is required");
-    if (text->size() > limits_.max_tokenize_bytes)
-      return fail(413, "text of " + std::to_string(text->size()) + " bytes is above the limit of " +
-                           std::to_string(limits_.max_tokenize_bytes));
-    const auto& vr = vocab_of(sf);
-    if (!vr) return fail(422, vr.error().message());
-    const auto& v = *vr;
+    if (auto refused = refuse_input(sf, text, "text", "", "is")) return *refused;
+    const auto& v = *vocab_of(sf);
     auto ids = v.tokenize(*text, param(params, "add_special") != "0", param(params, "parse_special") != "0");
     if (!ids) return fail(422, ids.error().message());
     // pieces: token_to_piece, or null where it is not whole UTF-8 (a byte token) and then
@@ -297,12 +303,8 @@ api_answer serve_api::get(const std::string& path, const params_t& params) {
     // the prompt of a conversation (gguf chat), and its token count (as llama-server
     // tokenizes a prompt: add_special and parse_special on)
     auto messages = param(params, "messages");
-    if (!messages) return fail(400, "messages is required (a JSON array)");
-    if (messages->size() > limits_.max_tokenize_bytes)
-      return fail(413, "messages of " + std::to_string(messages->size()) + " bytes are above the limit of " +
-                           std::to_string(limits_.max_tokenize_bytes));
+    if (auto refused = refuse_input(sf, messages, "messages", " (a JSON array)", "are")) return *refused;
     const auto& vr = vocab_of(sf);
-    if (!vr) return fail(422, vr.error().message());
     {
       std::lock_guard heavy(heavy_);
       std::call_once(sf.chat_once, [&] { sf.chat = chat_template::load(sf.f, *vr); });

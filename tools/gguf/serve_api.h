@@ -53,6 +53,12 @@ class serve_api {
  private:
   /// The file's vocabulary, loaded once (one load at a time).
   const result<gguf::vocab>& vocab_of(served_file& sf);
+  /// The checks before tokenizing a request's `input` (the parameter `name`): given (else 400
+  /// "NAME is required" + `note`), at most max_tokenize_bytes (else 413, "NAME of N bytes
+  /// VERB above the limit of M"), a vocabulary in the file (else 422). The refusal, or
+  /// nothing when the request may go on.
+  std::optional<api_answer> refuse_input(served_file& sf, const std::optional<std::string>& input,
+                                         const std::string& name, const char* note, const char* verb);
   std::vector<std::unique_ptr<served_file>> files_;
   bool diff_;
   serve_limits limits_;

@@ -113,15 +113,11 @@ stmt_ptr parser::parse_if(uint32_t line) {
     expect_block_end();
     body b = parse_body({"elif", "else", "endif"});
     s->branches.emplace_back(std::move(cond), std::move(b));
-    std::string tag = cur().value;
-    next();
-    if (tag == "elif") continue;
-    if (tag == "else") {
-      expect_block_end();
-      s->else_body = parse_body({"endif"});
+    if (is_name("elif")) {
       next();
+      continue;
     }
-    expect_block_end();
+    s->else_body = parse_else("endif");
     return s;
   }
 }
@@ -137,15 +133,19 @@ stmt_ptr parser::parse_for(uint32_t line) {
   ++loops_;
   s->main = parse_body({"endfor", "else"});
   --loops_;
-  std::string tag = cur().value;
-  next();
-  if (tag == "else") {
-    expect_block_end();
-    s->else_body = parse_body({"endfor"});
-    next();
-  }
-  expect_block_end();
+  s->else_body = parse_else("endfor");
   return s;
+}
+
+body parser::parse_else(std::string_view end_tag) {
+  body else_body;
+  if (skip_name("else")) {
+    expect_block_end();
+    else_body = parse_body({end_tag});
+  }
+  next();  // end_tag
+  expect_block_end();
+  return else_body;
 }
 
 stmt_ptr parser::parse_set(uint32_t line) {

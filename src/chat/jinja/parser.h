@@ -3,6 +3,7 @@
 // (expressions: operator precedence, tuples, test arguments without parentheses).
 #pragma once
 
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,6 +112,9 @@ class parser {
   stmt_ptr parse_statement();
   stmt_ptr parse_if(uint32_t line);
   stmt_ptr parse_for(uint32_t line);
+  /// At the tag that ended a block's body: `else` and its body up to end_tag, if there; then
+  /// end_tag and its block end (parse_if, parse_for). The else body, empty without `else`.
+  body parse_else(std::string_view end_tag);
   stmt_ptr parse_set(uint32_t line);
   void parse_signature(stmt& s);
   stmt_ptr parse_macro(uint32_t line);
@@ -130,7 +134,18 @@ class parser {
   expr_ptr parse_and();
   expr_ptr parse_not();
   expr_ptr parse_compare();
-  expr_ptr binop_node(binop op, expr_ptr a, expr_ptr b, uint32_t line);
+  /// An operator of a precedence level (parse_level): a word (`or`) or an operator token (`+`),
+  /// and the node it makes (kind; bop when kind is ek::binop).
+  struct level_op {
+    std::string_view text;
+    bool word;
+    ek kind;
+    binop bop = binop::add;
+  };
+  template <class Operand>
+  expr_ptr parse_level(Operand operand, std::span<const level_op> ops);
+  template <class Item>
+  void parse_items(std::string_view close, Item item);
   expr_ptr parse_math1();
   expr_ptr parse_concat();
   expr_ptr parse_math2();

@@ -2,10 +2,25 @@
 // tuples, test arguments without parentheses, filters, calls, subscripts).
 #include <charconv>
 #include <cstdlib>
+#include <span>
 
 #include "chat/jinja/parser.h"
 
 namespace gguf::jinja::detail {
+
+// Comma-separated items up to the operator `close` (a trailing comma allowed, as jinja2's
+// list, dict and call syntax), each read by `item`; consumes `close`.
+template <class Item>
+void parser::parse_items(std::string_view close, Item item) {
+  for (bool first = true; !is_op(close); first = false) {
+    if (!first) {
+      expect_op(",");
+      if (is_op(close)) break;
+    }
+    item();
+  }
+  expect_op(close);
+}
 
 expr_ptr parser::parse_tuple(bool simplified, bool with_condexpr, std::initializer_list<std::string_view> end_names, bool explicit_paren) {
   uint32_t line = cur().line;
@@ -54,18 +69,35 @@ expr_ptr parser::bin(ek k, expr_ptr a, expr_ptr b, uint32_t line) {
   return e;
 }
 
-expr_ptr parser::parse_or() {
+// One left-associative precedence level: operand (OP operand)*, OP one of `ops` (a word such
+// as `or`, or an operator token); each OP joins the left side so far with the next operand.
+template <class Operand>
+expr_ptr parser::parse_level(Operand operand, std::span<const level_op> ops) {
   uint32_t line = cur().line;
-  expr_ptr e = parse_and();
-  while (skip_name("or")) e = bin(ek::or_, std::move(e), parse_and(), line);
-  return e;
+  expr_ptr e = operand();
+  for (;;) {
+    const level_op* hit = nullptr;
+    for (const level_op& o : ops) {
+      if (o.word ? is_name(o.text) : is_op(o.text)) {
+        hit = &o;
+        break;
+      }
+    }
+    if (!hit) return e;
+    next();
+    e = bin(hit->kind, std::move(e), operand(), line);
+    if (hit->kind == ek::binop) e->bop = hit->bop;
+  }
+}
+
+expr_ptr parser::parse_or() {
+  static constexpr level_op ops[] = {{"or", true, ek::or_}};
+  return parse_level([this] { return parse_and(); }, ops);
 }
 
 expr_ptr parser::parse_and() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_not();
-  while (skip_name("and")) e = bin(ek::and_, std::move(e), parse_not(), line);
-  return e;
+  static constexpr level_op ops[] = {{"and", true, ek::and_}};
+  return parse_level([this] { return parse_not(); }, ops);
 }
 
 expr_ptr parser::parse_not() {
@@ -112,47 +144,25 @@ expr_ptr parser::parse_compare() {
   return cmp ? std::move(cmp) : std::move(e);
 }
 
-expr_ptr parser::binop_node(binop op, expr_ptr a, expr_ptr b, uint32_t line) {
-  auto e = bin(ek::binop, std::move(a), std::move(b), line);
-  e->bop = op;
-  return e;
-}
-
 expr_ptr parser::parse_math1() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_concat();
-  while (is_op("+") || is_op("-")) {
-    binop op = cur().value == "+" ? binop::add : binop::sub;
-    next();
-    e = binop_node(op, std::move(e), parse_concat(), line);
-  }
-  return e;
+  static constexpr level_op ops[] = {{"+", false, ek::binop, binop::add}, {"-", false, ek::binop, binop::sub}};
+  return parse_level([this] { return parse_concat(); }, ops);
 }
 
 expr_ptr parser::parse_concat() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_math2();
-  while (skip_op("~")) e = binop_node(binop::concat, std::move(e), parse_math2(), line);
-  return e;
+  static constexpr level_op ops[] = {{"~", false, ek::binop, binop::concat}};
+  return parse_level([this] { return parse_math2(); }, ops);
 }
 
 expr_ptr parser::parse_math2() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_pow();
-  while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
-    const std::string& v = cur().value;
-    binop op = v == "*" ? binop::mul : v == "/" ? binop::div : v == "//" ? binop::floordiv : binop::mod;
-    next();
-    e = binop_node(op, std::move(e), parse_pow(), line);
-  }
-  return e;
+  static constexpr level_op ops[] = {{"*", false, ek::binop, binop::mul}, {"/", false, ek::binop, binop::div},
+                                     {"//", false, ek::binop, binop::floordiv}, {"%", false, ek::binop, binop::mod}};
+  return parse_level([this] { return parse_pow(); }, ops);
 }
 
 expr_ptr parser::parse_pow() {
-  uint32_t line = cur().line;
-  expr_ptr e = parse_unary(true);
-  while (skip_op("**")) e = binop_node(binop::pow, std::move(e), parse_unary(true), line);
-  return e;
+  static constexpr level_op ops[] = {{"**", false, ek::binop, binop::pow}};
+  return parse_level([this] { return parse_unary(true); }, ops);
 }
 
 expr_ptr parser::parse_unary(bool with_filter) {
@@ -237,25 +247,17 @@ expr_ptr parser::parse_primary() {
       if (t.value == "[") {
         next();
         auto e = node(ek::list, line);
-        while (!is_op("]")) {
-          if (!e->args.empty()) expect_op(",");
-          if (is_op("]")) break;
-          e->args.push_back(parse_expression(true));
-        }
-        expect_op("]");
+        parse_items("]", [&] { e->args.push_back(parse_expression(true)); });
         return e;
       }
       if (t.value == "{") {
         next();
         auto e = node(ek::dict, line);
-        while (!is_op("}")) {
-          if (!e->args.empty()) expect_op(",");
-          if (is_op("}")) break;
+        parse_items("}", [&] {
           e->args.push_back(parse_expression(true));
           expect_op(":");
           e->args.push_back(parse_expression(true));
-        }
-        expect_op("}");
+        });
         return e;
       }
       break;
@@ -347,11 +349,7 @@ expr_ptr parser::parse_subscribed() {
 void parser::parse_call_args(expr& e) {
   expect_op("(");
   bool kw = false;
-  while (!is_op(")")) {
-    if (!e.args.empty() || !e.kwargs.empty()) {
-      expect_op(",");
-      if (is_op(")")) break;
-    }
+  parse_items(")", [&] {
     if (is_op("*") || is_op("**")) fail("*args and **kwargs in calls are not supported");
     if (cur().type == tok::name && peek().type == tok::op && peek().value == "=") {
       std::string k = cur().value;
@@ -363,8 +361,7 @@ void parser::parse_call_args(expr& e) {
       if (kw) fail("Invalid argument syntax");
       e.args.push_back(parse_expression(true));
     }
-  }
-  expect_op(")");
+  });
 }
 
 expr_ptr parser::parse_call(expr_ptr callee) {

@@ -51,12 +51,7 @@ value value::undefined(std::string hint) {
   if (!hint.empty()) v.p_ = new string_box(std::move(hint));
   return v;
 }
-value value::make_list(std::vector<value> items) {
-  value v;
-  v.k_ = kind::list;
-  v.p_ = new list_box(std::move(items));
-  return v;
-}
+value value::make_list(std::vector<value> items) { return value(kind::list, new list_box(std::move(items))); }
 value value::make_tuple(std::vector<value> items) {
   value v = make_list(std::move(items));
   v.k_ = kind::tuple;
@@ -77,12 +72,7 @@ value value::make_group(value grouper, value list) {
   v.gen_ = true;
   return v;
 }
-value value::make_dict() {
-  value v;
-  v.k_ = kind::dict;
-  v.p_ = new dict_box();
-  return v;
-}
+value value::make_dict() { return value(kind::dict, new dict_box()); }
 value value::make_namespace() {
   value v = make_dict();
   v.k_ = kind::ns;
@@ -91,18 +81,8 @@ value value::make_namespace() {
 value value::function(std::string name, native_fn fn) {
   return function(function_obj{std::move(name), std::move(fn), nullptr, {}});
 }
-value value::function(function_obj f) {
-  value v;
-  v.k_ = kind::callable;
-  v.p_ = new function_box(std::move(f));
-  return v;
-}
-value value::make_object(std::shared_ptr<object> o) {
-  value v;
-  v.k_ = kind::object;
-  v.p_ = new object_box(std::move(o));
-  return v;
-}
+value value::function(function_obj f) { return value(kind::callable, new function_box(std::move(f))); }
+value value::make_object(std::shared_ptr<object> o) { return value(kind::object, new object_box(std::move(o))); }
 
 std::string& value::unshared_string() noexcept { return static_cast<string_box*>(p_)->v; }
 const std::string& value::undefined_hint() const noexcept {

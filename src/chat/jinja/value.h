@@ -229,6 +229,9 @@ class value {
   } u_{};
   counted* p_ = nullptr;  // by kind: a string, items, entries, function_obj, object
 
+  /// A value of kind k owning the new box p (make_list, make_dict, function, make_object).
+  value(kind k, counted* p) noexcept : k_(k), p_(p) {}
+
   [[gnu::always_inline]] void retain() const noexcept {
     if (!p_) return;
     if (p_->shared) __atomic_add_fetch(&p_->refs, 1, __ATOMIC_RELAXED);

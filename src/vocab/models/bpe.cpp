@@ -322,10 +322,10 @@ class bpe_model final : public tokenizer_model {
         syms,
         [&](const symbol& l, const symbol& r, pair_candidate<int32_t>& pc) {
           if ((l.piece | r.piece) < 0) return false;
-          const pair_rank_table::entry* e = pairs_.find(uint32_t(l.piece), uint32_t(r.piece));
-          if (!e) return false;
-          pc.key = int32_t(e->rank_plus_1);
-          pc.merged = e->merged;
+          const pair_rank_table::hit e = pairs_.find(uint32_t(l.piece), uint32_t(r.piece));
+          if (e.rank_plus_1 == 0) return false;
+          pc.key = int32_t(e.rank_plus_1);
+          pc.merged = e.merged;
           return true;
         },
         sc.merge, linear_max_by_ids);

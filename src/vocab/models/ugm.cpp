@@ -207,9 +207,12 @@ class ugm_model final : public tokenizer_model {
       double end_score;
       size_t k;  // the word's ids, at out.room()
       size_t separators = 0;
-      if (vit_.has_dense() && plain_word_viterbi(w, base, sc.word, out, end_score, k)) {
+      const plain p = vit_.has_dense() ? plain_word_viterbi(w, base, sc.word, out, end_score, k, separators) : plain::no;
+      if (p == plain::done) {
         // (sc.word: U+2581 and the word, its normalized form)
-      } else if (!norm_.normalize_into(w, sc.word, &separators) && !ugm_normalizer::ends_on_code_point(sc.word)) {
+      } else if (p == plain::misaligned ||
+                 (p == plain::no && !norm_.normalize_into(w, sc.word, &separators) &&
+                  !ugm_normalizer::ends_on_code_point(sc.word))) {
         out.truncate(start);
         norm_.normalize_into(text, sc.word);
         viterbi(sc.word, out.finish());
@@ -243,24 +246,46 @@ class ugm_model final : public tokenizer_model {
   // normalizes to U+2581 and its bytes: the dense Viterbi then runs over those (written to
   // `word`) and checks each code point as it steps, instead of after normalize_into's own
   // pass over the word. Its ids go to out.room() (k of them), its score to end_score.
-  // Returns false, with no id counted in `out`, at the first code point that is not copied
-  // as it is (then normalize_into decides), and for words over max_plain_word bytes (the
-  // Viterbi's table would be sized for a word that may fail at its first code point).
+  // At the first code point that is not copied as it is, the rest of the word is
+  // normalized onto the part before it (normalize_into from there) and, when that adds no
+  // separator and ends on a code point, the Viterbi goes on from that point over the
+  // normalized word (done): the steps before it are the same. Else the word's normalized
+  // form is in `word` and its separators counted (normalized, or misaligned: it may not
+  // end on a code point), with no id counted in `out`. Words over max_plain_word bytes
+  // (the Viterbi's table would be sized for a word that may fail at its first code point)
+  // and a first code point not copied as it is: no (normalize_into decides).
   // Not inlined: inside tokenize_raw its registers spill into the cached words' path.
   // ugm-sp-test, bench.txt's first call: 93% of the new words (1.70 of 1.97 MB) take it;
   // 49.8 -> 47.6 ms with the id check tokenize_into skips for this model (ids_in_range),
   // medians of 10 alternating runs of 7 each. (Inlined, the same code saved about 0.5 ms.)
+  // On CJK text, full-width punctuation (U+FF0C ...) stops most words midway: going on
+  // from there instead of normalizing and stepping through the whole word again saves
+  // (cli_vs_llama.py's cjk.txt) about a fifth of the process.
+  enum class plain { done, no, normalized, misaligned };
   static constexpr size_t max_plain_word = size_t(1) << 16;
-  [[gnu::noinline]] bool plain_word_viterbi(std::string_view w, double base, std::string& word, id_writer& out,
-                                            double& end_score, size_t& k) const {
-    if (w.size() > max_plain_word) return false;
+  [[gnu::noinline]] plain plain_word_viterbi(std::string_view w, double base, std::string& word, id_writer& out,
+                                             double& end_score, size_t& k, size_t& separators) const {
+    if (w.size() > max_plain_word) return plain::no;
+    const size_t esc = escaped_space.size();
     word.assign(escaped_space);
     word.append(w);
     int32_t* dst = out.room(word.size());  // (at most one id per step, a step per byte)
     ugm_viterbi::pointer_sink sink{dst};
-    if (!vit_.viterbi_dense<uint32_t, true>(word, 0, base, sink, end_score, escaped_space.size(), &norm_)) return false;
-    k = size_t(sink.end - dst);
-    return true;
+    ugm_viterbi::dense_resume resume;
+    if (vit_.viterbi_dense<uint32_t, true>(word, 0, base, sink, end_score, esc, &norm_, &resume)) {
+      k = size_t(sink.end - dst);
+      return plain::done;
+    }
+    if (resume.pos <= esc) return plain::no;
+    word.resize(resume.pos);
+    const bool aligned = norm_.normalize_into(w, word, &separators, resume.pos - esc);
+    if (!aligned && !ugm_normalizer::ends_on_code_point(word)) return plain::misaligned;
+    if (separators > 1) return plain::normalized;
+    dst = out.room(word.size());
+    ugm_viterbi::pointer_sink rest{dst};
+    vit_.viterbi_dense<uint32_t, false>(word, 0, base, rest, end_score, 0, nullptr, &resume);
+    k = size_t(rest.end - dst);
+    return plain::done;
   }
 
   // Counts the n ids just placed at out.room() as written, the first dropped as

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "vocab/models/ugm_trie.h"
+#include "vocab/runtime/prefault.h"
 
 namespace gguf::vocab_detail {
 
@@ -53,8 +54,15 @@ class ugm_automaton {
     for (size_t b = 0; b < 256; ++b) a.class_[b] = used[b] ? uint8_t(classes++) : uint8_t{0};
     if (n * classes * sizeof(uint16_t) > max_table_bytes) return a;
     a.n_classes_ = classes;
-    std::vector<uint16_t> next(n * classes, 0), fail(n, 0);
+    // Every row is written in full below (the root's zeroed, the others copied from their
+    // failure link's first): the pages are faulted in by one call and not cleared by hand
+    // (a memset of the whole table cost a fault per page at ugm-sp-test's load).
+    table_vector<uint16_t> next;
+    prefaulted_reserve(next, n * classes);
+    next.resize(n * classes);  // default-initialized (huge_page_allocator::construct)
+    std::vector<uint16_t> fail(n, 0);
     std::vector<uint32_t> depth(n, 0);
+    std::fill(next.begin(), next.begin() + classes, uint16_t{0});
     for (uint32_t s = 0; s < n; ++s) {
       uint16_t* row = next.data() + size_t(s) * classes;
       const uint16_t* fail_row = next.data() + size_t(fail[s]) * classes;
@@ -101,7 +109,7 @@ class ugm_automaton {
  private:
   std::array<uint8_t, 256> class_{};
   uint32_t n_classes_ = 0;
-  std::vector<uint16_t> next_;     // [state * n_classes_ + class]
+  table_vector<uint16_t> next_;    // [state * n_classes_ + class]
   std::vector<uint32_t> first_;    // outputs of state s: outputs_[first_[s], first_[s + 1])
   std::vector<output> outputs_;
 };

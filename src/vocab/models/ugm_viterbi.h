@@ -166,29 +166,47 @@ class ugm_viterbi {
     viterbi_dense<Index, false>(s, a, base, out, score);
     return score;
   }
+  // Where a viterbi_dense with Check stopped: the step's position and the automaton's
+  // state there (pos = 0: none). The table up to pos stays as it left it (this thread's).
+  struct dense_resume {
+    size_t pos = 0;
+    uint32_t state = 0;
+  };
   // With Check, also stops and returns false at the first code point from s[a + checked]
   // on that `norm`'s normalize_into would not copy as it is (unchanged_at), before any id is
   // written: the raw word s[a + checked, s.size()) is then its own normalized form (see
-  // tokenize_raw). Else returns true, the best path's score in `score`.
+  // tokenize_raw); `resume`, if given, then says where. Else returns true, the best path's
+  // score in `score`. Given a `resume` with pos > 0 (from a stop on this thread, no
+  // Viterbi since), the steps go on from there over s, whose bytes up to pos must be the
+  // same (the normalized word that continues the raw one): the same steps as one run
+  // over s from the start.
   template <class Index, bool Check, class Sink>
   bool viterbi_dense(std::string_view s, size_t a, double base, Sink& out, double& score, size_t checked = 0,
-                     const ugm_normalizer* norm = nullptr) const {
+                     const ugm_normalizer* norm = nullptr, dense_resume* resume = nullptr) const {
     const size_t n = s.size() - a;
     std::vector<best<Index>>& table = viterbi_table<Index>(n);
     best<Index>* results = table.data();
-    results[0] = {unk_, 0, base};
     const auto* p = reinterpret_cast<const uint8_t*>(s.data() + a);
+    size_t pos = 0;
     uint32_t state = 0;
-    for (size_t pos = 0; pos < n;) {
+    if (resume && resume->pos > 0) {
+      pos = resume->pos;
+      state = resume->state;
+    } else {
+      results[0] = {unk_, 0, base};
+    }
+    while (pos < n) {
       const uint8_t c0 = p[pos];
       size_t cp_len = 1;
-      state = dense_.step(state, c0);
       if constexpr (Check) {
         // (the test of unchanged_at for an ASCII byte followed by one, inline)
         if (pos >= checked && !(norm->ascii_plain(c0) && (pos + 1 == n || p[pos + 1] < 0x80)) &&
-            norm->unchanged_at(s.substr(a + checked), pos - checked) == 0)
+            norm->unchanged_at(s.substr(a + checked), pos - checked) == 0) {
+          if (resume) *resume = {pos, state};
           return false;
+        }
       }
+      state = dense_.step(state, c0);
       if (c0 >= 0x80) {
         cp_len = std::min(utf8_len(char(c0)), n - pos);
         for (size_t k = 1; k < cp_len; ++k) {

@@ -86,13 +86,17 @@ void ugm_charsmap::inner_labels(uint64_t out[4]) const noexcept {
   if (!node(0, root)) return;
   // A node labelled c that is not the root's c child lies deeper (or is an unused cell
   // that looks like one: then the answer is a safe "may").
+  // Without a branch per node (the scan is a good part of ugm-sp-test's load): a node
+  // with bit 31 clear has LCHECK c = its low byte; a byte seen at a cell other than the
+  // root's c child is inner.
   const size_t root_base = xcda_base(root);
+  std::array<uint8_t, 256> seen{};
   for (size_t i = 0; i < n_nodes_; ++i) {
-    uint32_t n = 0;
-    node(i, n);
-    const uint32_t c = xcda_lcheck(n);
-    if (c < 256 && i != (root_base ^ c)) out[c >> 6] |= uint64_t{1} << (c & 63);
+    const uint32_t n = load_le32(xcda_ + 4 * i);
+    const uint32_t c = n & 0xffu;
+    seen[c] |= uint8_t((n >> 31) == 0 && i != (root_base ^ c));
   }
+  for (uint32_t c = 0; c < 256; ++c) out[c >> 6] |= uint64_t{seen[c]} << (c & 63);
 }
 
 ugm_charsmap::match ugm_charsmap::longest_prefix(std::string_view text, size_t pos) const noexcept {

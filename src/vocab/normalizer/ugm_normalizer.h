@@ -120,17 +120,21 @@ class ugm_normalizer {
   // U+FFFD, replacements that end on a code point), so the steps start at each piece in
   // turn; false when one may not (then ends_on_code_point tells). `separators`, when
   // given, receives how many separators (U+2581 or ' ') it appended.
-  bool normalize_into(std::string_view in, std::string& out, size_t* separators = nullptr) const {
+  // With `from` > 0 (remove_extra_whitespaces only), `out` already holds what this gives
+  // for in[0, from) when unchanged_at covers all of it: the separator and those bytes
+  // (the loop below appends just that for them, and is then inside a word); the rest is
+  // appended.
+  bool normalize_into(std::string_view in, std::string& out, size_t* separators = nullptr, size_t from = 0) const {
     bool aligned = true;
-    size_t n_separators = 0;
-    out.clear();
-    out.reserve(in.size() * 3);
+    size_t n_separators = from > 0 ? 1 : 0;
+    if (from == 0) out.clear();
+    out.reserve(out.size() + (in.size() - from) * 3);
     const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
     const bool prepend_space = !treat_whitespace_as_suffix_ && add_space_prefix_;
     const bool append_space = treat_whitespace_as_suffix_ && add_space_prefix_;
     const bool merge_spaces = remove_extra_whitespaces_;
-    bool space_prepended = false;
-    bool in_word = false;
+    bool space_prepended = from > 0;
+    bool in_word = from > 0;
     const auto start_word = [&] {
       in_word = true;
       if ((prepend_space && !space_prepended) || merge_spaces) {
@@ -140,7 +144,7 @@ class ugm_normalizer {
       }
     };
     const size_t n = in.size();
-    for (size_t pos = 0; pos < n;) {
+    for (size_t pos = from; pos < n;) {
       if (const size_t end = unchanged_run(in, pos); end > pos) {  // code points passing as they are
         if (!in_word) start_word();
         out.append(in.data() + pos, end - pos);

@@ -96,59 +96,60 @@ void for_each_piece(std::span<const uint32_t> cpts, const std::vector<size_t>& i
   }
 }
 
-// llama3 and qwen2 differ only in the number rule.
-void split_llama3_like(std::span<const uint32_t> cpts, const std::vector<size_t>& in, std::vector<size_t>& out,
-                       bool digits_by_three) {
+/// The scan of gpt2 and the llama3-like splitters: at each position a contraction first
+/// ('s 't 're 've 'm 'll 'd; `icase`: (?i:...)), else `step(v, pos, c, f)`, which
+/// advances `pos` past the piece it adds.
+template <class Step>
+void scan_after_contractions(std::span<const uint32_t> cpts, const std::vector<size_t>& in, std::vector<size_t>& out,
+                             bool icase, Step step) {
   for_each_piece(cpts, in, out, [&](piece_view& v) {
     for (size_t pos = v.ini; pos < v.end;) {
-      const uint32_t c = v.cpt(pos);
-      const cpt_flags f = v.flags(pos);
-      if (size_t n = v.contraction(pos, true)) {
+      if (size_t n = v.contraction(pos, icase)) {
         pos += v.add(pos + n);
         continue;
       }
-      if (!(v.is_rn(c) || f.is_number()) && (f.is_letter() || v.flags(pos + 1).is_letter())) {
-        ++pos;
-        while (v.flags(pos).is_letter()) ++pos;
-        v.add(pos);
-        continue;
-      }
-      if (f.is_number()) {
-        if (digits_by_three) {
-          v.digit_runs_of_three(pos);
-        } else {
-          v.add(++pos);
-        }
-        continue;
-      }
-      if (v.other_run(pos, c, f, false, true)) continue;
-      v.whitespace_tail(pos, true);
+      step(v, pos, v.cpt(pos), v.flags(pos));
     }
+  });
+}
+
+// llama3 and qwen2 differ only in the number rule.
+void split_llama3_like(std::span<const uint32_t> cpts, const std::vector<size_t>& in, std::vector<size_t>& out,
+                       bool digits_by_three) {
+  scan_after_contractions(cpts, in, out, true, [&](piece_view& v, size_t& pos, const uint32_t c, const cpt_flags f) {
+    if (!(v.is_rn(c) || f.is_number()) && (f.is_letter() || v.flags(pos + 1).is_letter())) {
+      ++pos;
+      while (v.flags(pos).is_letter()) ++pos;
+      v.add(pos);
+      return;
+    }
+    if (f.is_number()) {
+      if (digits_by_three) {
+        v.digit_runs_of_three(pos);
+      } else {
+        v.add(++pos);
+      }
+      return;
+    }
+    if (v.other_run(pos, c, f, false, true)) return;
+    v.whitespace_tail(pos, true);
   });
 }
 
 }  // namespace
 
 void split_gpt2(std::span<const uint32_t> cpts, const std::vector<size_t>& in, std::vector<size_t>& out) {
-  for_each_piece(cpts, in, out, [&](piece_view& v) {
-    for (size_t pos = v.ini; pos < v.end;) {
-      const uint32_t c = v.cpt(pos);
-      const cpt_flags f = v.flags(pos);
-      if (size_t n = v.contraction(pos, false)) {
-        pos += v.add(pos + n);
-        continue;
-      }
-      cpt_flags f2 = (c == ' ') ? v.flags(pos + 1) : f;
-      if (f2.is_letter() || f2.is_number()) {
-        const bool letter = f2.is_letter();
-        pos += (c == ' ');
-        while (letter ? f2.is_letter() : f2.is_number()) f2 = v.flags(++pos);
-        v.add(pos);
-        continue;
-      }
-      if (v.other_run(pos, c, f, true, false)) continue;
-      v.whitespace_tail(pos, false);
+  scan_after_contractions(cpts, in, out, false, [&](piece_view& v, size_t& pos, const uint32_t c, const cpt_flags f) {
+    cpt_flags f2 = (c == ' ') ? v.flags(pos + 1) : f;
+    if (f2.is_letter() || f2.is_number()) {
+      const bool letter = f2.is_letter();
+      pos += (c == ' ');
+      while (letter ? f2.is_letter() : f2.is_number()) f2 = v.flags(++pos);
+      v.add(pos);
+      return;
     }
+    if (v.other_run(pos, c, f, true, false)) return;
+    v.whitespace_tail(pos, false);
   });
 }
 
