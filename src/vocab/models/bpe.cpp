@@ -202,12 +202,17 @@ class bpe_model final : public tokenizer_model {
     size_t start = 0;
     for (size_t b = 0; b < sc.lengths.size(); b += batch) {
       const size_t m = std::min(batch, sc.lengths.size() - b);
-      sc.words.clear();
+      size_t n_cpts = 0;
+      for (size_t j = 0; j < m; ++j) n_cpts += sc.lengths[b + j];
+      // room for the longest encoding (8 bytes a code point) and encode_word's 2-byte
+      // stores; grown only, so that no call refills it
+      if (sc.words.size() < n_cpts * 8 + 8) sc.words.resize(n_cpts * 8 + 8);
+      size_t at = 0;
       for (size_t j = 0; j < m; ++j) {
         const size_t len = sc.lengths[b + j];
-        encode_word(std::span(sc.cpts).subspan(start, len), sc.words);
+        at = encode_word(std::span(sc.cpts).subspan(start, len), sc.words.data() + at) - sc.words.data();
         start += len;
-        sc.ends[j] = sc.words.size();
+        sc.ends[j] = at;
         const std::string_view w = word_of(sc, j);
         sc.word_hashes[j] = text_hash(w);
         if (whole_first) v_.token_to_id.prefetch(sc.word_hashes[j]);
@@ -256,7 +261,7 @@ class bpe_model final : public tokenizer_model {
   struct scratch {
     std::vector<uint32_t> cpts;
     std::vector<size_t> lengths;
-    std::string words;                    // the words of one batch, back to back
+    std::string words;                    // the words of one batch, back to back (and room after)
     std::array<size_t, batch> ends{};     // where each word of the batch ends in `words`
     std::array<uint64_t, batch> word_hashes{};
     std::vector<symbol> syms;
@@ -393,18 +398,40 @@ class bpe_model final : public tokenizer_model {
     }
   }
 
-  // Appends the piece's text: UTF-8 re-encoded, byte-alphabet mapped if the preset says so.
-  void encode_word(std::span<const uint32_t> cpts, std::string& word) const {
+  // Writes the piece's text at `out` (room for 8 bytes a code point, and 1 more): UTF-8
+  // re-encoded, byte-alphabet mapped if the preset says so. Returns its end.
+  char* encode_word(std::span<const uint32_t> cpts, char* out) const {
     for (uint32_t c : cpts) {
-      char u[4];
+      char u[4] = {};
       const size_t n = utf8_encode(c, u);
       if (!byte_encode_) {
-        word.append(u, n);
+        std::memcpy(out, u, 4);  // the bytes after the n written are overwritten next
+        out += n;
         continue;
       }
-      for (size_t k = 0; k < n; ++k) word.append(byte_to_utf8(uint8_t(u[k])));
+      for (size_t k = 0; k < n; ++k) {
+        const alphabet_char& a = alphabet_[uint8_t(u[k])];
+        std::memcpy(out, a.bytes, 2);
+        out += a.len;
+      }
     }
+    return out;
   }
+  // byte_to_utf8 of each byte (1 or 2 bytes), for encode_word's fixed-size stores
+  struct alphabet_char {
+    char bytes[2];
+    uint8_t len;
+  };
+  static std::array<alphabet_char, 256> make_alphabet() noexcept {
+    std::array<alphabet_char, 256> t{};
+    for (size_t b = 0; b < 256; ++b) {
+      const std::string_view s = byte_to_utf8(uint8_t(b));
+      std::memcpy(t[b].bytes, s.data(), s.size());
+      t[b].len = uint8_t(s.size());
+    }
+    return t;
+  }
+  inline static const std::array<alphabet_char, 256> alphabet_ = make_alphabet();
 
   const vocab_data& v_;
   pre_tokenizer pre_;
