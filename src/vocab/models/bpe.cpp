@@ -267,6 +267,7 @@ class bpe_model final : public tokenizer_model {
     std::vector<symbol> syms;
     std::vector<uint64_t> hashes;  // text_hash of each live symbol's text
     merge_scratch<int32_t> merge;
+    ranked_merge_scratch ranked;
     word_cache cache;
     // (thread_scratch, for another vocabulary: the other buffers hold nothing between
     // words)
@@ -323,17 +324,31 @@ class bpe_model final : public tokenizer_model {
       syms.push_back(s);
       off += len;
     }
-    merge_symbols<int32_t>(
-        syms,
-        [&](const symbol& l, const symbol& r, pair_candidate<int32_t>& pc) {
-          if ((l.piece | r.piece) < 0) return false;
-          const pair_rank_table::hit e = pairs_.find(uint32_t(l.piece), uint32_t(r.piece));
-          if (e.rank_plus_1 == 0) return false;
-          pc.key = int32_t(e.rank_plus_1);
-          pc.merged = e.merged;
-          return true;
-        },
-        sc.merge, linear_max_by_ids);
+    const auto pair_rank = [&](const symbol& l, const symbol& r, uint32_t& rank, int32_t& merged) {
+      if ((l.piece | r.piece) < 0) return false;
+      const pair_rank_table::hit e = pairs_.find(uint32_t(l.piece), uint32_t(r.piece));
+      rank = e.rank_plus_1;
+      merged = e.merged;
+      return rank != 0;
+    };
+    if (syms.size() > size_t(linear_max_by_ids)) {
+      merge_symbols_ranked(
+          syms, pair_rank,
+          [&](int32_t l, int32_t r) {
+            if ((l | r) >= 0) pairs_.prefetch(uint32_t(l), uint32_t(r));
+          },
+          sc.ranked);
+    } else {
+      merge_symbols<int32_t>(
+          syms,
+          [&](const symbol& l, const symbol& r, pair_candidate<int32_t>& pc) {
+            uint32_t rank;
+            if (!pair_rank(l, r, rank, pc.merged)) return false;
+            pc.key = int32_t(rank);
+            return true;
+          },
+          sc.merge, linear_max_by_ids);
+    }
     for (int32_t i = 0; i >= 0; i = syms[i].next) {
       const symbol& s = syms[i];
       if (s.piece >= 0) {

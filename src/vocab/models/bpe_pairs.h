@@ -195,6 +195,13 @@ class pair_rank_table {
   }
   /// The token of byte-alphabet code point `cpt` (< alphabet_end), or -1 outside the alphabet.
   int32_t char_id(uint32_t cpt) const noexcept { return cpt < alphabet_end ? alphabet_[cpt] : -1; }
+  /// Starts loading what find(l, r) reads (a lookup a merge ahead).
+  [[gnu::always_inline]] void prefetch(uint32_t l, uint32_t r) const noexcept {
+    if (((l - uint32_t(bytes_base_)) | (r - uint32_t(bytes_base_))) < 256 && !dense_.empty()) return;
+    const uint32_t b = bit_of(l, r);
+    __builtin_prefetch(&bits_[b >> 6]);
+    __builtin_prefetch(&slots_[slot_of(l, r)]);
+  }
   /// The rule joining tokens l and r (rank_plus_1 = 0: none).
   hit find(uint32_t l, uint32_t r) const noexcept {
     const uint32_t dl = l - uint32_t(bytes_base_), dr = r - uint32_t(bytes_base_);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace gguf::vocab_detail {
@@ -111,6 +112,77 @@ void merge_symbols(std::vector<symbol>& syms, PairFn pair_fn, merge_scratch<Key>
     apply(c.left, c.right, c.merged);
     push(syms[c.left].prev, c.left);
     push(c.left, syms[c.left].next);
+  }
+}
+
+/// Reusable buffers of merge_symbols_ranked.
+struct ranked_merge_scratch {
+  struct pair_now {
+    uint32_t rank;  // of the pair (i, next(i)): 0 = none
+    int32_t merged;
+  };
+  std::vector<pair_now> now;   // [i] = the pair of symbol i and its next one
+  std::vector<uint64_t> heap;  // rank << 32 | left, least first
+};
+
+/// merge_symbols' heap for keys that are ranks from 1 to 2^32 - 1 (BPE by ids): each
+/// candidate is one 64-bit integer (rank, then position, as merge_symbols orders them),
+/// and a candidate is current when its left symbol is live and its pair's rank, kept per
+/// symbol, is still the candidate's (a rank is one rule, so one pair of pieces: a
+/// candidate left over with the same rank stands for the same merge). `pair_fn(l, r,
+/// rank, merged)` returns false when l and r cannot merge.
+template <class PairFn, class AheadFn>
+void merge_symbols_ranked(std::vector<symbol>& syms, PairFn pair_fn, AheadFn ahead, ranked_merge_scratch& scratch) {
+  const int n = int(syms.size());
+  if (n < 2) return;
+  auto& now = scratch.now;
+  auto& q = scratch.heap;
+  if (now.size() < size_t(n)) now.resize(size_t(n));
+  q.clear();
+  const std::greater<uint64_t> later;
+  for (int i = 0; i < n - 1; ++i) {
+    uint32_t rank = 0;
+    int32_t merged = -1;
+    if (!pair_fn(syms[i], syms[i + 1], rank, merged)) rank = 0;
+    now[i] = {rank, merged};
+    if (rank) q.push_back(uint64_t(rank) << 32 | uint32_t(i));
+  }
+  now[n - 1].rank = 0;
+  std::make_heap(q.begin(), q.end(), later);
+  const auto eval = [&](int32_t l) {
+    if (l < 0) return;
+    const int32_t r = syms[l].next;
+    uint32_t rank = 0;
+    int32_t merged = -1;
+    if (r < 0 || !pair_fn(syms[l], syms[r], rank, merged)) rank = 0;
+    now[l] = {rank, merged};
+    if (rank) {
+      q.push_back(uint64_t(rank) << 32 | uint32_t(l));
+      std::push_heap(q.begin(), q.end(), later);
+    }
+  };
+  while (!q.empty()) {
+    std::pop_heap(q.begin(), q.end(), later);
+    const uint64_t c = q.back();
+    q.pop_back();
+    const auto l = int32_t(uint32_t(c));
+    if (syms[l].len == 0 || now[l].rank != uint32_t(c >> 32)) continue;
+    const int32_t r = syms[l].next;
+    if (!q.empty()) {  // the next merge's new pairs, most likely: their lookups started now
+      const auto l2 = int32_t(uint32_t(q.front()));
+      if (syms[l2].len != 0 && now[l2].rank == uint32_t(q.front() >> 32)) {
+        const int32_t p2 = syms[l2].prev, n2 = syms[syms[l2].next].next;
+        if (p2 >= 0) ahead(syms[p2].piece, now[l2].merged);
+        if (n2 >= 0) ahead(now[l2].merged, syms[n2].piece);
+      }
+    }
+    syms[l].len += syms[r].len;
+    syms[l].piece = now[l].merged;
+    syms[r].len = 0;
+    syms[l].next = syms[r].next;
+    if (syms[r].next >= 0) syms[syms[r].next].prev = l;
+    eval(syms[l].prev);
+    eval(l);
   }
 }
 
