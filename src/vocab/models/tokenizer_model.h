@@ -128,7 +128,7 @@ inline uint64_t text_hash_padded(const char* p, size_t n) noexcept {
 /// memcmp(a, b, n) == 0 without a call, for the short texts of tokens, rules and words:
 /// 8 bytes at a time, the last 8 overlapping; under 8 bytes, two overlapping 4-byte loads
 /// or (under 4) the first, middle and last bytes, without a loop.
-inline bool same_bytes(const char* a, const char* b, size_t n) noexcept {
+[[gnu::always_inline]] inline bool same_bytes(const char* a, const char* b, size_t n) noexcept {
   if (n < 8) {
     if (n >= 4) {
       uint32_t x0, y0, x1, y1;
