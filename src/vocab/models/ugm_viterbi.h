@@ -206,9 +206,19 @@ class ugm_viterbi {
           return false;
         }
       }
+      if (c0 >= 0x80) cp_len = std::min(utf8_len(char(c0)), n - pos);
+      if (dense_.dead(p + pos, cp_len)) {
+        // As below with no output at the root: the unknown token from pos. The positions
+        // inside the code point are left as they are: no token reaches back past its end.
+        state = 0;
+        const double challenger = results[pos].score + unknown_score_;
+        results[pos + cp_len] = challenger > -DBL_MAX ? best<Index>{unk_, Index(pos), challenger}
+                                                      : best<Index>{unk_, 0, -DBL_MAX};
+        pos += cp_len;
+        continue;
+      }
       state = dense_.step(state, c0);
       if (c0 >= 0x80) {
-        cp_len = std::min(utf8_len(char(c0)), n - pos);
         for (size_t k = 1; k < cp_len; ++k) {
           state = dense_.step(state, p[pos + k]);
           results[pos + k].score = -std::numeric_limits<double>::infinity();  // no step starts here
