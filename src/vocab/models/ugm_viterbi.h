@@ -189,6 +189,8 @@ class ugm_viterbi {
     const auto* p = reinterpret_cast<const uint8_t*>(s.data() + a);
     size_t pos = 0;
     uint32_t state = 0;
+    constexpr size_t no_run = SIZE_MAX;
+    size_t run = no_run;  // where the run of dead steps (ugm_automaton::dead) up to pos began
     if (resume && resume->pos > 0) {
       pos = resume->pos;
       state = resume->state;
@@ -210,13 +212,22 @@ class ugm_viterbi {
       if (dense_.dead(p + pos, cp_len)) {
         // As below with no output at the root: the unknown token from pos. The positions
         // inside the code point are left as they are: no token reaches back past its end.
+        // In a run of such steps each entry points back to where the run began: the
+        // backtrack collapses the run's unknown tokens into one all the same, in one step
+        // instead of one per code point (and nothing else reads inside the run).
         state = 0;
         const double challenger = results[pos].score + unknown_score_;
-        results[pos + cp_len] = challenger > -DBL_MAX ? best<Index>{unk_, Index(pos), challenger}
-                                                      : best<Index>{unk_, 0, -DBL_MAX};
+        if (challenger > -DBL_MAX) {
+          if (run == no_run) run = pos;
+          results[pos + cp_len] = {unk_, Index(run), challenger};
+        } else {
+          results[pos + cp_len] = {unk_, 0, -DBL_MAX};
+          run = no_run;
+        }
         pos += cp_len;
         continue;
       }
+      run = no_run;
       state = dense_.step(state, c0);
       if (c0 >= 0x80) {
         for (size_t k = 1; k < cp_len; ++k) {
