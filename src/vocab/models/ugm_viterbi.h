@@ -197,6 +197,9 @@ class ugm_viterbi {
     } else {
       results[0] = {unk_, 0, base};
     }
+    // results[pos].score, kept in a register: the next step's unknown token adds to it
+    // without waiting for the store of the step before (a chain through memory per step)
+    double at_pos = results[pos].score;
     while (pos < n) {
       const uint8_t c0 = p[pos];
       size_t cp_len = 1;
@@ -216,12 +219,14 @@ class ugm_viterbi {
         // backtrack collapses the run's unknown tokens into one all the same, in one step
         // instead of one per code point (and nothing else reads inside the run).
         state = 0;
-        const double challenger = results[pos].score + unknown_score_;
+        const double challenger = at_pos + unknown_score_;
         if (challenger > -DBL_MAX) {
           if (run == no_run) run = pos;
           results[pos + cp_len] = {unk_, Index(run), challenger};
+          at_pos = challenger;
         } else {
           results[pos + cp_len] = {unk_, 0, -DBL_MAX};
+          at_pos = -DBL_MAX;
           run = no_run;
         }
         pos += cp_len;
@@ -244,10 +249,11 @@ class ugm_viterbi {
         if (challenger > champ.score) champ = {o.id, Index(end - o.len), challenger};
       }
       if (!single_codepoint_found) {
-        const double challenger = results[pos].score + unknown_score_;
+        const double challenger = at_pos + unknown_score_;
         if (challenger > champ.score) champ = {unk_, Index(pos), challenger};
       }
       results[end] = champ;
+      at_pos = champ.score;
       pos = end;
     }
     score = backtrack(table, n, out);
