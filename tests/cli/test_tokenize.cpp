@@ -77,6 +77,27 @@ TEST(cli_tokenize, argument_flags_and_count) {
   EXPECT_EQ(std::stoul(r.out), c["ids_special"].size());
 }
 
+// The plain output's digits (write_ids_json: ids under 1000 and the two parts of larger
+// ids from tables) are exactly nlohmann's of the same ids (--pieces): ids of 1 to 6
+// digits, from a 262k-token vocabulary and a 1000-token one, over a text of many scripts.
+TEST(cli_tokenize, plain_ids_are_written_as_json_writes_them) {
+  GGUF_REQUIRE_DATA();
+  std::string text;
+  for (int k = 0; k < 40; ++k)
+    text += "The 1000 tokenizer's ids, 9, 99 and 100000: \xE7\x9A\x84\xE6\x98\xAF\xEF\xBC\x8C \xD0\xBF\xD1\x80\xD0\xB8 x" +
+            std::to_string(k * 7919) + "\n";
+  for (const char* name : {"ggml-vocab-gemma-4.gguf", "ugm-sp-test.gguf"}) {
+    const std::string m = data_file(std::string("vocab/") + name).string();
+    const auto plain = run_cli({"tokenize", "-m", m, text});
+    const auto pieces = run_cli({"tokenize", "-m", m, "--pieces", text});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    ASSERT_EQ(pieces.exit_code, 0) << pieces.err;
+    const nlohmann::json ids = nlohmann::json::parse(pieces.out)["ids"];
+    ASSERT_GT(ids.size(), 100u) << name;
+    EXPECT_EQ(plain.out, ids.dump() + "\n") << name;
+  }
+}
+
 // A --jsonl text given as an argument is blamed as the argument, not standard input.
 TEST(cli_tokenize, jsonl_argument_errors_name_the_argument) {
   GGUF_REQUIRE_DATA();

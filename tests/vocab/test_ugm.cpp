@@ -386,6 +386,32 @@ TEST(ugm_automaton, outputs_are_the_tokens_ending_there_longest_first) {
   }
 }
 
+TEST(ugm_automaton, a_dead_code_point_leads_every_state_to_the_silent_root) {
+  // dead(): the code point's first byte is in no token and no token starts with a byte
+  // after it; then from every state its bytes lead to the root, which has no output.
+  vocab_data v;
+  const char* const toks[] = {"a", "ab", "\xC3\xA9", "\xA9" "a", "\xE2\x96\x81", "\xE2\x96\x81" "a"};
+  for (const char* t : toks) v.tokens.push_back({t, -1.0f, token_type::normal});
+  const auto dense = ugm_automaton::build(candidate_trie(v), [](int32_t) { return -1.0; });
+  ASSERT_TRUE(dense);
+  const auto dead = [&](std::string_view cp) { return dense.dead(reinterpret_cast<const uint8_t*>(cp.data()), cp.size()); };
+  EXPECT_TRUE(dead("x"));
+  EXPECT_TRUE(dead("\xE7\x9A\x84"));         // (no token holds 0xE7; none starts with 0x9A or 0x84)
+  EXPECT_FALSE(dead("a"));                   // a token
+  EXPECT_FALSE(dead("\xC3\xA9"));             // a token
+  EXPECT_FALSE(dead("\xE7\xA9"));             // 0xA9 starts a token
+  EXPECT_FALSE(dead("\xE2\x82\xAC"));        // 0xE2 is in a token
+  EXPECT_TRUE(dense.outputs(0).empty());
+  for (const std::string_view cp : {std::string_view("x"), std::string_view("\xE7\x9A\x84")})
+    for (const std::string_view t : toks)
+      for (size_t len = 0; len <= t.size(); ++len) {  // from every state a token's prefix reaches
+        uint32_t state = 0;
+        for (const char c : t.substr(0, len)) state = dense.step(state, uint8_t(c));
+        for (const char c : cp) state = dense.step(state, uint8_t(c));
+        EXPECT_EQ(state, 0u) << testing::PrintToString(std::string(t.substr(0, len)));
+      }
+}
+
 TEST(ugm_automaton, built_for_small_vocabularies_only) {
   GGUF_REQUIRE_DATA();
   auto small = models::load(gguf::test::data_file("vocab/ugm-sp-test.gguf"));
@@ -455,7 +481,8 @@ TEST(ugm_model, dense_viterbi_equals_the_trie_walk) {
   ASSERT_TRUE(lv);
   const auto dense = make_ugm(lv->data, false, true), walk = make_ugm(lv->data, false, false);
   static const char* const words[] = {"the", "tokenizer", "ing", "ed", " ", " ", "\n", ",", ".", "'", "\"", "I",
-                                      "\xC3\xA9", "\xE6\x9D\xB1", "\xF0\x9F\x98\x80", "\xFF", "\xE2\x96\x81", "q"};
+                                      "\xC3\xA9", "\xE6\x9D\xB1", "\xF0\x9F\x98\x80", "\xFF", "\xE2\x96\x81", "q",
+                                      "\xE7\x9A\x84\xE6\x98\xAF", "\xEF\xBC\x8C", "\xE7\x9A"};  // (CJK: dead code points)
   for (int t = 0; t < 500; ++t) {
     std::string text;
     const size_t len = rng() % 40;

@@ -84,6 +84,9 @@ class ugm_automaton {
       if (outputs.size() * sizeof(output) > max_table_bytes) return a;
     }
     first[n] = uint32_t(outputs.size());
+    // (the root's row: the states after one byte from the root)
+    for (size_t b = 0; b < 256; ++b) a.root_stays_[b] = next[a.class_[b]] == 0;
+    a.root_silent_ = first[1] == first[0];
     a.next_ = std::move(next);
     a.first_ = std::move(first);
     a.outputs_ = std::move(outputs);
@@ -94,6 +97,18 @@ class ugm_automaton {
 
   /// The state after `state` reads byte b (the root is state 0).
   uint32_t step(uint32_t state, uint8_t b) const noexcept { return next_[size_t(state) * n_classes_ + class_[b]]; }
+  /// Whether the code point p[0, len) (1 <= len <= 4) leads every state to the root, no
+  /// token ending at the root: its first byte is in no token (so the root follows it
+  /// whatever came before) and no token starts with a byte after it. No token then starts
+  /// before its end and ends past it (the root reads as: no suffix of what was read begins
+  /// a token), and none ends at its end. (CJK text against a vocabulary without CJK
+  /// tokens: most of its code points.)
+  bool dead(const uint8_t* p, size_t len) const noexcept {
+    if (class_[p[0]] != 0 || !root_silent_) return false;
+    for (size_t k = 1; k < len; ++k)
+      if (!root_stays_[p[k]]) return false;
+    return true;
+  }
   /// The tokens that end at `state`, longest first.
   std::span<const output> outputs(uint32_t state) const noexcept {
     return {outputs_.data() + first_[state], first_[state + 1] - first_[state]};
@@ -109,6 +124,8 @@ class ugm_automaton {
  private:
   std::array<uint8_t, 256> class_{};
   uint32_t n_classes_ = 0;
+  std::array<bool, 256> root_stays_{};  // step(0, b) == 0
+  bool root_silent_ = false;            // outputs(0) is empty
   table_vector<uint16_t> next_;    // [state * n_classes_ + class]
   std::vector<uint32_t> first_;    // outputs of state s: outputs_[first_[s], first_[s + 1])
   std::vector<output> outputs_;

@@ -189,12 +189,17 @@ class ugm_viterbi {
     const auto* p = reinterpret_cast<const uint8_t*>(s.data() + a);
     size_t pos = 0;
     uint32_t state = 0;
+    constexpr size_t no_run = SIZE_MAX;
+    size_t run = no_run;  // where the run of dead steps (ugm_automaton::dead) up to pos began
     if (resume && resume->pos > 0) {
       pos = resume->pos;
       state = resume->state;
     } else {
       results[0] = {unk_, 0, base};
     }
+    // results[pos].score, kept in a register: the next step's unknown token adds to it
+    // without waiting for the store of the step before (a chain through memory per step)
+    double at_pos = results[pos].score;
     while (pos < n) {
       const uint8_t c0 = p[pos];
       size_t cp_len = 1;
@@ -206,9 +211,30 @@ class ugm_viterbi {
           return false;
         }
       }
+      if (c0 >= 0x80) cp_len = std::min(utf8_len(char(c0)), n - pos);
+      if (dense_.dead(p + pos, cp_len)) {
+        // As below with no output at the root: the unknown token from pos. The positions
+        // inside the code point are left as they are: no token reaches back past its end.
+        // In a run of such steps each entry points back to where the run began: the
+        // backtrack collapses the run's unknown tokens into one all the same, in one step
+        // instead of one per code point (and nothing else reads inside the run).
+        state = 0;
+        const double challenger = at_pos + unknown_score_;
+        if (challenger > -DBL_MAX) {
+          if (run == no_run) run = pos;
+          results[pos + cp_len] = {unk_, Index(run), challenger};
+          at_pos = challenger;
+        } else {
+          results[pos + cp_len] = {unk_, 0, -DBL_MAX};
+          at_pos = -DBL_MAX;
+          run = no_run;
+        }
+        pos += cp_len;
+        continue;
+      }
+      run = no_run;
       state = dense_.step(state, c0);
       if (c0 >= 0x80) {
-        cp_len = std::min(utf8_len(char(c0)), n - pos);
         for (size_t k = 1; k < cp_len; ++k) {
           state = dense_.step(state, p[pos + k]);
           results[pos + k].score = -std::numeric_limits<double>::infinity();  // no step starts here
@@ -223,10 +249,11 @@ class ugm_viterbi {
         if (challenger > champ.score) champ = {o.id, Index(end - o.len), challenger};
       }
       if (!single_codepoint_found) {
-        const double challenger = results[pos].score + unknown_score_;
+        const double challenger = at_pos + unknown_score_;
         if (challenger > champ.score) champ = {unk_, Index(pos), challenger};
       }
       results[end] = champ;
+      at_pos = champ.score;
       pos = end;
     }
     score = backtrack(table, n, out);

@@ -99,8 +99,13 @@ class ugm_normalizer {
     const auto c2 = pos + 2 < n ? static_cast<uint8_t>(in[pos + 2]) : uint8_t{0};
     if (!charsmap_.surely_unmapped(c0, c1, c2)) return 0;
     if (c0 < 0x80) return 1;
-    uint32_t cpt = 0;
-    return utf8_decode_strict(in, pos, cpt);
+    // utf8_decode_strict's length, inline (passes_ holds only lead bytes C2..F4 here; GCC
+    // calls the decoder out of line, and its code point is not needed)
+    const size_t len = c0 < 0xE0 ? 2 : c0 < 0xF0 ? 3 : 4;
+    if (n - pos < len || (c1 & 0xC0) != 0x80) return 0;
+    if (len >= 3 && (c2 & 0xC0) != 0x80) return 0;
+    if (len == 4 && (static_cast<uint8_t>(in[pos + 3]) & 0xC0) != 0x80) return 0;
+    return len;
   }
 
   // The end of the run of code points from `pos` on that normalize_prefix would return
