@@ -386,7 +386,15 @@ inline constexpr size_t wpm_map_bytes = 2048;
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false, size_t map_bytes = wpm_map_bytes);
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true);
+/// lazy = true (not with the compiled cache) builds the tries, the automaton and the
+/// charsmap's tables only once more than `plain_bytes` of text has been tokenized in all:
+/// until then each fragment goes through llama.cpp's plain loops (the charsmap walked, the
+/// candidates looked up in the token map by length; the same ids), so that a process that
+/// tokenizes a few words does not pay for them. `v` must outlive the model and its token
+/// map be built; the loader's row does so.
+inline constexpr size_t ugm_plain_bytes = 1024;
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true,
+                                          bool lazy = false, size_t plain_bytes = ugm_plain_bytes);
 /// fast = false matches through the byte trie, a longest-match walk per token, as llama.cpp
 /// does (the reference the flat tables of rwkv_matcher.h are tested against). lazy = true
 /// (with fast, without the compiled cache) builds the tables at the first tokenize call

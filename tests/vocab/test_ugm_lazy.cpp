@@ -1,0 +1,185 @@
+// The lazy UGM model (make_ugm(..., lazy = true), the loader's row): until more than its
+// byte budget has been tokenized it uses the plain forms (ugm_normalizer::normalize_plain,
+// ugm_viterbi::viterbi_plain: the charsmap walked, the candidates looked up in the token
+// map), then builds its tables. Both must give the ids of the model built up front: on
+// llama.cpp's vectors, on random vocabularies with user-defined tokens and a real
+// charsmap, across the budget within one model, through the loader, and under concurrent
+// first calls.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "gguf/vocab.h"
+#include "model_vectors.h"
+
+using namespace gguf::vocab_detail;
+namespace models = gguf::test::models;
+using models::run;
+
+namespace {
+
+constexpr const char* small_file = "vocab/ugm-sp-test.gguf";
+constexpr const char* large_file = "vocab/ggml-vocab-nomic-bert-moe.gguf";
+
+// A lazy model that never builds its tables (every call takes the plain forms), and one
+// that builds them at its first call.
+std::unique_ptr<tokenizer_model> plain_model(const vocab_data& v) { return make_ugm(v, true, true, true, SIZE_MAX); }
+std::unique_ptr<tokenizer_model> built_at_first_call(const vocab_data& v) { return make_ugm(v, true, true, true, 0); }
+
+}  // namespace
+
+TEST(ugm_lazy, plain_forms_match_llama_cpp_vectors) {
+  GGUF_REQUIRE_DATA();
+  models::expect_vectors(small_file, "ugm-sp-test", plain_model);
+  models::expect_vectors(large_file, "nomic-bert-moe", plain_model);
+  models::expect_inp_out(large_file, "nomic-bert-moe", plain_model);
+  models::expect_vectors(small_file, "ugm-sp-test", built_at_first_call);
+  models::expect_vectors(large_file, "nomic-bert-moe", built_at_first_call);
+}
+
+TEST(ugm_lazy, plain_forms_equal_the_built_model_on_random_vocabularies) {
+  // Tiny vocabularies whose tokens tie often, with user-defined tokens (sharing prefixes
+  // with the texts, one cut inside a UTF-8 sequence, one holding a space, one starting
+  // with one), with no charsmap or ugm-sp-test's real one, and every whitespace flag;
+  // texts of characters the charsmap maps or leaves, spaces, NUL and invalid bytes.
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file(small_file));
+  ASSERT_TRUE(lv);
+  static const char* const pieces[] = {"\xE2\x96\x81", "\xE2\x96\x81" "a", "\xE2\x96\x81" "ab", "a", "b", "ab", "ba",
+                                       "abc", "c", "\xC3\xA9", "e\xCC\x81", "\xE2\x96\x81\xC3\xA9", "bb", "A", "1",
+                                       "\xEF\xBC\x8C", ",", "\xE2\x96", "<s>", "a b", " a", "\xE6\x9D\xB1", "fi"};
+  static const char* const chars[] = {"a", "b", "c", " ", " ", "  ", "\t", "\n", "\xC3\xA9", "e\xCC\x81", "x",
+                                      "\xE2\x96\x81", "\xF0\x9F\x98\x80", "\xE2\x96", "\xFF", "" /* one NUL byte */,
+                                      "\xEF\xBC\xA1", "\xEF\xBC\x8C", "\xE3\x80\x80", "\xEF\xAC\x81", "<s>", "<",
+                                      "\xE6\x9D\xB1", "\xC2\xA0", "1"};
+  std::mt19937 rng(2026);
+  size_t compared = 0;
+  for (int round = 0; round < 200; ++round) {
+    vocab_data v;
+    v.type = vocab_type::ugm;
+    v.unk = 0;
+    v.tokens.push_back({"<unk>", 0, token_type::unknown});
+    for (const char* p : pieces) {
+      if (rng() % 4 == 0) continue;
+      const float score = round % 2 ? -float(1 + rng() % 3) : -float(rng() % 1000) / 101.0f;
+      const token_type t = rng() % 6 == 0 ? token_type::user_defined
+                           : rng() % 9 == 0 ? token_type::unused
+                           : rng() % 9 == 0 ? token_type::control
+                                            : token_type::normal;
+      v.tokens.push_back({p, score, t});
+    }
+    ASSERT_EQ(v.token_to_id.build(std::span<const token_data>(v.tokens)), v.tokens.size());
+    if (round % 3 != 0) v.precompiled_charsmap = lv->data.precompiled_charsmap;
+    v.add_space_prefix = rng() % 4 != 0;
+    v.remove_extra_whitespaces = rng() % 3 != 0;
+    v.escape_whitespaces = rng() % 6 != 0;
+    v.treat_whitespace_as_suffix = rng() % 6 == 0;
+    const auto eager = make_ugm(v), plain = plain_model(v);
+    for (int t = 0; t < 20; ++t) {
+      std::string text;
+      const size_t len = rng() % (t % 5 == 0 ? 60 : 12);
+      for (size_t k = 0; k < len; ++k) {
+        const char* c = chars[rng() % std::size(chars)];
+        text.append(c, *c ? std::strlen(c) : 1);
+      }
+      ASSERT_EQ(run(*plain, text), run(*eager, text)) << "round " << round << " [" << testing::PrintToString(text) << "]";
+      ++compared;
+    }
+    EXPECT_FALSE(plain->ids_in_range());  // never built
+  }
+  EXPECT_EQ(compared, 4000u);
+}
+
+TEST(ugm_lazy, calls_just_below_and_above_the_budget) {
+  // A budget of 10 bytes: a 10-byte call takes the plain forms (the model proves no id
+  // range yet: ids_in_range() is false), the next byte builds the tables (ugm-sp-test's
+  // built model proves its ids), and every answer is the eager model's.
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file(small_file));
+  ASSERT_TRUE(lv);
+  const auto eager = make_ugm(lv->data);
+  ASSERT_TRUE(eager->ids_in_range());
+  const std::string long_text =
+      "The tokenizer's first calls, ｆｕｌｌ－ｗｉｄｔｈ，东京 and ﬁ ligatures \xFF\xE2\x96 e\xCC\x81 "
+      "then the rest of a longer text that goes well past the budget of the model.";
+  {
+    const auto lazy = make_ugm(lv->data, true, true, true, 10);
+    EXPECT_EQ(run(*lazy, "Hello worl"), run(*eager, "Hello worl"));
+    EXPECT_FALSE(lazy->ids_in_range());
+    EXPECT_EQ(run(*lazy, ""), run(*eager, ""));  // (charges nothing)
+    EXPECT_FALSE(lazy->ids_in_range());
+    EXPECT_EQ(run(*lazy, "d"), run(*eager, "d"));
+    EXPECT_TRUE(lazy->ids_in_range());
+    EXPECT_EQ(run(*lazy, long_text), run(*eager, long_text));
+    EXPECT_EQ(run(*lazy, "Hello worl"), run(*eager, "Hello worl"));
+  }
+  {
+    const auto lazy = make_ugm(lv->data, true, true, true, 10);
+    EXPECT_EQ(run(*lazy, "Hello world"), run(*eager, "Hello world"));  // 11 bytes: built at once
+    EXPECT_TRUE(lazy->ids_in_range());
+  }
+  {
+    // one text cut at every byte into two calls on a fresh model with the budget at the cut
+    for (size_t cut = 0; cut <= 40; ++cut) {
+      const auto lazy = make_ugm(lv->data, true, true, true, cut);
+      const std::string a = long_text.substr(0, cut), b = long_text.substr(cut, 40 - cut);
+      EXPECT_EQ(run(*lazy, a), run(*eager, a)) << cut;
+      EXPECT_FALSE(lazy->ids_in_range()) << cut;
+      EXPECT_EQ(run(*lazy, b), run(*eager, b)) << cut;
+      EXPECT_EQ(lazy->ids_in_range(), !b.empty()) << cut;
+    }
+  }
+}
+
+TEST(ugm_lazy, the_loaders_model_gives_the_eager_models_ids) {
+  // gguf::vocab::load builds the lazy model: short texts (the plain forms), then a text
+  // past its budget (ugm_plain_bytes), then short texts again (the tables), each against
+  // the model built up front.
+  GGUF_REQUIRE_DATA();
+  for (const char* file : {small_file, large_file}) {
+    auto lv = models::load(gguf::test::data_file(file));
+    ASSERT_TRUE(lv);
+    const auto eager = make_ugm(lv->data);
+    auto f = gguf::file::open(gguf::test::data_file(file));
+    ASSERT_TRUE(f);
+    auto voc = gguf::vocab::load(*f);
+    ASSERT_TRUE(voc) << voc.error().message();
+    const auto ids = [&](std::string_view text) {
+      auto r = voc->tokenize(text, /*add_special=*/false);
+      EXPECT_TRUE(r);
+      return r ? *r : std::vector<int32_t>{};
+    };
+    std::string long_text;
+    while (long_text.size() <= ugm_plain_bytes) long_text += "Hello, world! 東京，ｆｕｌｌ－ｗｉｄｔｈ ﬁ e\xCC\x81. ";
+    const std::string shorts[] = {"Hello", "", " ", "東", "，", "Hello world", std::string("a\0b", 3), "\xFF"};
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const std::string& s : shorts) EXPECT_EQ(ids(s), run(*eager, s)) << file << " pass " << pass << " [" << s << "]";
+      EXPECT_EQ(ids(long_text), run(*eager, long_text)) << file << " pass " << pass;
+    }
+  }
+}
+
+TEST(ugm_lazy, tables_built_once_under_concurrent_first_calls) {
+  // Four threads make their first calls at once on fresh lazy models, with budgets from
+  // none (every thread wants the tables) to more than all their text (none does).
+  GGUF_REQUIRE_DATA();
+  auto lv = models::load(gguf::test::data_file(small_file));
+  ASSERT_TRUE(lv);
+  const auto eager = make_ugm(lv->data);
+  const std::string text = "Hello, World! Ünïcödé façade 東京，ｆｕｌｌ the tokenizer \xF0\x9F\x98\x80 e\xCC\x81";
+  const auto want = run(*eager, text);
+  ASSERT_GT(want.size(), 10u);
+  for (int round = 0; round < 20; ++round) {
+    const auto lazy = make_ugm(lv->data, true, true, true, size_t(round) * text.size() / 4);
+    std::vector<std::vector<int32_t>> got(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < got.size(); ++t)
+      threads.emplace_back([&, t] {
+        for (int k = 0; k < 3; ++k) got[t] = run(*lazy, text);
+      });
+    for (auto& th : threads) th.join();
+    for (const auto& g : got) ASSERT_EQ(g, want) << "round " << round;
+  }
+}
