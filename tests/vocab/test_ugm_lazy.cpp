@@ -93,44 +93,68 @@ TEST(ugm_lazy, plain_forms_equal_the_built_model_on_random_vocabularies) {
 }
 
 TEST(ugm_lazy, calls_just_below_and_above_the_budget) {
-  // A budget of 10 bytes: a 10-byte call takes the plain forms (the model proves no id
-  // range yet: ids_in_range() is false), the next byte builds the tables (ugm-sp-test's
-  // built model proves its ids), and every answer is the eager model's.
+  // The budget counts normalized bytes: a call takes the plain forms when its raw and its
+  // normalized size both fit in what is left (the model then proves no id range yet:
+  // ids_in_range() is false), else it builds the tables (ugm-sp-test's built model proves
+  // its ids). Every answer is the eager model's.
   GGUF_REQUIRE_DATA();
   auto lv = models::load(gguf::test::data_file(small_file));
   ASSERT_TRUE(lv);
   const auto eager = make_ugm(lv->data);
   ASSERT_TRUE(eager->ids_in_range());
+  const auto reference = make_ugm(lv->data, false, false);  // (its normalize() gives the normalized text)
+  const auto norm_size = [&](std::string_view t) {
+    std::string buf;
+    return reference->normalize(t, true, buf).size();
+  };
+  const auto lazy_model = [&](size_t budget) { return make_ugm(lv->data, true, true, true, budget); };
   const std::string long_text =
-      "The tokenizer's first calls, ｆｕｌｌ－ｗｉｄｔｈ，东京 and ﬁ ligatures \xFF\xE2\x96 e\xCC\x81 "
-      "then the rest of a longer text that goes well past the budget of the model.";
+      "The tokenizer's first calls, \xEF\xBD\x86\xEF\xBD\x95\xEF\xBD\x8C\xEF\xBD\x8C\xEF\xBC\x8D\xE4\xB8\x9C"
+      "\xE4\xBA\xAC and \xEF\xAC\x81 ligatures \xFF\xE2\x96 e\xCC\x81 then the rest of a longer text that goes well "
+      "past the budget of the model.";
   {
-    const auto lazy = make_ugm(lv->data, true, true, true, 10);
-    EXPECT_EQ(run(*lazy, "Hello worl"), run(*eager, "Hello worl"));
+    const std::string a = "Hello worl";
+    ASSERT_EQ(norm_size(a), 15u);  // U+2581 Hello U+2581 worl
+    const auto lazy = lazy_model(15);
+    EXPECT_EQ(run(*lazy, a), run(*eager, a));
     EXPECT_FALSE(lazy->ids_in_range());
     EXPECT_EQ(run(*lazy, ""), run(*eager, ""));  // (charges nothing)
     EXPECT_FALSE(lazy->ids_in_range());
     EXPECT_EQ(run(*lazy, "d"), run(*eager, "d"));
     EXPECT_TRUE(lazy->ids_in_range());
     EXPECT_EQ(run(*lazy, long_text), run(*eager, long_text));
-    EXPECT_EQ(run(*lazy, "Hello worl"), run(*eager, "Hello worl"));
+    EXPECT_EQ(run(*lazy, a), run(*eager, a));
   }
   {
-    const auto lazy = make_ugm(lv->data, true, true, true, 10);
-    EXPECT_EQ(run(*lazy, "Hello world"), run(*eager, "Hello world"));  // 11 bytes: built at once
+    const auto lazy = lazy_model(14);
+    EXPECT_EQ(run(*lazy, "Hello worl"), run(*eager, "Hello worl"));  // one byte short: built at once
     EXPECT_TRUE(lazy->ids_in_range());
   }
   {
-    // one text cut at every byte into two calls on a fresh model with the budget at the cut
-    for (size_t cut = 0; cut <= 40; ++cut) {
-      const auto lazy = make_ugm(lv->data, true, true, true, cut);
-      const std::string a = long_text.substr(0, cut), b = long_text.substr(cut, 40 - cut);
-      EXPECT_EQ(run(*lazy, a), run(*eager, a)) << cut;
-      EXPECT_FALSE(lazy->ids_in_range()) << cut;
-      EXPECT_EQ(run(*lazy, b), run(*eager, b)) << cut;
-      EXPECT_EQ(lazy->ids_in_range(), !b.empty()) << cut;
-    }
+    // U+FDFA normalizes to 33 bytes and more: within a budget of 10 raw bytes, not normalized
+    const std::string wide = "\xEF\xB7\xBA";
+    ASSERT_GT(norm_size(wide), 30u);
+    const auto lazy = lazy_model(10);
+    EXPECT_EQ(run(*lazy, wide), run(*eager, wide));
+    EXPECT_TRUE(lazy->ids_in_range());
   }
+  // One text cut at every byte into two calls on a fresh model whose budget is the
+  // first's: the second takes the plain forms only when it fits in what is left.
+  // (Some leeway beyond the first call, so that some second calls fit and some do not.)
+  size_t built = 0;
+  for (size_t cut = 0; cut <= 60; ++cut) {
+    const std::string a = long_text.substr(0, cut), b = long_text.substr(cut, 20);
+    const size_t budget = std::max(a.size(), norm_size(a)) + cut % 5 * 10, left = budget - norm_size(a);
+    const auto lazy = lazy_model(budget);
+    EXPECT_EQ(run(*lazy, a), run(*eager, a)) << cut;
+    EXPECT_FALSE(lazy->ids_in_range()) << cut;
+    EXPECT_EQ(run(*lazy, b), run(*eager, b)) << cut;
+    const bool fits = b.size() <= left && norm_size(b) <= left;
+    EXPECT_EQ(lazy->ids_in_range(), !fits) << cut;
+    built += !fits;
+  }
+  EXPECT_GT(built, 10u);
+  EXPECT_LT(built, 50u);
 }
 
 TEST(ugm_lazy, the_loaders_model_gives_the_eager_models_ids) {
@@ -152,8 +176,8 @@ TEST(ugm_lazy, the_loaders_model_gives_the_eager_models_ids) {
       return r ? *r : std::vector<int32_t>{};
     };
     std::string long_text;
-    while (long_text.size() <= ugm_plain_bytes) long_text += "Hello, world! 東京，ｆｕｌｌ－ｗｉｄｔｈ ﬁ e\xCC\x81. ";
-    const std::string shorts[] = {"Hello", "", " ", "東", "，", "Hello world", std::string("a\0b", 3), "\xFF"};
+    while (long_text.size() <= ugm_plain_bytes(lv->data.tokens.size())) long_text += "Hello, world! \xE6\x9D\xB1\xE4\xBA\xAC\xEF\xBC\x8C\xEF\xBD\x86\xEF\xBD\x95\xEF\xBD\x8C\xEF\xBD\x8C\xEF\xBC\x8D\xEF\xBD\x97\xEF\xBD\x89\xEF\xBD\x84\xEF\xBD\x94\xEF\xBD\x88 \xEF\xAC\x81 e\xCC\x81. ";
+    const std::string shorts[] = {"Hello", "", " ", "\xE6\x9D\xB1", "\xEF\xBC\x8C", "Hello world", std::string("a\0b", 3), "\xFF"};
     for (int pass = 0; pass < 2; ++pass) {
       for (const std::string& s : shorts) EXPECT_EQ(ids(s), run(*eager, s)) << file << " pass " << pass << " [" << s << "]";
       EXPECT_EQ(ids(long_text), run(*eager, long_text)) << file << " pass " << pass;
@@ -168,7 +192,7 @@ TEST(ugm_lazy, tables_built_once_under_concurrent_first_calls) {
   auto lv = models::load(gguf::test::data_file(small_file));
   ASSERT_TRUE(lv);
   const auto eager = make_ugm(lv->data);
-  const std::string text = "Hello, World! Ünïcödé façade 東京，ｆｕｌｌ the tokenizer \xF0\x9F\x98\x80 e\xCC\x81";
+  const std::string text = "Hello, World! \xC3\x9Cn\xC3\xAF" "c\xC3\xB6" "d\xC3\xA9 fa\xC3\xA7" "ade \xE6\x9D\xB1\xE4\xBA\xAC\xEF\xBC\x8C\xEF\xBD\x86\xEF\xBD\x95\xEF\xBD\x8C\xEF\xBD\x8C the tokenizer \xF0\x9F\x98\x80 e\xCC\x81";
   const auto want = run(*eager, text);
   ASSERT_GT(want.size(), 10u);
   for (int round = 0; round < 20; ++round) {

@@ -6,7 +6,9 @@ namespace {
 
 std::unique_ptr<tokenizer_model> make_spm_default(const vocab_data& v) { return make_spm(v); }
 std::unique_ptr<tokenizer_model> make_bpe_default(const vocab_data& v) { return make_bpe(v); }
-std::unique_ptr<tokenizer_model> make_ugm_lazy(const vocab_data& v) { return make_ugm(v, true, true, /*lazy=*/true); }
+std::unique_ptr<tokenizer_model> make_ugm_lazy(const vocab_data& v) {
+  return make_ugm(v, true, true, /*lazy=*/true, ugm_plain_bytes(v.tokens.size()));
+}
 std::unique_ptr<tokenizer_model> make_wpm_lazy(const vocab_data& v) { return make_wpm(v, /*lazy=*/true); }
 std::unique_ptr<tokenizer_model> make_rwkv_lazy(const vocab_data& v) { return make_rwkv(v, /*fast=*/true, /*lazy=*/true); }
 

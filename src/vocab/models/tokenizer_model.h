@@ -387,14 +387,21 @@ std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
 /// lazy = true (not with the compiled cache) builds the tries, the automaton and the
-/// charsmap's tables only once more than `plain_bytes` of text has been tokenized in all:
-/// until then each fragment goes through llama.cpp's plain loops (the charsmap walked, the
-/// candidates looked up in the token map by length; the same ids), so that a process that
-/// tokenizes a few words does not pay for them. `v` must outlive the model and its token
-/// map be built; the loader's row does so.
-inline constexpr size_t ugm_plain_bytes = 1024;
+/// charsmap's tables only once the normalized text tokenized in all would pass
+/// `plain_bytes`: until then each fragment goes through llama.cpp's plain loops (the
+/// charsmap walked, the candidates looked up in the token map by length; the same ids),
+/// so that a process that tokenizes a few words does not pay for them. A fragment takes
+/// them when its raw and its normalized size both fit in what is left; its normalized
+/// size is charged. `v` must outlive the model and its token map be built; the loader's
+/// row does so, with the budget ugm_plain_bytes.
 std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true,
-                                          bool lazy = false, size_t plain_bytes = ugm_plain_bytes);
+                                          bool lazy = false, size_t plain_bytes = 0);
+/// The loader's budget for a vocabulary of n_tokens: about where the plain forms have
+/// cost what building the tables costs (the build grows with the vocabulary). Measured
+/// whole-process against main's eager build, prose: ugm-sp-test (1,000 tokens) 0.2 ms
+/// a KiB plain, 0.7 ms to build, even at ~3 KiB; nomic-bert-moe (250k) 1 ms a KiB, ~35
+/// ms, even at ~35 KiB.
+constexpr size_t ugm_plain_bytes(size_t n_tokens) noexcept { return 2048 + n_tokens / 10; }
 /// fast = false matches through the byte trie, a longest-match walk per token, as llama.cpp
 /// does (the reference the flat tables of rwkv_matcher.h are tested against). lazy = true
 /// (with fast, without the compiled cache) builds the tables at the first tokenize call

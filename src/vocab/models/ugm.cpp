@@ -47,10 +47,10 @@ constexpr bool is_candidate(token_type t) noexcept { return ugm_viterbi::is_cand
 
 class ugm_model final : public tokenizer_model {
  public:
-  // lazy (without the compiled cache): the tables are built when more than `plain_bytes`
-  // of text in all has been tokenized; until then each fragment is normalized and
-  // tokenized by the plain forms (ugm_normalizer::normalize_plain, ugm_viterbi::
-  // viterbi_plain), which need none of them. `v` must then outlive the model.
+  // lazy (without the compiled cache): the tables are built once the normalized text
+  // tokenized in all would pass `plain_bytes` (make_ugm); until then each fragment is
+  // normalized and tokenized by the plain forms (ugm_normalizer::normalize_plain,
+  // ugm_viterbi::viterbi_plain), which need none of them. `v` must then outlive the model.
   ugm_model(const vocab_data& v, bool word_by_word, bool dense_viterbi, bool lazy, size_t plain_bytes)
       : norm_(v, /*tables=*/!(lazy && !v.cache)), vit_(v.unk), word_by_word_(word_by_word), dense_viterbi_(dense_viterbi) {
     if (lazy && !v.cache) {
@@ -126,12 +126,16 @@ class ugm_model final : public tokenizer_model {
   // call that needs them; thread-safe) and the paths of an eager model.
   void tokenize_lazy(std::string_view text, std::vector<int32_t>& out) const {
     if (!built_.load(std::memory_order_acquire)) {
-      const auto n = int64_t(std::min<size_t>(text.size(), INT64_MAX / 2));
-      if (plain_budget_.fetch_sub(n, std::memory_order_relaxed) >= n) {
+      // The budget counts the normalized bytes (the Viterbi's work: a charsmap replacement
+      // may be ten times its input), the raw ones first bound what is normalized.
+      if (int64_t(std::min<size_t>(text.size(), INT64_MAX / 2)) <= plain_budget_.load(std::memory_order_relaxed)) {
         std::string normalized;
         norm_.normalize_plain(text, normalized, plain_user_defined_);
-        vit_.viterbi_plain(normalized, *data_, plain_max_len_, plain_unknown_, out);
-        return;
+        const auto n = int64_t(normalized.size());
+        if (plain_budget_.fetch_sub(n, std::memory_order_relaxed) >= n) {
+          vit_.viterbi_plain(normalized, *data_, plain_max_len_, plain_unknown_, out);
+          return;
+        }
       }
       std::call_once(built_once_, [this] {
         const_cast<ugm_model*>(this)->build(*data_);
