@@ -253,6 +253,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   d.attrs.assign(n, uint16_t(attr_normal));
   size_t n_empty = 0;
   uint32_t max_len = 0;
+  vocab_detail::vocab_data::token_facts facts;
   auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
     vocab_detail::token_data t;
     t.text = s;
@@ -273,10 +274,13 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       t.type = static_cast<token_type>(y);
       d.attrs[i] = uint16_t(attr_of_type(y));
     }
+    if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
+    else if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(i));
     d.tokens.push_back(t);
   });
   if (!r) return std::move(r).error();
   d.max_token_len = max_len;
+  d.facts = std::move(facts);
   if (n_empty) {
     d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
     for (size_t i = 0; i < n; ++i) {

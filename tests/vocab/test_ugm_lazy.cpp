@@ -71,6 +71,16 @@ TEST(ugm_lazy, plain_forms_equal_the_built_model_on_random_vocabularies) {
       v.tokens.push_back({p, score, t});
     }
     ASSERT_EQ(v.token_to_id.build(std::span<const token_data>(v.tokens)), v.tokens.size());
+    if (round % 2) {  // the facts the loader gathers (vocab_load.cpp), else the model's own pass
+      vocab_data::token_facts facts;
+      for (size_t id = 0; id < v.tokens.size(); ++id) {
+        const token_data& t = v.tokens[id];
+        if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
+        if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(id));
+        v.max_token_len = std::max<uint32_t>(v.max_token_len, uint32_t(t.text.size()));
+      }
+      v.facts = std::move(facts);
+    }
     if (round % 3 != 0) v.precompiled_charsmap = lv->data.precompiled_charsmap;
     v.add_space_prefix = rng() % 4 != 0;
     v.remove_extra_whitespaces = rng() % 3 != 0;

@@ -109,13 +109,19 @@ class ugm_model final : public tokenizer_model {
     if (raw_words_) norm_.set_word_ends(inner);
   }
 
-  // What the plain forms need: the user-defined texts, the longest candidate text and the
-  // unknown token's score (one pass over the tokens).
+  // What the plain forms need: the user-defined texts, a bound on the candidates' length
+  // and the unknown token's score, from the loader's facts (else one pass over the tokens).
   void prepare_plain(const vocab_data& v) {
+    if (v.facts && v.max_token_len > 0) {
+      for (const int32_t id : v.facts->user_defined) plain_user_defined_.push_back(v.tokens[size_t(id)].text);
+      plain_max_len_ = v.max_token_len;
+      plain_unknown_ = ugm_viterbi::unknown_score(v.facts->min_normal_score);
+      return;
+    }
     float min_score = FLT_MAX;
     for (const token_data& t : v.tokens) {
       if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
-      if (t.type == token_type::user_defined && !t.text.empty()) plain_user_defined_.push_back(t.text);
+      if (t.type == token_type::user_defined) plain_user_defined_.push_back(t.text);
       if (is_candidate(t.type)) plain_max_len_ = std::max(plain_max_len_, t.text.size());
     }
     plain_unknown_ = ugm_viterbi::unknown_score(min_score);
