@@ -65,9 +65,10 @@ class ugm_model final : public tokenizer_model {
   }
 
   // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw); in
-  // a lazy model always (tokenize_lazy).
+  // a lazy model always (tokenize_lazy). (data_ first: a lazy model's raw_words_ may be
+  // being written by the build on another thread.)
   std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
-    if (raw_words_ || data_) return fragment;
+    if (data_ || raw_words_) return fragment;
     norm_.normalize_into(fragment, buf);
     return buf;
   }
