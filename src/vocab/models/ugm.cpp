@@ -47,13 +47,20 @@ constexpr bool is_candidate(token_type t) noexcept { return ugm_viterbi::is_cand
 
 class ugm_model final : public tokenizer_model {
  public:
-  // lazy (without the compiled cache): the tables are built once the normalized text
-  // tokenized in all would pass `plain_bytes` (make_ugm); until then each fragment is
-  // normalized and tokenized by the plain forms (ugm_normalizer::normalize_plain,
-  // ugm_viterbi::viterbi_plain), which need none of them. `v` must then outlive the model.
+  // lazy (without the compiled cache, or with a hit): the tables are built once the
+  // normalized text tokenized in all would pass `plain_bytes` (make_ugm); until then each
+  // fragment is normalized and tokenized by the plain forms (ugm_normalizer::
+  // normalize_plain, ugm_viterbi::viterbi_plain), which need none of them. `v` must then
+  // outlive the model. A hit's tries are mapped now (the cache is read only while the
+  // vocabulary loads); what is built from them (the automaton, the byte tables) waits. A
+  // miss builds everything now, so that the cache file gets every table.
   ugm_model(const vocab_data& v, bool word_by_word, bool dense_viterbi, bool lazy, size_t plain_bytes)
-      : norm_(v, /*tables=*/!(lazy && !v.cache)), vit_(v.unk), word_by_word_(word_by_word), dense_viterbi_(dense_viterbi) {
-    if (lazy && !v.cache) {
+      : norm_(v, /*tables=*/!(lazy && (!v.cache || v.cache->hit()))),
+        vit_(v.unk),
+        word_by_word_(word_by_word),
+        dense_viterbi_(dense_viterbi) {
+    if (lazy && (!v.cache || v.cache->hit())) {
+      if (v.cache) load_tries(v);
       data_ = &v;
       plain_budget_.store(int64_t(std::min<size_t>(plain_bytes, INT64_MAX / 2)), std::memory_order_relaxed);
       prepare_plain(v);
@@ -85,10 +92,23 @@ class ugm_model final : public tokenizer_model {
   // The tables and the flags that pick a path.
   void build(const vocab_data& v) {
     if (data_) norm_.build_tables();
-    // The two tries and what the texts tell (text_facts) from the compiled cache, or
-    // built and saved.
-    text_facts facts;
-    ugm_ascii_inner inner;
+    if (!tries_loaded_) load_tries(v);
+    const text_facts& facts = facts_;
+    cut_at_separator_ = facts.cut_at_separator;
+    ids_in_range_ = vit_.prepare(v, dense_viterbi_);
+    norm_.prepare();
+    raw_words_ = word_by_word_ && cut_at_separator_ && norm_.escape_whitespaces() && norm_.remove_extra_whitespaces() &&
+                 !norm_.treat_whitespace_as_suffix() && norm_.space_unchanged() && !facts.space_inside_user_defined &&
+                 !facts.charsmap_across_space;
+    if (raw_words_) norm_.set_word_ends(inner_);
+  }
+
+  // The two tries and what the texts tell (text_facts) from the compiled cache, or built
+  // (and saved with a cache).
+  void load_tries(const vocab_data& v) {
+    text_facts& facts = facts_;
+    ugm_ascii_inner& inner = inner_;
+    tries_loaded_ = true;
     load_or_build(
         v.cache, "ugm.tries",
         [&](table_reader& r) {
@@ -101,13 +121,6 @@ class ugm_model final : public tokenizer_model {
           w.put_value(facts);
           w.put_value(inner);
         });
-    cut_at_separator_ = facts.cut_at_separator;
-    ids_in_range_ = vit_.prepare(v, dense_viterbi_);
-    norm_.prepare();
-    raw_words_ = word_by_word_ && cut_at_separator_ && norm_.escape_whitespaces() && norm_.remove_extra_whitespaces() &&
-                 !norm_.treat_whitespace_as_suffix() && norm_.space_unchanged() && !facts.space_inside_user_defined &&
-                 !facts.charsmap_across_space;
-    if (raw_words_) norm_.set_word_ends(inner);
   }
 
   // What the plain forms need: the user-defined texts, a bound on the candidates' length
@@ -514,6 +527,9 @@ class ugm_model final : public tokenizer_model {
   bool raw_words_ = false;        // tokenize_raw applies (constructor)
   bool ids_in_range_ = false;     // ids_in_range() (build)
   bool dense_viterbi_ = true;     // the automaton is built where it applies (build)
+  text_facts facts_;              // (load_tries)
+  ugm_ascii_inner inner_;         // (load_tries)
+  bool tries_loaded_ = false;     // load_tries ran
   // A lazy model (tokenize_lazy): its vocabulary, the bytes it may still tokenize by the
   // plain forms, what they need (prepare_plain); whether the tables are built.
   const vocab_data* data_ = nullptr;
