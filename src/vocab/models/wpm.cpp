@@ -152,7 +152,7 @@ class wpm_model final : public tokenizer_model {
 
  private:
   // The trie (from the compiled cache when it has it).
-  void build_trie(const table_vector<token_data>& tokens, table_cache* cache) {
+  void build_trie(const token_table& tokens, table_cache* cache) {
     // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
     // duplicate texts).
     load_or_build(
