@@ -265,7 +265,7 @@ result<file> parse_source(std::unique_ptr<io::byte_source> src, std::string name
   auto r = detail::parse(std::move(impl), limits);
   if (!r) return r.error();
   // a remote file's parsed metadata goes to its cache
-  if (auto* remote = dynamic_cast<io::http_source*>((*r)->source.get())) remote->save_metadata((*r)->metadata_end);
+  if ((*r)->source) (*r)->source->metadata_parsed((*r)->metadata_end);
   return make(std::move(*r));
 }
 }  // namespace
@@ -324,7 +324,7 @@ result<file> file::from_buffer(std::vector<std::byte> bytes, const reader_limits
   return parse_source(std::make_unique<io::buffer_source>(std::move(bytes)), std::move(name), limits, &file::make);
 }
 
-bool file::is_remote() const noexcept { return dynamic_cast<const io::http_source*>(impl_->source.get()) != nullptr; }
+bool file::is_remote() const noexcept { return impl_->source && impl_->source->remote(); }
 
 
 namespace {

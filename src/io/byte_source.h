@@ -40,6 +40,11 @@ class byte_source {
   virtual transfer_stats stats() const noexcept = 0;
   /// A local file's identity when it was opened (file::identity), else nullopt.
   virtual std::optional<file_identity> identity() const noexcept { return std::nullopt; }
+  /// True for a file read over HTTP (file::is_remote).
+  virtual bool remote() const noexcept { return false; }
+  /// The reader parsed the metadata [0, end): a remote source stores it in its cache.
+  /// Best effort: nothing is reported.
+  virtual void metadata_parsed(uint64_t end) noexcept { (void)end; }
 };
 
 /// All bytes readable (a mapped file or a caller's buffer).

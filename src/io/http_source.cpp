@@ -119,7 +119,7 @@ bool http_source::load_cache() {
   return true;
 }
 
-void http_source::save_metadata(uint64_t end) noexcept {
+void http_source::metadata_parsed(uint64_t end) noexcept {
   std::lock_guard lock(mu_);
   const validators& v = client_->current();
   if (opt_.cache_dir.empty() || from_cache_ || v.empty()) return;

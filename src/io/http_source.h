@@ -28,9 +28,10 @@ class http_source : public byte_source {
   void release(uint64_t off, uint64_t n) noexcept override;
   transfer_stats stats() const noexcept override;
 
+  bool remote() const noexcept override { return true; }
   /// The metadata [0, end) is parsed: stores it in the cache (remote_options::cache_dir)
   /// unless it came from there. Best effort: a failed write is ignored.
-  void save_metadata(uint64_t end) noexcept;
+  void metadata_parsed(uint64_t end) noexcept override;
 
  private:
   http_source() = default;

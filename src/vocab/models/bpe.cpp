@@ -160,6 +160,13 @@ class merge_table {
   unsigned shift_ = 0;
 };
 
+// byte_to_utf8 of every byte, compiled in (no initializer at program start)
+constexpr std::array<byte_alphabet_utf8, 256> byte_alphabet_chars = [] {
+  std::array<byte_alphabet_utf8, 256> t{};
+  for (size_t b = 0; b < 256; ++b) t[b] = byte_alphabet_char(uint8_t(b));
+  return t;
+}();
+
 class bpe_model final : public tokenizer_model {
  public:
   bpe_model(const vocab_data& v, bool split_words)
@@ -433,20 +440,8 @@ class bpe_model final : public tokenizer_model {
     return out;
   }
   // byte_to_utf8 of each byte (1 or 2 bytes), for encode_word's fixed-size stores
-  struct alphabet_char {
-    char bytes[2];
-    uint8_t len;
-  };
-  static std::array<alphabet_char, 256> make_alphabet() noexcept {
-    std::array<alphabet_char, 256> t{};
-    for (size_t b = 0; b < 256; ++b) {
-      const std::string_view s = byte_to_utf8(uint8_t(b));
-      std::memcpy(t[b].bytes, s.data(), s.size());
-      t[b].len = uint8_t(s.size());
-    }
-    return t;
-  }
-  inline static const std::array<alphabet_char, 256> alphabet_ = make_alphabet();
+  using alphabet_char = byte_alphabet_utf8;
+  static constexpr const std::array<alphabet_char, 256>& alphabet_ = byte_alphabet_chars;
 
   const vocab_data& v_;
   pre_tokenizer pre_;

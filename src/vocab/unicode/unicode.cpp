@@ -48,33 +48,26 @@ uint16_t range_flags_of(uint32_t cpt) noexcept {
 }
 
 struct byte_alphabet {
-  std::array<std::array<char, 4>, 256> utf8{};
-  std::array<uint8_t, 256> len{};
+  std::array<byte_alphabet_utf8, 256> utf8{};
   std::array<int16_t, 324> cpt_to_byte{};  // code points 0..323 cover the whole alphabet
-
-  byte_alphabet() {
-    cpt_to_byte.fill(-1);
-    std::array<uint32_t, 256> cpt{};
-    std::array<bool, 256> direct{};
-    for (int b = 0x21; b <= 0x7E; ++b) direct[b] = true;
-    for (int b = 0xA1; b <= 0xAC; ++b) direct[b] = true;
-    for (int b = 0xAE; b <= 0xFF; ++b) direct[b] = true;
-    uint32_t n = 0;
-    for (int b = 0; b < 256; ++b) cpt[b] = direct[b] ? uint32_t(b) : 256 + n++;
-    for (int b = 0; b < 256; ++b) {
-      std::string s;
-      append_utf8(s, cpt[b]);
-      len[b] = uint8_t(s.size());
-      std::copy(s.begin(), s.end(), utf8[b].begin());
-      cpt_to_byte[cpt[b]] = int16_t(b);
-    }
-  }
 };
 
-const byte_alphabet& alphabet() {
-  static const byte_alphabet a;
+constexpr byte_alphabet make_byte_alphabet() noexcept {
+  byte_alphabet a{};
+  for (auto& x : a.cpt_to_byte) x = -1;
+  for (int b = 0; b < 256; ++b) {
+    a.utf8[size_t(b)] = byte_alphabet_char(uint8_t(b));
+    a.cpt_to_byte[byte_alphabet_cpt(uint8_t(b))] = int16_t(b);
+  }
   return a;
 }
+
+// compiled in: no initializer runs at the start of every command
+constexpr byte_alphabet alphabet_table = make_byte_alphabet();
+static_assert(alphabet_table.cpt_to_byte[323] == 0xAD && alphabet_table.cpt_to_byte[256] == 0 &&
+              alphabet_table.cpt_to_byte[0x21] == 0x21 && alphabet_table.cpt_to_byte[0xAD] == -1);
+
+const byte_alphabet& alphabet() { return alphabet_table; }
 
 }  // namespace
 
@@ -138,8 +131,8 @@ bool is_han(uint32_t c) noexcept {
 }
 
 std::string_view byte_to_utf8(uint8_t byte) noexcept {
-  const auto& a = alphabet();
-  return {a.utf8[byte].data(), a.len[byte]};
+  const auto& u = alphabet().utf8[byte];
+  return {u.bytes, u.len};
 }
 
 bool utf8_cpt_to_byte(uint32_t cpt, uint8_t& byte) noexcept {

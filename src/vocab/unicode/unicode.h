@@ -140,6 +140,27 @@ uint32_t to_nfd(uint32_t cpt) noexcept;
 /// llama.cpp's unicode_cpt_is_han (CJK ideograph ranges).
 bool is_han(uint32_t cpt) noexcept;
 
+/// GPT-2 byte-level alphabet (bytes_to_unicode of GPT-2's encoder.py, llama.cpp
+/// unicode_byte_to_utf8): the stand-in code point of `byte`. The printable bytes
+/// 0x21-0x7E, 0xA1-0xAC and 0xAE-0xFF stand for themselves; the other 68, in byte order,
+/// take 256, 257, ... 323. A constant expression: the tables built from it are compiled in.
+constexpr uint32_t byte_alphabet_cpt(uint8_t b) noexcept {
+  if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE) return b;
+  if (b <= 0x20) return 256u + b;                // 0x00-0x20: 256-288
+  if (b <= 0xA0) return 256u + 33u + (b - 0x7Fu);  // 0x7F-0xA0: 289-322
+  return 256u + 33u + 34u;                       // 0xAD: 323
+}
+/// The alphabet's stand-in code points take 1 or 2 UTF-8 bytes.
+struct byte_alphabet_utf8 {
+  char bytes[2];
+  uint8_t len;
+};
+constexpr byte_alphabet_utf8 byte_alphabet_char(uint8_t b) noexcept {
+  const uint32_t c = byte_alphabet_cpt(b);
+  if (c < 0x80) return {{char(c), 0}, 1};
+  return {{char(0xC0 | (c >> 6)), char(0x80 | (c & 0x3F))}, 2};
+}
+
 /// GPT-2 byte-level alphabet: byte -> its UTF-8 encoded stand-in code point.
 std::string_view byte_to_utf8(uint8_t byte) noexcept;
 /// Inverse of byte_to_utf8 for one code point; false if `cpt` is not in the alphabet.
