@@ -33,6 +33,7 @@ class spm_model final : public tokenizer_model {
           v.cache, "spm.filter", [&](table_reader& r) { return filter_.load(r); },
           [&] {
             // pairs of adjacent chunks inside a token (see word_split.h)
+            filter_ = pair_filter{};
             for (const token_data& t : v.tokens) {
               const std::string_view s = t.text;
               size_t prev = 0, prev_len = 0;
@@ -122,7 +123,7 @@ class spm_model final : public tokenizer_model {
 
   const vocab_data& v_;
   bool split_words_;
-  pair_filter filter_;
+  pair_filter filter_{pair_filter::deferred};  // (loaded or built with the model when split_words_)
   byte_fallback byte_token_;
 };
 
