@@ -190,7 +190,7 @@ class bpe_model final : public tokenizer_model {
     }
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().newline_runs_whole;
-    byte_fallback_ = byte_fallback(v, byte_encode_ ? byte_fallback::pieces::raw : byte_fallback::pieces::hex, -1);
+    byte_fallback_.load_or_find(v, "bpe.bytes", byte_encode_ ? byte_fallback::pieces::raw : byte_fallback::pieces::hex, -1);
   }
 
   // Normalizer: spaces become U+2581 where the pre type escapes whitespace (gemma4).
