@@ -343,25 +343,10 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
     n_empty = 0, max_len = 0;
   };
   const auto add = [&](uint64_t i, std::string_view s) {
-    vocab_detail::token_data t;
-    t.text = s;
+    const auto t = vocab_detail::token_table::from_columns(s, i, scores_raw, scores_int, types_raw);
     if (s.empty()) ++n_empty;
     max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
-    if (scores_raw) {
-      if (scores_int) {
-        int32_t x;
-        std::memcpy(&x, scores_raw + 4 * i, 4);
-        t.score = float(x);
-      } else {
-        std::memcpy(&t.score, scores_raw + 4 * i, 4);
-      }
-    }
-    if (types_raw) {
-      int32_t y;
-      std::memcpy(&y, types_raw + 4 * i, 4);
-      t.type = static_cast<token_type>(y);
-      d.attrs[i] = uint16_t(attr_of_type(y));
-    }
+    if (types_raw) d.attrs[i] = uint16_t(attr_of_type(int32_t(t.type)));
     d.tokens.push_back(t);
   };
   const auto walk = [&]() -> result<void> {  // the array's strings, one after the other

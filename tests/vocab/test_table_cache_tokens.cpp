@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -94,8 +93,8 @@ std::string with_checksum(std::string file) {
 }
 
 void write_file(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << s;
+  const auto* b = reinterpret_cast<const std::byte*>(s.data());
+  gguf::test::write_bytes(p, std::vector<std::byte>(b, b + s.size()));
 }
 
 }  // namespace

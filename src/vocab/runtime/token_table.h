@@ -57,20 +57,27 @@ class token_table {
   /// Token i (i < size()).
   const token_data operator[](size_t i) const noexcept {
     if (!placed_) return own_[i];
+    return from_columns(std::string_view(base_ + starts_[i], starts_[i + 1] - starts_[i] - width_), i, scores_,
+                        scores_int_, types_);
+  }
+  /// Token i of a file's columns: `text`, and its score and type from `scores` (float32,
+  /// or int32 when scores_int) and `types` (int32), host order, 4 bytes a token, or null.
+  static token_data from_columns(std::string_view text, size_t i, const std::byte* scores, bool scores_int,
+                                 const std::byte* types) noexcept {
     token_data t;
-    t.text = std::string_view(base_ + starts_[i], starts_[i + 1] - starts_[i] - width_);
-    if (scores_) {
-      if (scores_int_) {
+    t.text = text;
+    if (scores) {
+      if (scores_int) {
         int32_t x;
-        std::memcpy(&x, scores_ + 4 * i, 4);
+        std::memcpy(&x, scores + 4 * i, 4);
         t.score = float(x);
       } else {
-        std::memcpy(&t.score, scores_ + 4 * i, 4);
+        std::memcpy(&t.score, scores + 4 * i, 4);
       }
     }
-    if (types_) {
+    if (types) {
       int32_t y;
-      std::memcpy(&y, types_ + 4 * i, 4);
+      std::memcpy(&y, types + 4 * i, 4);
       t.type = static_cast<gguf::token_type>(y);
     }
     return t;
