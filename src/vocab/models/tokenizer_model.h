@@ -163,7 +163,7 @@ class token_map {
   /// are read 8 bytes at a time (text_hash_padded).
   size_t build(const token_table& tokens, std::span<const std::byte> readable = {}) {
     attach(tokens);
-    return build_from(tokens.size(), [&](size_t i) { return tokens[i].text; }, readable);
+    return build_from(tokens.size(), [&](size_t i) { return tokens.text(i); }, readable);
   }
   /// The same over an array of tokens (tests).
   size_t build(std::span<const token_data> tokens, std::span<const std::byte> readable = {}) {

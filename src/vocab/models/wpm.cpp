@@ -159,7 +159,7 @@ class wpm_model final : public tokenizer_model {
         cache, "wpm.trie", [&](table_reader& r) { return trie_.load(r); },
         [&] {
           trie_ = byte_trie(tokens.size(), [&](size_t id) {
-            return byte_trie::entry{tokens[id].text, static_cast<int32_t>(id)};
+            return byte_trie::entry{tokens.text(id), static_cast<int32_t>(id)};
           });
         },
         [&](table_writer& w) { trie_.save(w); });

@@ -82,6 +82,12 @@ class token_table {
     }
     return t;
   }
+  /// The text of token i alone (i < size()): for the hot loops that read no score or type
+  /// (a merge result's check, the token map's build).
+  std::string_view text(size_t i) const noexcept {
+    if (!placed_) return own_[i].text;
+    return std::string_view(base_ + starts_[i], starts_[i + 1] - starts_[i] - width_);
+  }
   /// Token i; std::out_of_range past the end.
   const token_data at(size_t i) const {
     if (i >= size()) throw std::out_of_range("token id out of range");
