@@ -34,6 +34,8 @@ struct vocab::impl {
   int32_t fim_pre = token_null, fim_suf = token_null, fim_mid = token_null, fim_pad = token_null,
           fim_rep = token_null, fim_sep = token_null;
   std::vector<int32_t> eog;  ///< sorted
+  /// The ids of the texts fix_up_attrs looks up (its table in the compiled cache).
+  std::vector<int32_t> fixed_text_ids;
   std::vector<std::string> warnings;
 
   /// Control, user-defined and unknown tokens, longest text first (llama.cpp's

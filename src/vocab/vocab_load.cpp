@@ -35,6 +35,7 @@ using vocab_detail::pre_add_sep;
 using vocab_detail::pre_escape_ws;
 using vocab_detail::pre_no_bos;
 using vocab_detail::pre_merges_optional;
+using vocab_data_t = vocab_detail::vocab_data;
 
 gguf::error vocab_error(errc code, std::string what, std::string_view key = {}, uint64_t offset = no_offset) {
   return make_error(code, offset, std::move(what), std::string(key));
@@ -181,6 +182,102 @@ result<void> read_merges(vocab::impl& v, const keys& k) {
   return {};
 }
 
+// The compiled cache's "tokens.text" table: the token count, then where each token's text
+// starts, in bytes from the array's first element (u32), and one more entry where a next
+// one would start: text i is [starts[i], starts[i + 1] - w) with w = starts[0], the width
+// of the length before each string (4 or 8). Empty when the places are not kept (an empty
+// token, whose text the loader makes up; texts outside the file's bytes or past 4 GiB):
+// such a vocabulary walks its array on every load.
+//
+// After the walk of a miss: the places of d.tokens' texts into d.text_starts (empty when
+// they cannot be kept), for the writer.
+void keep_text_starts(vocab_data_t& d, uint64_t array_at, size_t n_empty) {
+  d.text_starts.clear();
+  const size_t n = d.tokens.size();
+  const auto* file = reinterpret_cast<const char*>(d.file_bytes.data());
+  if (n_empty || n == 0 || array_at >= d.file_bytes.size()) return;
+  const char* base = file + array_at;
+  const uint64_t room = d.file_bytes.size() - array_at;
+  const auto at = [&](size_t i) {  // (a text before base: a huge value, never `next`)
+    return uint64_t(reinterpret_cast<uintptr_t>(d.tokens[i].text.data()) - reinterpret_cast<uintptr_t>(base));
+  };
+  const uint64_t w = at(0);
+  if (w != 4 && w != 8) return;
+  uint64_t next = w;  // where text i must start: right after the length before it
+  std::vector<uint32_t> starts(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string_view t = d.tokens[i].text;
+    if (at(i) != next || t.size() > room || at(i) > room - t.size()) return;
+    starts[i] = uint32_t(next);
+    next += t.size() + w;
+    if (next > UINT32_MAX) return;
+  }
+  starts[n] = uint32_t(next);
+  d.text_starts = std::move(starts);
+}
+
+// The scores and types of a token array, in place in the file when its byte order is
+// the host's, else decoded (read_tokens).
+struct token_columns {
+  const std::byte* scores = nullptr;  // float32 or int32 elements, host order
+  bool scores_int = false;
+  const std::byte* types = nullptr;  // int32 elements, host order
+  bool in_file = false;              // both point into the file (or are null)
+};
+
+// What the loader's pass also finds (vocab_data::facts), one token at a time.
+void note_fact(vocab_data_t::token_facts& facts, const vocab_detail::token_data& t, size_t id) {
+  if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
+  else if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(id));
+}
+
+// On a hit: the token table placed over the file (token_table.h) from the texts' places
+// (tokens.text), the attributes from the types. False when the table does not fit this
+// file (the load then starts over without the cache); true with `placed` false when it
+// holds no places, or the columns are not in the file (walk the array instead).
+bool place_texts(vocab_detail::table_reader& r, vocab_data_t& d, uint64_t array_at, size_t n,
+                 const token_columns& cols, bool& placed) {
+  uint64_t count = 0;
+  std::span<const uint32_t> starts;
+  if (!r.get_value(count) || !r.get(starts) || count != n) return false;
+  placed = false;
+  if (starts.empty() || !cols.in_file) return true;
+  if (starts.size() != n + 1 || array_at >= d.file_bytes.size()) return false;
+  const uint64_t w = starts[0];
+  const uint64_t room = d.file_bytes.size() - array_at;
+  if ((w != 4 && w != 8) || starts[n] < w || starts[n] - w > room) return false;
+  // every text non-empty, each after the one before: all inside the file's bytes
+  uint64_t max_len = 0;
+  bool ordered = true;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t at = starts[i], next = starts[i + 1];
+    ordered &= next >= at + w + 1;
+    max_len = std::max(max_len, next - w - at);
+  }
+  if (!ordered) return false;
+  d.attrs.resize(n);
+  vocab_data_t::token_facts facts;
+  if (cols.types) {
+    for (size_t i = 0; i < n; ++i) {
+      int32_t y;
+      std::memcpy(&y, cols.types + 4 * i, 4);
+      d.attrs[i] = uint16_t(attr_of_type(y));
+      if (y == int32_t(token_type::normal) || y == int32_t(token_type::user_defined))
+        note_fact(facts, vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, cols.types), i);
+    }
+  } else {
+    std::fill(d.attrs.begin(), d.attrs.end(), uint16_t(attr_normal));
+    for (size_t i = 0; i < n; ++i)
+      note_fact(facts, vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, nullptr), i);
+  }
+  d.facts = std::move(facts);
+  d.max_token_len = uint32_t(max_len);
+  d.tokens.place(n, reinterpret_cast<const char*>(d.file_bytes.data()) + array_at, starts.data(), uint32_t(w),
+                 cols.scores, cols.scores_int, cols.types);
+  placed = true;
+  return true;
+}
+
 result<void> read_tokens(vocab::impl& v, const keys& k) {
   auto& d = v.d;
   auto ta = k.get_array("tokenizer.ggml.tokens");
@@ -248,43 +345,52 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   }
 
   // One pass: text, score, type and attributes of each token.
-  d.tokens.clear();
-  vocab_detail::prefaulted_reserve(d.tokens, n);  // 24 bytes a token: one call instead of a fault per page
-  d.attrs.assign(n, uint16_t(attr_normal));
   size_t n_empty = 0;
   uint32_t max_len = 0;
-  vocab_detail::vocab_data::token_facts facts;
-  auto r = toks.for_each_string([&](uint64_t i, std::string_view s) {
-    vocab_detail::token_data t;
-    t.text = s;
+  vocab_data_t::token_facts facts;
+  const auto begin = [&] {  // (again after a cached table that did not fit)
+    auto& built = d.tokens.built();
+    built.clear();
+    vocab_detail::prefaulted_reserve(built, n);  // 24 bytes a token: one call instead of a fault per page
+    d.attrs.assign(n, uint16_t(attr_normal));
+    n_empty = 0, max_len = 0;
+    facts = {};
+  };
+  const auto add = [&](uint64_t i, std::string_view s) {
+    const auto t = vocab_detail::token_table::from_columns(s, i, scores_raw, scores_int, types_raw);
     if (s.empty()) ++n_empty;
     max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
-    if (scores_raw) {
-      if (scores_int) {
-        int32_t x;
-        std::memcpy(&x, scores_raw + 4 * i, 4);
-        t.score = float(x);
-      } else {
-        std::memcpy(&t.score, scores_raw + 4 * i, 4);
-      }
-    }
-    if (types_raw) {
-      int32_t y;
-      std::memcpy(&y, types_raw + 4 * i, 4);
-      t.type = static_cast<token_type>(y);
-      d.attrs[i] = uint16_t(attr_of_type(y));
-    }
-    if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
-    else if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(i));
+    if (types_raw) d.attrs[i] = uint16_t(attr_of_type(int32_t(t.type)));
+    note_fact(facts, t, i);
     d.tokens.push_back(t);
-  });
-  if (!r) return std::move(r).error();
-  d.max_token_len = max_len;
-  d.facts = std::move(facts);
+  };
+  const auto walk = [&]() -> result<void> {  // the array's strings, one after the other
+    begin();
+    return toks.for_each_string(add);
+  };
+  // On a hit, the table placed over the file from the texts' places in the compiled cache
+  // (no walk, no array written); else walked, and the places saved.
+  const token_columns cols{scores_raw, scores_int, types_raw, host_order};
+  bool placed = false;
+  result<void> walked;
+  vocab_detail::load_or_build(
+      d.cache, "tokens.text",
+      [&](vocab_detail::table_reader& r) { return place_texts(r, d, toks.offset(), n, cols, placed); },
+      [&] {
+        walked = walk();
+        if (walked && d.cache) keep_text_starts(d, toks.offset(), n_empty);
+      },
+      [&](vocab_detail::table_writer& w) {
+        w.put_value(uint64_t(n));
+        w.put(std::span<const uint32_t>(d.text_starts));
+      });
+  if (d.cache && d.cache->hit() && !placed) walked = walk();  // a vocabulary whose places were not kept
+  if (!walked) return std::move(walked).error();
+  if (!placed) d.max_token_len = max_len, d.facts = std::move(facts);
   if (n_empty) {
     d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
     for (size_t i = 0; i < n; ++i) {
-      auto& t = d.tokens[i];
+      auto& t = d.tokens.mut(i);
       if (!t.text.empty()) continue;
       v.warnings.push_back("empty token at index " + std::to_string(i));
       d.owned_text.push_back("[EMPTY_" + std::to_string(i) + "]");
@@ -292,11 +398,10 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       d.max_token_len = std::max<uint32_t>(d.max_token_len, uint32_t(t.text.size()));
     }
   }
-  const std::span<const vocab_detail::token_data> all(d.tokens);
   size_t dup = n;  // the first duplicate text's id (a cached map was built from a vocabulary without)
   vocab_detail::load_or_build(
-      d.cache, "tokens.map", [&](vocab_detail::table_reader& r) { return d.token_to_id.load(r, all); },
-      [&] { dup = d.token_to_id.build(all, d.file_bytes); },
+      d.cache, "tokens.map", [&](vocab_detail::table_reader& r) { return d.token_to_id.load(r, d.tokens); },
+      [&] { dup = d.token_to_id.build(d.tokens, d.file_bytes); },
       [&](vocab_detail::table_writer& w) { d.token_to_id.save(w); });
   if (dup < n) {
     const std::string_view t = d.tokens[dup].text;
@@ -469,6 +574,7 @@ result<std::shared_ptr<vocab::impl>> load_with(const gguf::file& f, std::span<co
   if (cache) {
     if (cache->hit()) p->cache = std::move(cache);  // the tables view its mapping
     else cache->commit();                            // a miss: save what was built
+    d.text_starts = {};                              // (only kept for the write)
   }
   return p;
 }

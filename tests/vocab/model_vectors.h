@@ -51,21 +51,21 @@ inline std::unique_ptr<loaded_vocab> load(const std::filesystem::path& path) {
     return nullptr;
   }
   v.tokens.resize(tokens->size());
-  auto walked = tokens->for_each_string([&](uint64_t i, std::string_view s) { v.tokens[i].text = s; });
+  auto walked = tokens->for_each_string([&](uint64_t i, std::string_view s) { v.tokens.mut(i).text = s; });
   EXPECT_TRUE(static_cast<bool>(walked));
   if (auto a = file.get_array("tokenizer.ggml.scores")) {
     auto scores = a->to_vector<float>();
     EXPECT_TRUE(static_cast<bool>(scores));
     if (scores && scores->size() == v.tokens.size())
-      for (size_t i = 0; i < scores->size(); ++i) v.tokens[i].score = (*scores)[i];
+      for (size_t i = 0; i < scores->size(); ++i) v.tokens.mut(i).score = (*scores)[i];
   }
   if (auto a = file.get_array("tokenizer.ggml.token_type")) {
     auto types = a->to_vector<int32_t>();
     EXPECT_TRUE(static_cast<bool>(types));
     if (types && types->size() == v.tokens.size())
-      for (size_t i = 0; i < types->size(); ++i) v.tokens[i].type = static_cast<vocab_detail::token_type>((*types)[i]);
+      for (size_t i = 0; i < types->size(); ++i) v.tokens.mut(i).type = static_cast<vocab_detail::token_type>((*types)[i]);
   }
-  EXPECT_EQ(v.token_to_id.build(std::span<const vocab_detail::token_data>(v.tokens)), v.tokens.size());
+  EXPECT_EQ(v.token_to_id.build(v.tokens), v.tokens.size());
   if (auto a = file.get_array("tokenizer.ggml.precompiled_charsmap")) v.precompiled_charsmap = a->raw();
   v.unk = opt_id(file, "tokenizer.ggml.unknown_token_id");
   v.bos = opt_id(file, "tokenizer.ggml.bos_token_id");

@@ -33,6 +33,9 @@ TEST(generated_tables, flags_of_every_code_point_is_the_data_s) {
   for (size_t i = 0; i < ud::map_lowercase_count; ++i) add(ud::map_lowercase[i].to, cpt_flags::lowercase);
   for (size_t i = 0; i < ud::map_uppercase_count; ++i) add(ud::map_uppercase[i].to, cpt_flags::uppercase);
   for (size_t i = 0; i < ud::ranges_nfd_count; ++i) add(ud::ranges_nfd[i].nfd, cpt_flags::nfd);
+  // the ASCII table, built apart from the whole one, holds the same flags
+  const uint16_t* ascii = gguf::vocab_detail::ascii_flags_table();
+  for (uint32_t c = 0; c < 0x80; ++c) ASSERT_EQ(ascii[c], want[c]) << std::hex << c;
   size_t past_table = 0;
   for (uint32_t c = 0; c < max_codepoints; ++c) {
     ASSERT_EQ(gguf::vocab_detail::flags_of(c).bits, want[c]) << std::hex << c;
@@ -42,4 +45,16 @@ TEST(generated_tables, flags_of_every_code_point_is_the_data_s) {
   EXPECT_TRUE(gguf::vocab_detail::flags_of(0x30000).is_letter());     // CJK extension G
   EXPECT_TRUE(gguf::vocab_detail::flags_of(0xF0000).is_control());    // private use is \p{C}
   EXPECT_EQ(gguf::vocab_detail::flags_of(0x110000).bits, 0);
+}
+
+// flags_table_for gives the small ASCII table only to code points that are all ASCII.
+TEST(generated_tables, flags_table_for_picks_the_ascii_table_for_ascii_alone) {
+  using namespace gguf::vocab_detail;
+  const std::vector<uint32_t> ascii = {'H', 'i', ' ', 0x7F, 0};
+  const std::vector<uint32_t> wider = {'H', 0x80};
+  const std::vector<uint32_t> cjk = {0x4E00};
+  EXPECT_EQ(flags_table_for(ascii), ascii_flags_table());
+  EXPECT_EQ(flags_table_for(std::span<const uint32_t>{}), ascii_flags_table());
+  EXPECT_EQ(flags_table_for(wider), flags_table());
+  EXPECT_EQ(flags_table_for(cjk), flags_table());
 }

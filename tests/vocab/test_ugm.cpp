@@ -51,7 +51,7 @@ TEST(ugm_model, unknown_penalty_is_min_score_minus_10) {
                        {"z", -10, token_type::normal},
                        {"yz", -1, token_type::normal}});
   EXPECT_EQ(run(*make_ugm(v), "xyz"), (std::vector<int32_t>{1, 2}));
-  v.tokens[3].score = 0.5f;  // now unk(x) + yz = -19.5 beats -20
+  v.tokens.mut(3).score = 0.5f;  // now unk(x) + yz = -19.5 beats -20
   EXPECT_EQ(run(*make_ugm(v), "xyz"), (std::vector<int32_t>{0, 3}));
 }
 

@@ -70,7 +70,7 @@ TEST(ugm_lazy, plain_forms_equal_the_built_model_on_random_vocabularies) {
                                             : token_type::normal;
       v.tokens.push_back({p, score, t});
     }
-    ASSERT_EQ(v.token_to_id.build(std::span<const token_data>(v.tokens)), v.tokens.size());
+    ASSERT_EQ(v.token_to_id.build(v.tokens), v.tokens.size());
     if (round % 2) {  // the facts the loader gathers (vocab_load.cpp), else the model's own pass
       vocab_data::token_facts facts;
       for (size_t id = 0; id < v.tokens.size(); ++id) {

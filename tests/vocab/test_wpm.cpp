@@ -109,7 +109,7 @@ TEST(wpm_model, pieces_through_the_token_map_match_llama_cpp_vectors_bert_bge) {
   // on the tiny vocabulary too (unknown words, a piece within U+2581's bytes is none)
   const vocab_data tiny = [] {
     vocab_data v = tiny_vocab();
-    v.token_to_id.build(std::span<const token_data>(v.tokens));
+    v.token_to_id.build(v.tokens);
     return v;
   }();
   const auto eager = make_wpm(tiny);

@@ -178,7 +178,11 @@ class bpe_model final : public tokenizer_model {
       const std::string_view name = split_words ? "bpe.merges+filter" : "bpe.merges";
       const auto read = [&](table_reader& r) { return merges_.load(r, v.file_bytes) && (!split_words || filter_.load(r)); };
       load_or_build(
-          v.cache, name, read, [&] { merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr); },
+          v.cache, name, read,
+          [&] {
+            filter_ = pair_filter{};
+            merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr);
+          },
           [&](table_writer& w) {
             merges_.save(w);
             if (split_words) filter_.save(w);
@@ -186,7 +190,7 @@ class bpe_model final : public tokenizer_model {
     }
     byte_encode_ = pre_.preset().byte_encode;
     gemma4_newlines_ = pre_.preset().newline_runs_whole;
-    byte_fallback_ = byte_fallback(v, byte_encode_ ? byte_fallback::pieces::raw : byte_fallback::pieces::hex, -1);
+    byte_fallback_.load_or_find(v, "bpe.bytes", byte_encode_ ? byte_fallback::pieces::raw : byte_fallback::pieces::hex, -1);
   }
 
   // Normalizer: spaces become U+2581 where the pre type escapes whitespace (gemma4).
@@ -291,6 +295,7 @@ class bpe_model final : public tokenizer_model {
       return (by_ids_ ? pairs_.load(r) : merges_.load(r, v_.file_bytes)) && filter_.load(r);
     };
     const auto build = [&] {
+      filter_ = pair_filter{};
       const char* const base = reinterpret_cast<const char*>(v_.file_bytes.data());
       by_ids_ = pairs_.build(v_, v_.merges, v_.file_bytes, [&](std::string_view a, std::string_view b) {
         // the 8 bytes before a's end: a's own and its length's
@@ -446,7 +451,7 @@ class bpe_model final : public tokenizer_model {
   const vocab_data& v_;
   pre_tokenizer pre_;
   bool split_words_;
-  pair_filter filter_;  // (last chunk of the left side, first chunk of the right side) of every rule
+  pair_filter filter_{pair_filter::deferred};  // (last chunk of the left side, first chunk of the right side) of every rule
   merge_table merges_;       // the text table (without by_ids_)
   pair_rank_table pairs_;    // the id-pair table (with by_ids_)
   bool by_ids_ = false;

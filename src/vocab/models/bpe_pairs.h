@@ -222,7 +222,7 @@ class pair_rank_table {
                               std::string_view b) noexcept {
     const int64_t guess = int64_t(rank) + offset;
     if (guess < 0 || size_t(guess) >= v.tokens.size()) return -1;
-    const std::string_view t = v.tokens[size_t(guess)].text;
+    const std::string_view t = v.tokens.text(size_t(guess));
     return t.size() == a.size() + b.size() && same_bytes(t.data(), a.data(), a.size()) &&
                    same_bytes(t.data() + a.size(), b.data(), b.size())
                ? int32_t(guess)

@@ -36,6 +36,24 @@ class byte_fallback {
     }
   }
 
+  /// The token of each byte in `v`, from the compiled cache's table `name` when it has it
+  /// (512 lookups in the token map otherwise: random pages of it), else found and saved
+  /// (this object must then stay in place until the cache is written: a model's member).
+  void load_or_find(const vocab_data& v, std::string_view name, pieces p, int32_t missing) {
+    load_or_build(
+        v.cache, name,
+        [&](table_reader& r) {
+          std::span<const int32_t> ids;
+          if (!r.get(ids) || ids.size() != ids_.size()) return false;
+          for (size_t b = 0; b < ids.size(); ++b) {
+            if (ids[b] < -1 || (ids[b] >= 0 && size_t(ids[b]) >= v.tokens.size())) return false;
+            ids_[b] = ids[b];
+          }
+          return true;
+        },
+        [&] { *this = byte_fallback(v, p, missing); }, [&](table_writer& w) { w.put(std::span<const int32_t>(ids_)); });
+  }
+
   /// Appends the token of each byte of `bytes` (a byte without one gives nothing).
   void append(std::string_view bytes, std::vector<int32_t>& out) const {
     for (const char c : bytes) {

@@ -313,7 +313,7 @@ class rwkv_model final : public tokenizer_model {
       single_.fill(unk_);
       for (size_t id = 0; id < v.tokens.size(); ++id) {
         // one byte unescaped: at most 4 bytes for it and 3 of an unfinished escape
-        const std::string_view t = v.tokens[id].text;
+        const std::string_view t = v.tokens.text(id);
         if (t.empty() || t.size() > 7) continue;
         char buf[8];
         if (rwkv_unescape_to(t, buf) == buf + 1) single_[static_cast<uint8_t>(buf[0])] = static_cast<int32_t>(id);
@@ -376,7 +376,7 @@ class rwkv_model final : public tokenizer_model {
     const std::unique_ptr<char[]> arena(new char[all_bytes + 1]);
     char* w = arena.get();
     auto text = [&](size_t id) {
-      const std::string_view t = v.tokens[id].text;
+      const std::string_view t = v.tokens.text(id);
       if (!rwkv_has_escape(t, v.file_bytes)) return t;
       char* const start = w;
       w = rwkv_unescape_to(t, w);

@@ -27,12 +27,13 @@ class spm_model final : public tokenizer_model {
  public:
   spm_model(const vocab_data& v, bool split_words) : v_(v), split_words_(split_words) {
     // (a byte without a token: unk, where llama.cpp would throw; it keeps the input visible)
-    byte_token_ = byte_fallback(v, byte_fallback::pieces::hex_then_raw, v.unk);
+    byte_token_.load_or_find(v, "spm.bytes", byte_fallback::pieces::hex_then_raw, v.unk);
     if (split_words_) {
       load_or_build(
           v.cache, "spm.filter", [&](table_reader& r) { return filter_.load(r); },
           [&] {
             // pairs of adjacent chunks inside a token (see word_split.h)
+            filter_ = pair_filter{};
             for (const token_data& t : v.tokens) {
               const std::string_view s = t.text;
               size_t prev = 0, prev_len = 0;
@@ -122,7 +123,7 @@ class spm_model final : public tokenizer_model {
 
   const vocab_data& v_;
   bool split_words_;
-  pair_filter filter_;
+  pair_filter filter_{pair_filter::deferred};  // (loaded or built with the model when split_words_)
   byte_fallback byte_token_;
 };
 

@@ -29,6 +29,7 @@
 #include "gguf/tokenizer_models.h"
 #include "vocab/runtime/prefault.h"
 #include "vocab/runtime/table_cache.h"
+#include "vocab/runtime/token_table.h"
 
 namespace gguf::vocab_detail {
 
@@ -53,14 +54,6 @@ enum token_attr : uint32_t {
   attr_single_word = 1 << 9,
 };
 
-/// One token of the token array (24 bytes; its attributes are kept apart, in
-/// vocab_data::attrs, so that the load's passes over them read 2 bytes a token instead of
-/// the whole array).
-struct token_data {
-  std::string_view text;  ///< view into the mapped file (or into vocab_data::owned_text)
-  float score = 0.0f;
-  token_type type = token_type::normal;  ///< as stored in the file
-};
 static_assert(attr_single_word < (1 << 16), "token_attr bits fit vocab_data::attrs");
 
 struct pre_preset;
@@ -170,13 +163,43 @@ class token_map {
   /// text is already present (the map then holds the texts before i). Texts inside
   /// `readable` (the mapped file they are views into) with 8 bytes there from their start
   /// are read 8 bytes at a time (text_hash_padded).
-  size_t build(std::span<const token_data> tokens, std::span<const std::byte> readable = {}) {
+  size_t build(const token_table& tokens, std::span<const std::byte> readable = {}) {
     attach(tokens);
+    return build_from(tokens.size(), [&](size_t i) { return tokens.text(i); }, readable);
+  }
+  /// The same over an array of tokens (tests).
+  size_t build(std::span<const token_data> tokens, std::span<const std::byte> readable = {}) {
+    text_ = text_locator{tokens.data(), nullptr, nullptr};
+    return build_from(tokens.size(), [&](size_t i) { return tokens[i].text; }, readable);
+  }
+  /// The tables for the compiled cache (table_cache.h).
+  void save(table_writer& w) const {
+    w.put_value(uint64_t(mask_));
+    w.put_value(uint64_t(size_));
+    w.put(slots_.span());
+  }
+  /// Maps the tables back over `tokens` (the array they were built from); false when
+  /// they do not fit it.
+  bool load(table_reader& r, const token_table& tokens) {
+    uint64_t mask = 0, size = 0;
+    std::span<const slot> slots;
+    if (!r.get_value(mask) || !r.get_value(size) || !r.get(slots)) return false;
+    if (slots.size() != mask + 1 || (slots.size() & mask) != 0 || size != tokens.size() || size >= slots.size())
+      return false;
+    attach(tokens);
+    mask_ = size_t(mask), size_ = size_t(size);
+    slots_.view(slots);
+    return true;
+  }
+
+ private:
+  template <class TextOf>
+  size_t build_from(size_t n_tokens, TextOf&& text_of, std::span<const std::byte> readable) {
     const char* const lo = reinterpret_cast<const char*>(readable.data());
     const char* const last = readable.size() >= 8 ? lo + readable.size() - 8 : nullptr;  // last start of 8 bytes
     const auto padded = [&](std::string_view t) { return t.data() >= lo && t.data() <= last; };
     size_ = 0;
-    const size_t n = tokens.size();
+    const size_t n = n_tokens;
     size_t cap = 16;
     while (cap * 2 < n * 3) cap <<= 1;  // load factor <= 2/3
     table_vector<slot> slots = prefaulted_table(cap, slot{});
@@ -187,7 +210,7 @@ class token_map {
     for (size_t base = 0; base < n && result == n; base += batch) {
       const size_t m = std::min(batch, n - base);
       for (size_t j = 0; j < m; ++j) {
-        const std::string_view t = tokens[base + j].text;
+        const std::string_view t = text_of(base + j);
         if (padded(t)) {
           hashes[j] = text_hash_padded(t.data(), t.size());
           prefixes[j] = prefix_padded(t);
@@ -198,7 +221,7 @@ class token_map {
         __builtin_prefetch(&slots[hashes[j] & mask_], 1);
       }
       for (size_t j = 0; j < m && result == n; ++j) {
-        const std::string_view text = tokens[base + j].text;
+        const std::string_view text = text_of(base + j);
         const uint64_t pre = prefixes[j];
         for (size_t i = hashes[j] & mask_;; i = (i + 1) & mask_) {
           const slot& s = slots[i];
@@ -217,25 +240,8 @@ class token_map {
     slots_.adopt(std::move(slots));
     return result;
   }
-  /// The tables for the compiled cache (table_cache.h).
-  void save(table_writer& w) const {
-    w.put_value(uint64_t(mask_));
-    w.put_value(uint64_t(size_));
-    w.put(slots_.span());
-  }
-  /// Maps the tables back over `tokens` (the array they were built from); false when
-  /// they do not fit it.
-  bool load(table_reader& r, std::span<const token_data> tokens) {
-    uint64_t mask = 0, size = 0;
-    std::span<const slot> slots;
-    if (!r.get_value(mask) || !r.get_value(size) || !r.get(slots)) return false;
-    if (slots.size() != mask + 1 || (slots.size() & mask) != 0 || size != tokens.size() || size >= slots.size())
-      return false;
-    attach(tokens);
-    mask_ = size_t(mask), size_ = size_t(size);
-    slots_.view(slots);
-    return true;
-  }
+
+ public:
   /// The id of `text`, or -1.
   int32_t find_id(std::string_view text) const noexcept { return find_id(text, text_hash(text)); }
   /// The same, with `h` = text_hash(text) computed by the caller.
@@ -296,19 +302,19 @@ class token_map {
   }
   bool same(const slot& s, uint64_t pre, std::string_view t) const noexcept {
     if (s.len != t.size() || s.prefix != pre) return false;
-    return t.size() <= 8 || same_bytes(base_[s.id_plus_1 - 1].text.data() + 8, t.data() + 8, t.size() - 8);
+    return t.size() <= 8 || same_bytes(text_(s.id_plus_1 - 1) + 8, t.data() + 8, t.size() - 8);
   }
-  void attach(std::span<const token_data> tokens) { base_ = tokens.data(); }
+  void attach(const token_table& tokens) { text_ = tokens.locator(); }
   pod_table<slot> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
-  const token_data* base_ = nullptr;
+  text_locator text_;  // the texts of the tokens the map was built over
 };
 
 struct vocab_data {
   vocab_type type = vocab_type::none;
   std::string pre;  ///< tokenizer.ggml.pre as stored (after llama.cpp's defaulting)
-  table_vector<token_data> tokens;  ///< index = token id
+  token_table tokens;  ///< index = token id (runtime/token_table.h: built, or placed on a cache hit)
   std::vector<uint16_t> attrs;      ///< index = token id: token_attr bits as llama.cpp ends up with them
   token_map token_to_id;  ///< over `tokens` (built once they are final)
   /// BPE merges: tokenizer.ggml.merges in place (an array of "left right" strings, rank =
@@ -350,6 +356,10 @@ struct vocab_data {
   table_cache* cache = nullptr;
   /// The bytes of the file the texts are views into (the merge table keeps offsets).
   std::span<const std::byte> file_bytes;
+  /// Where each token's text starts in the tokens array, for the compiled cache's
+  /// "tokens.text" table (vocab_load.cpp): kept by a load that writes the cache, until
+  /// it is written; empty otherwise.
+  std::vector<uint32_t> text_starts;
 };
 
 /// One tokenizer model: its normalizer and its pre-tokenizer + model. Built once per

@@ -103,6 +103,11 @@ class pair_filter {
  public:
   static constexpr unsigned bits = 21;  // hashed part: 256 KiB
   pair_filter() { dense_.assign(dense_words, 0); }
+  /// No tables yet (32 KiB not zeroed for nothing when they come from the compiled
+  /// cache): load() them, or assign a pair_filter{} before add(); unusable until then.
+  struct deferred_t {};
+  static constexpr deferred_t deferred{};
+  explicit pair_filter(deferred_t) noexcept {}
   void add(uint32_t a, uint32_t b) {
     const int da = dense_index(a), db = dense_index(b);
     if (da >= 0 && db >= 0) {

@@ -41,13 +41,15 @@ class wpm_model final : public tokenizer_model {
  public:
   // lazy: the tables are built when a call first needs them instead (never with the
   // compiled cache, whose tables are mapped or saved now); `v` must then outlive the model,
-  // as the loader's does. The code point tables come with the first normalize/tokenize
-  // call; the trie (~2 ms for 30k tokens) only once more than `map_bytes` of text has been
-  // tokenized: until then each piece is the longest of the text's prefixes that the token
-  // map knows (the same greedy longest match, one hash lookup per candidate length), so a
-  // process that tokenizes a few words does not build it.
+  // as the loader's does. The ASCII code point tables come with the model, the two-byte
+  // ones with the first text that has such a code point (lazy or not); the trie (~2 ms
+  // for 30k tokens) only once more than `map_bytes` of text has been tokenized: until
+  // then each piece is the longest of the text's prefixes that the token map knows (the
+  // same greedy longest match, one hash lookup per candidate length), so a process that
+  // tokenizes a few words does not build it.
   wpm_model(const vocab_data& v, bool lazy, size_t map_bytes)
       : unk_(v.unk), lowercase_(v.lowercase), strip_accents_(v.strip_accents) {
+    build_ascii_tables();
     if (lazy && !v.cache) {
       data_ = &v;
       max_len_ = v.max_token_len;  // the loader's; else (a hand-made vocab_data) counted here
@@ -57,16 +59,14 @@ class wpm_model final : public tokenizer_model {
       return;
     }
     build_trie(v.tokens, v.cache);
-    build_code_tables();
     std::call_once(trie_built_, [] {});
-    std::call_once(codes_built_, [] {});
     trie_ready_.store(true, std::memory_order_release);
   }
 
-  // Normalizer: the words of the fragment  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
+  // Normalizer: the words of the fragment, normalized, each followed by one ' ' (no
   // normalized code point is a space, so ' ' marks exactly the word ends).
   std::string_view normalize(std::string_view text, bool, std::string& buf) const override {
-    ensure_code_tables();
+    bool two_byte_ready = false;  // this call has made sure of the two-byte tables
     buf.clear();
     buf.reserve(text.size() + 8);
     std::string& word = buf;
@@ -92,6 +92,10 @@ class wpm_model final : public tokenizer_model {
         pos += utf8_decode_lenient(text, pos, cpt);
         if (cpt >= 0x80 && cpt < 0x800) {  // two-byte code points: precomputed (an overlong
                                            // sequence can decode below 0x80: classify it)
+          if (!two_byte_ready) {
+            ensure_two_byte_tables();
+            two_byte_ready = true;
+          }
           k = two_byte_class_[cpt - 0x80];
           mapped = two_byte_out_[cpt - 0x80];
         } else if (cpt >= 0x4E00 && cpt <= 0x9FFF) {
@@ -148,14 +152,14 @@ class wpm_model final : public tokenizer_model {
 
  private:
   // The trie (from the compiled cache when it has it).
-  void build_trie(const table_vector<token_data>& tokens, table_cache* cache) {
+  void build_trie(const token_table& tokens, table_cache* cache) {
     // The text -> id map llama.cpp builds (a later id wins; a loaded vocabulary has no
     // duplicate texts).
     load_or_build(
         cache, "wpm.trie", [&](table_reader& r) { return trie_.load(r); },
         [&] {
           trie_ = byte_trie(tokens.size(), [&](size_t id) {
-            return byte_trie::entry{tokens[id].text, static_cast<int32_t>(id)};
+            return byte_trie::entry{tokens.text(id), static_cast<int32_t>(id)};
           });
         },
         [&](table_writer& w) { trie_.save(w); });
@@ -166,22 +170,27 @@ class wpm_model final : public tokenizer_model {
         prefix_best_ = {k + 1, trie_.value(prefix_node_)};
     }
   }
-  // What each code point below U+0800 becomes.
-  void build_code_tables() {
+  // What each code point below U+0080 becomes (built with the model: 128 code points,
+  // without the whole flag table).
+  void build_ascii_tables() {
     for (uint32_t c = 0; c < 128; ++c) {
       uint32_t out = c;
       ascii_class_[c] = classify(c, out);
       ascii_out_[c] = static_cast<char>(out);
     }
-    for (uint32_t c = 0x80; c < 0x800; ++c) {
-      uint32_t out = c;
-      two_byte_class_[c - 0x80] = classify(c, out);
-      two_byte_out_[c - 0x80] = static_cast<uint16_t>(out);
-    }
   }
-  // Build the tables once, on the first call that needs them (thread-safe).
-  void ensure_code_tables() const {
-    std::call_once(codes_built_, [this] { const_cast<wpm_model*>(this)->build_code_tables(); });
+  // What each code point U+0080..U+07FF becomes: built once, by the first normalize call
+  // that meets one (thread-safe; a text of ASCII alone never pays for it, nor for the
+  // flag table it needs).
+  void ensure_two_byte_tables() const {
+    std::call_once(codes_built_, [this] {
+      auto& self = *const_cast<wpm_model*>(this);
+      for (uint32_t c = 0x80; c < 0x800; ++c) {
+        uint32_t out = c;
+        self.two_byte_class_[c - 0x80] = classify(c, out);
+        self.two_byte_out_[c - 0x80] = static_cast<uint16_t>(out);
+      }
+    });
   }
   void ensure_trie() const {
     std::call_once(trie_built_, [this] {
@@ -203,7 +212,7 @@ class wpm_model final : public tokenizer_model {
   // point to emit (after NFD and lowercasing).
   cpt_class classify(uint32_t cpt, uint32_t& out) const noexcept {
     if (strip_accents_) cpt = to_nfd(cpt);
-    const cpt_flags f = flags_of(cpt);
+    const cpt_flags f = cpt < 0x80 ? cpt_flags{ascii_flags_table()[cpt]} : flags_of(cpt);
     if (f.is_whitespace()) return cpt_class::space;
     if (cpt == 0 || cpt == 0xFFFD || f.is_control()) return cpt_class::drop;
     if (strip_accents_ && f.is_accent_mark()) return cpt_class::drop;

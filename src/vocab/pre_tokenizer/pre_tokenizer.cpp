@@ -198,7 +198,7 @@ void pre_tokenizer::split(std::span<const uint32_t> cpts, std::vector<size_t>& l
   lengths.clear();
   lengths.push_back(cpts.size());
   bool have_collapsed = false, have_wide = false;
-  const uint16_t* ft = flags_table();
+  const uint16_t* ft = nullptr;  // flags_table(), fetched at the first code point past ASCII
   for (const auto& r : rules_) {
     ts.tmp.clear();
     switch (r->kind) {
@@ -219,6 +219,7 @@ void pre_tokenizer::split(std::span<const uint32_t> cpts, std::vector<size_t>& l
                 ts.collapsed[i] = c;
                 continue;
               }
+              if (!ft) ft = flags_table();
               const uint16_t f = c < flags_table_size ? ft[c] : flags_of(c).bits;
               ts.collapsed[i] = (f & cpt_flags::whitespace) ? 0x0B : category_byte(f & cpt_flags::mask_categories);
             }
@@ -230,6 +231,7 @@ void pre_tokenizer::split(std::span<const uint32_t> cpts, std::vector<size_t>& l
             ts.wide.resize(cpts.size());
             for (size_t i = 0; i < cpts.size(); ++i) {
               const uint32_t c = cpts[i];
+              if (c >= 0x80 && !ft) ft = flags_table();
               const uint16_t f = c < 0x80 ? 0 : c < flags_table_size ? ft[c] : flags_of(c).bits;
               ts.wide[i] = (f & cpt_flags::whitespace) ? 0x0B : c;
             }

@@ -13,7 +13,7 @@ struct piece_view {
   const uint32_t* cpts;
   size_t ini, end, prev_end;
   std::vector<size_t>& out;
-  const uint16_t* ft = flags_table();
+  const uint16_t* ft;  // flags_table_for(the code points)
 
   uint32_t cpt(size_t p) const { return (p >= ini && p < end) ? cpts[p] : none; }
   cpt_flags flags(size_t p) const {
@@ -89,8 +89,9 @@ struct piece_view {
 template <class Body>
 void for_each_piece(std::span<const uint32_t> cpts, const std::vector<size_t>& in, std::vector<size_t>& out, Body body) {
   size_t start = 0;
+  const uint16_t* ft = flags_table_for(cpts);
   for (size_t len : in) {
-    piece_view v{cpts.data(), start, start + len, start, out};
+    piece_view v{cpts.data(), start, start + len, start, out, ft};
     body(v);
     start += len;
   }

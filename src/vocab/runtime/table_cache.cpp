@@ -42,7 +42,9 @@ namespace gguf::vocab_detail {
 namespace {
 
 constexpr char magic[8] = {'G', 'G', 'U', 'F', 'V', 'T', 'C', '1'};
-constexpr uint32_t format_version = 1;
+// 2: the token texts' places (vocab_load.cpp, "tokens.text"); a file of another
+// format is a miss, rebuilt.
+constexpr uint32_t format_version = 2;
 constexpr size_t header_size = 64;
 
 struct header {

@@ -11,24 +11,30 @@
 namespace gguf::vocab_detail {
 namespace {
 
-// Built at the first use in a process (the first tokenize call, or a load that finds its
-// newline token): flags_table_size entries, its pages faulted in by one call and written
-// once (prefault.h). The whitespace, case and NFD lists hold no code point past the
-// table (test_generated_tables.cpp checks it): past it, the ranges alone give the flags.
-table_vector<uint16_t> build_flags() {
+// The flags of code points [0, n) (n <= flags_table_size) into t, zero on entry. The
+// whitespace, case and NFD lists hold no code point past flags_table_size
+// (test_generated_tables.cpp checks it): past it, the ranges alone give the flags.
+void fill_flags(uint16_t* t, uint32_t n) noexcept {
   namespace ud = unicode_data;
-  auto t = prefaulted_table<uint16_t>(flags_table_size, 0);
-  for (size_t i = 0; i + 1 < ud::ranges_flags_count; ++i) {
-    const uint32_t end = std::min(ud::ranges_flags[i + 1].start, flags_table_size);
+  for (size_t i = 0; i + 1 < ud::ranges_flags_count && ud::ranges_flags[i].start < n; ++i) {
+    const uint32_t end = std::min(ud::ranges_flags[i + 1].start, n);
     for (uint32_t c = ud::ranges_flags[i].start; c < end; ++c) t[c] = ud::ranges_flags[i].flags;
   }
   const auto set = [&](uint32_t c, uint16_t bit) {
-    if (c < flags_table_size) t[c] |= bit;
+    if (c < n) t[c] |= bit;
   };
   for (size_t i = 0; i < ud::whitespace_count; ++i) set(ud::whitespace[i], cpt_flags::whitespace);
   for (size_t i = 0; i < ud::map_lowercase_count; ++i) set(ud::map_lowercase[i].to, cpt_flags::lowercase);
   for (size_t i = 0; i < ud::map_uppercase_count; ++i) set(ud::map_uppercase[i].to, cpt_flags::uppercase);
   for (size_t i = 0; i < ud::ranges_nfd_count; ++i) set(ud::ranges_nfd[i].nfd, cpt_flags::nfd);
+}
+
+// Built at the first use in a process that needs more than ASCII (a tokenize call or a
+// load that meets a code point past U+007F): flags_table_size entries, its pages faulted
+// in by one call and written once (prefault.h).
+table_vector<uint16_t> build_flags() {
+  auto t = prefaulted_table<uint16_t>(flags_table_size, 0);
+  fill_flags(t.data(), flags_table_size);
   return t;
 }
 
@@ -68,6 +74,21 @@ const byte_alphabet& alphabet() { return alphabet_table; }
 const uint16_t* flags_table() noexcept {
   static const table_vector<uint16_t> table = build_flags();
   return table.data();
+}
+
+const uint16_t* ascii_flags_table() noexcept {
+  static const std::array<uint16_t, 0x80> table = [] {
+    std::array<uint16_t, 0x80> t{};
+    fill_flags(t.data(), 0x80);
+    return t;
+  }();
+  return table.data();
+}
+
+const uint16_t* flags_table_for(std::span<const uint32_t> cpts) noexcept {
+  uint32_t any = 0;
+  for (uint32_t c : cpts) any |= c;
+  return any < 0x80 ? ascii_flags_table() : flags_table();
 }
 
 cpt_flags flags_of(uint32_t cpt) noexcept {
