@@ -256,21 +256,22 @@ bool place_texts(vocab_detail::table_reader& r, vocab_data_t& d, uint64_t array_
   }
   if (!ordered) return false;
   d.attrs.resize(n);
-  vocab_data_t::token_facts facts;
+  vocab_data_t::token_facts facts;  // (only the lazy UGM model reads them)
+  const bool want_facts = d.type == vocab_type::ugm;
   if (cols.types) {
     for (size_t i = 0; i < n; ++i) {
       int32_t y;
       std::memcpy(&y, cols.types + 4 * i, 4);
       d.attrs[i] = uint16_t(attr_of_type(y));
-      if (y == int32_t(token_type::normal) || y == int32_t(token_type::user_defined))
+      if (want_facts && (y == int32_t(token_type::normal) || y == int32_t(token_type::user_defined)))
         note_fact(facts, vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, cols.types), i);
     }
   } else {
     std::fill(d.attrs.begin(), d.attrs.end(), uint16_t(attr_normal));
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n && want_facts; ++i)
       note_fact(facts, vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, nullptr), i);
   }
-  d.facts = std::move(facts);
+  if (want_facts) d.facts = std::move(facts);
   d.max_token_len = uint32_t(max_len);
   d.tokens.place(n, reinterpret_cast<const char*>(d.file_bytes.data()) + array_at, starts.data(), uint32_t(w),
                  cols.scores, cols.scores_int, cols.types);
@@ -348,6 +349,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   size_t n_empty = 0;
   uint32_t max_len = 0;
   vocab_data_t::token_facts facts;
+  const bool want_facts = d.type == vocab_type::ugm;  // (only the lazy UGM model reads them)
   const auto begin = [&] {  // (again after a cached table that did not fit)
     auto& built = d.tokens.built();
     built.clear();
@@ -361,7 +363,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
     if (s.empty()) ++n_empty;
     max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
     if (types_raw) d.attrs[i] = uint16_t(attr_of_type(int32_t(t.type)));
-    note_fact(facts, t, i);
+    if (want_facts) note_fact(facts, t, i);
     d.tokens.push_back(t);
   };
   const auto walk = [&]() -> result<void> {  // the array's strings, one after the other
@@ -386,7 +388,10 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       });
   if (d.cache && d.cache->hit() && !placed) walked = walk();  // a vocabulary whose places were not kept
   if (!walked) return std::move(walked).error();
-  if (!placed) d.max_token_len = max_len, d.facts = std::move(facts);
+  if (!placed) {
+    d.max_token_len = max_len;
+    if (want_facts) d.facts = std::move(facts);
+  }
   if (n_empty) {
     d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
     for (size_t i = 0; i < n; ++i) {

@@ -341,7 +341,7 @@ struct vocab_data {
   bool ignore_merges = false;
   bool clean_spaces = false;
   uint32_t max_token_len = 0;  ///< longest token text in bytes
-  /// What the loader's pass over the tokens also finds (set only by the loader): a model
+  /// What the loader's pass over the tokens also finds (set only by the loader, for UGM): a model
   /// that builds its tables lazily reads these instead of a pass of its own over a large
   /// token array (ugm.cpp's plain forms; nomic-bert-moe: 0.6 ms).
   struct token_facts {
