@@ -225,10 +225,16 @@ struct token_columns {
   bool in_file = false;              // both point into the file (or are null)
 };
 
-// What the loader's pass also finds (vocab_data::facts), one token at a time.
-void note_fact(vocab_data_t::token_facts& facts, const vocab_detail::token_data& t, size_t id) {
-  if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
-  else if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(id));
+// vocab_data::facts from the score and type columns (8 bytes a token, not the 24 of the
+// token table).
+vocab_data_t::token_facts facts_of_columns(size_t n, const token_columns& cols) {
+  vocab_data_t::token_facts facts;
+  for (size_t i = 0; i < n; ++i) {
+    const auto t = vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, cols.types);
+    if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
+    else if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(i));
+  }
+  return facts;
 }
 
 // On a hit: the token table placed over the file (token_table.h) from the texts' places
@@ -256,22 +262,15 @@ bool place_texts(vocab_detail::table_reader& r, vocab_data_t& d, uint64_t array_
   }
   if (!ordered) return false;
   d.attrs.resize(n);
-  vocab_data_t::token_facts facts;  // (only the lazy UGM model reads them)
-  const bool want_facts = d.type == vocab_type::ugm;
   if (cols.types) {
     for (size_t i = 0; i < n; ++i) {
       int32_t y;
       std::memcpy(&y, cols.types + 4 * i, 4);
       d.attrs[i] = uint16_t(attr_of_type(y));
-      if (want_facts && (y == int32_t(token_type::normal) || y == int32_t(token_type::user_defined)))
-        note_fact(facts, vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, cols.types), i);
     }
   } else {
     std::fill(d.attrs.begin(), d.attrs.end(), uint16_t(attr_normal));
-    for (size_t i = 0; i < n && want_facts; ++i)
-      note_fact(facts, vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, nullptr), i);
   }
-  if (want_facts) d.facts = std::move(facts);
   d.max_token_len = uint32_t(max_len);
   d.tokens.place(n, reinterpret_cast<const char*>(d.file_bytes.data()) + array_at, starts.data(), uint32_t(w),
                  cols.scores, cols.scores_int, cols.types);
@@ -348,22 +347,18 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   // One pass: text, score, type and attributes of each token.
   size_t n_empty = 0;
   uint32_t max_len = 0;
-  vocab_data_t::token_facts facts;
-  const bool want_facts = d.type == vocab_type::ugm;  // (only the lazy UGM model reads them)
   const auto begin = [&] {  // (again after a cached table that did not fit)
     auto& built = d.tokens.built();
     built.clear();
     vocab_detail::prefaulted_reserve(built, n);  // 24 bytes a token: one call instead of a fault per page
     d.attrs.assign(n, uint16_t(attr_normal));
     n_empty = 0, max_len = 0;
-    facts = {};
   };
   const auto add = [&](uint64_t i, std::string_view s) {
     const auto t = vocab_detail::token_table::from_columns(s, i, scores_raw, scores_int, types_raw);
     if (s.empty()) ++n_empty;
     max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
     if (types_raw) d.attrs[i] = uint16_t(attr_of_type(int32_t(t.type)));
-    if (want_facts) note_fact(facts, t, i);
     d.tokens.push_back(t);
   };
   const auto walk = [&]() -> result<void> {  // the array's strings, one after the other
@@ -388,10 +383,8 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
       });
   if (d.cache && d.cache->hit() && !placed) walked = walk();  // a vocabulary whose places were not kept
   if (!walked) return std::move(walked).error();
-  if (!placed) {
-    d.max_token_len = max_len;
-    if (want_facts) d.facts = std::move(facts);
-  }
+  if (!placed) d.max_token_len = max_len;
+  if (d.type == vocab_type::ugm) d.facts = facts_of_columns(n, cols);  // (only the lazy UGM model reads them)
   if (n_empty) {
     d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
     for (size_t i = 0; i < n; ++i) {
