@@ -341,9 +341,9 @@ struct vocab_data {
   bool ignore_merges = false;
   bool clean_spaces = false;
   uint32_t max_token_len = 0;  ///< longest token text in bytes
-  /// What the loader's pass over the tokens also finds (set only by the loader, for UGM): a model
-  /// that builds its tables lazily reads these instead of a pass of its own over a large
-  /// token array (ugm.cpp's plain forms; nomic-bert-moe: 0.6 ms).
+  /// What the loader finds in the score and type columns (set only by the loader, for
+  /// UGM): the lazy UGM model reads these instead of a pass of its own over a large token
+  /// table (ugm.cpp's plain forms; nomic-bert-moe: 0.65 ms).
   struct token_facts {
     float min_normal_score = FLT_MAX;   ///< smallest score of a normal token (FLT_MAX: none)
     std::vector<int32_t> user_defined;  ///< ids of the user-defined tokens, ascending
