@@ -225,6 +225,18 @@ struct token_columns {
   bool in_file = false;              // both point into the file (or are null)
 };
 
+// vocab_data::facts from the score and type columns (8 bytes a token, not the 24 of the
+// token table).
+vocab_data_t::token_facts facts_of_columns(size_t n, const token_columns& cols) {
+  vocab_data_t::token_facts facts;
+  for (size_t i = 0; i < n; ++i) {
+    const auto t = vocab_detail::token_table::from_columns({}, i, cols.scores, cols.scores_int, cols.types);
+    if (t.type == token_type::normal) facts.min_normal_score = std::min(facts.min_normal_score, t.score);
+    else if (t.type == token_type::user_defined) facts.user_defined.push_back(int32_t(i));
+  }
+  return facts;
+}
+
 // On a hit: the token table placed over the file (token_table.h) from the texts' places
 // (tokens.text), the attributes from the types. False when the table does not fit this
 // file (the load then starts over without the cache); true with `placed` false when it
@@ -372,6 +384,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   if (d.cache && d.cache->hit() && !placed) walked = walk();  // a vocabulary whose places were not kept
   if (!walked) return std::move(walked).error();
   if (!placed) d.max_token_len = max_len;
+  if (d.type == vocab_type::ugm) d.facts = facts_of_columns(n, cols);  // (only the lazy UGM model reads them)
   if (n_empty) {
     d.owned_text.reserve(n_empty);  // views into owned_text stay valid: no reallocation below
     for (size_t i = 0; i < n; ++i) {

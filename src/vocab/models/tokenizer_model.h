@@ -13,9 +13,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cfloat>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -339,6 +341,14 @@ struct vocab_data {
   bool ignore_merges = false;
   bool clean_spaces = false;
   uint32_t max_token_len = 0;  ///< longest token text in bytes
+  /// What the loader finds in the score and type columns (set only by the loader, for
+  /// UGM): the lazy UGM model reads these instead of a pass of its own over a large token
+  /// table (ugm.cpp's plain forms; nomic-bert-moe: 0.65 ms).
+  struct token_facts {
+    float min_normal_score = FLT_MAX;   ///< smallest score of a normal token (FLT_MAX: none)
+    std::vector<int32_t> user_defined;  ///< ids of the user-defined tokens, ascending
+  };
+  std::optional<token_facts> facts;
 
   int32_t find(std::string_view text) const { return token_to_id.find_id(text); }
 
@@ -396,7 +406,22 @@ inline constexpr size_t wpm_map_bytes = 2048;
 std::unique_ptr<tokenizer_model> make_wpm(const vocab_data& v, bool lazy = false, size_t map_bytes = wpm_map_bytes);
 /// word_by_word = false runs one Viterbi over each normalized fragment, as llama.cpp does
 /// (the reference the word-by-word Viterbi and its cache are tested against; see ugm.cpp).
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true);
+/// lazy = true (not with the compiled cache) builds the tries, the automaton and the
+/// charsmap's tables only once the normalized text tokenized in all would pass
+/// `plain_bytes`: until then each fragment goes through llama.cpp's plain loops (the
+/// charsmap walked, the candidates looked up in the token map by length; the same ids),
+/// so that a process that tokenizes a few words does not pay for them. A fragment takes
+/// them when its raw and its normalized size both fit in what is left; its normalized
+/// size is charged. `v` must outlive the model and its token map be built; the loader's
+/// row does so, with the budget ugm_plain_bytes.
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word = true, bool dense_viterbi = true,
+                                          bool lazy = false, size_t plain_bytes = 0);
+/// The loader's budget for a vocabulary of n_tokens: about where the plain forms have
+/// cost what building the tables costs (the build grows with the vocabulary). Measured
+/// whole-process against main's eager build, prose: ugm-sp-test (1,000 tokens) 0.2 ms
+/// a KiB plain, 0.7 ms to build, even at ~3 KiB; nomic-bert-moe (250k) 1 ms a KiB, ~35
+/// ms, even at ~35 KiB.
+constexpr size_t ugm_plain_bytes(size_t n_tokens) noexcept { return 2048 + n_tokens / 10; }
 /// fast = false matches through the byte trie, a longest-match walk per token, as llama.cpp
 /// does (the reference the flat tables of rwkv_matcher.h are tested against). lazy = true
 /// (with fast, without the compiled cache) builds the tables at the first tokenize call

@@ -18,11 +18,13 @@
 // word-by-word drivers with their caches (exact while the sums are, see ugm_viterbi.h).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "vocab/models/tokenizer_model.h"
 #include "vocab/models/ugm_trie.h"
@@ -41,19 +43,72 @@ namespace gguf::vocab_detail {
 
 namespace {
 
-// The tokens the Viterbi may pick (llama.cpp's token_matcher holds these).
-constexpr bool is_candidate(token_type t) noexcept {
-  return t == token_type::normal || t == token_type::user_defined || t == token_type::unused;
-}
+constexpr bool is_candidate(token_type t) noexcept { return ugm_viterbi::is_candidate(t); }
 
 class ugm_model final : public tokenizer_model {
  public:
-  ugm_model(const vocab_data& v, bool word_by_word, bool dense_viterbi)
-      : norm_(v), vit_(v.unk), word_by_word_(word_by_word) {
-    // The two tries and what the texts tell (text_facts) from the compiled cache, or
-    // built and saved.
-    text_facts facts;
-    ugm_ascii_inner inner;
+  // lazy (without the compiled cache, or with a hit): the tables are built once the
+  // normalized text tokenized in all would pass `plain_bytes` (make_ugm); until then each
+  // fragment is normalized and tokenized by the plain forms (ugm_normalizer::
+  // normalize_plain, ugm_viterbi::viterbi_plain), which need none of them. `v` must then
+  // outlive the model. A hit's tries are mapped now (the cache is read only while the
+  // vocabulary loads); what is built from them (the automaton, the byte tables) waits. A
+  // miss builds everything now, so that the cache file gets every table.
+  ugm_model(const vocab_data& v, bool word_by_word, bool dense_viterbi, bool lazy, size_t plain_bytes)
+      : norm_(v, /*tables=*/!(lazy && (!v.cache || v.cache->hit()))),
+        vit_(v.unk),
+        word_by_word_(word_by_word),
+        dense_viterbi_(dense_viterbi) {
+    if (lazy && (!v.cache || v.cache->hit())) {
+      if (v.cache) load_tries(v);
+      data_ = &v;
+      plain_budget_.store(int64_t(std::min<size_t>(plain_bytes, INT64_MAX / 2)), std::memory_order_relaxed);
+      prepare_plain(v);
+      return;
+    }
+    build(v);
+    std::call_once(built_once_, [] {});
+    built_.store(true, std::memory_order_release);
+  }
+
+  // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw); in
+  // a lazy model always (tokenize_lazy). (data_ first: a lazy model's raw_words_ may be
+  // being written by the build on another thread.)
+  std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
+    if (data_ || raw_words_) return fragment;
+    norm_.normalize_into(fragment, buf);
+    return buf;
+  }
+
+  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
+    if (data_) tokenize_lazy(text, out);
+    else if (raw_words_) tokenize_raw(text, out);
+    else viterbi(text, out);
+  }
+
+  bool ids_in_range() const noexcept override { return built_.load(std::memory_order_acquire) && ids_in_range_; }
+
+ private:
+  // The tables and the flags that pick a path.
+  void build(const vocab_data& v) {
+    if (data_) norm_.build_tables();
+    if (!tries_loaded_) load_tries(v);
+    const text_facts& facts = facts_;
+    cut_at_separator_ = facts.cut_at_separator;
+    ids_in_range_ = vit_.prepare(v, dense_viterbi_);
+    norm_.prepare();
+    raw_words_ = word_by_word_ && cut_at_separator_ && norm_.escape_whitespaces() && norm_.remove_extra_whitespaces() &&
+                 !norm_.treat_whitespace_as_suffix() && norm_.space_unchanged() && !facts.space_inside_user_defined &&
+                 !facts.charsmap_across_space;
+    if (raw_words_) norm_.set_word_ends(inner_);
+  }
+
+  // The two tries and what the texts tell (text_facts) from the compiled cache, or built
+  // (and saved with a cache).
+  void load_tries(const vocab_data& v) {
+    text_facts& facts = facts_;
+    ugm_ascii_inner& inner = inner_;
+    tries_loaded_ = true;
     load_or_build(
         v.cache, "ugm.tries",
         [&](table_reader& r) {
@@ -66,30 +121,57 @@ class ugm_model final : public tokenizer_model {
           w.put_value(facts);
           w.put_value(inner);
         });
-    cut_at_separator_ = facts.cut_at_separator;
-    ids_in_range_ = vit_.prepare(v, dense_viterbi);
-    norm_.prepare();
-    raw_words_ = word_by_word_ && cut_at_separator_ && norm_.escape_whitespaces() && norm_.remove_extra_whitespaces() &&
-                 !norm_.treat_whitespace_as_suffix() && norm_.space_unchanged() && !facts.space_inside_user_defined &&
-                 !facts.charsmap_across_space;
-    if (raw_words_) norm_.set_word_ends(inner);
   }
 
-  // With raw_words_, the normalizer runs inside tokenize, word by word (tokenize_raw).
-  std::string_view normalize(std::string_view fragment, bool, std::string& buf) const override {
-    if (raw_words_) return fragment;
-    norm_.normalize_into(fragment, buf);
-    return buf;
+  // What the plain forms need: the user-defined texts, a bound on the candidates' length
+  // and the unknown token's score, from the loader's facts (else one pass over the tokens).
+  void prepare_plain(const vocab_data& v) {
+    if (v.facts && v.max_token_len > 0) {
+      for (const int32_t id : v.facts->user_defined) plain_user_defined_.push_back(v.tokens[size_t(id)].text);
+      plain_max_len_ = v.max_token_len;
+      plain_unknown_ = ugm_viterbi::unknown_score(v.facts->min_normal_score);
+      return;
+    }
+    float min_score = FLT_MAX;
+    for (const token_data& t : v.tokens) {
+      if (t.type == token_type::normal) min_score = std::min(min_score, t.score);
+      if (t.type == token_type::user_defined) plain_user_defined_.push_back(t.text);
+      if (is_candidate(t.type)) plain_max_len_ = std::max(plain_max_len_, t.text.size());
+    }
+    plain_unknown_ = ugm_viterbi::unknown_score(min_score);
   }
 
-  void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
-    if (raw_words_) tokenize_raw(text, out);
-    else viterbi(text, out);
+  // A lazy model's call (`text` is the fragment as it was given: normalize() left it as
+  // it is): the plain forms while the budget lasts, else the tables (built by the first
+  // call that needs them; thread-safe) and the paths of an eager model.
+  void tokenize_lazy(std::string_view text, std::vector<int32_t>& out) const {
+    if (!built_.load(std::memory_order_acquire)) {
+      // The budget counts the normalized bytes (the Viterbi's work: a charsmap replacement
+      // may be ten times its input), the raw ones first bound what is normalized.
+      if (int64_t(std::min<size_t>(text.size(), INT64_MAX / 2)) <= plain_budget_.load(std::memory_order_relaxed)) {
+        std::string normalized;
+        norm_.normalize_plain(text, normalized, plain_user_defined_);
+        const auto n = int64_t(normalized.size());
+        if (plain_budget_.fetch_sub(n, std::memory_order_relaxed) >= n) {
+          vit_.viterbi_plain(normalized, *data_, plain_max_len_, plain_unknown_, out);
+          return;
+        }
+      }
+      std::call_once(built_once_, [this] {
+        const_cast<ugm_model*>(this)->build(*data_);
+        built_.store(true, std::memory_order_release);
+      });
+    }
+    if (raw_words_) {
+      tokenize_raw(text, out);
+      return;
+    }
+    scratch& sc = thread_scratch<scratch>(instance_);
+    norm_.normalize_into(text, sc.text);
+    viterbi(sc.text, out);
+    if (sc.text.capacity() > (size_t(64) << 20)) std::string().swap(sc.text);
   }
 
-  bool ids_in_range() const noexcept override { return ids_in_range_; }
-
- private:
   // The normalized text is cut before each separator (U+2581, or ' ' without escaping)
   // when no candidate token holds the separator past its first byte: no token then spans
   // a cut, so the best path passes through every cut and the Viterbi runs word by word,
@@ -429,6 +511,7 @@ class ugm_model final : public tokenizer_model {
     word_cache_t cache;
     raw_cache_t raw_cache;
     std::string word;  // a normalized word (tokenize_raw)
+    std::string text;  // a normalized fragment (tokenize_lazy)
     std::vector<int32_t> ids;  // its ids
     void clear() noexcept {  // (thread_scratch, for another vocabulary)
       cache.clear();
@@ -442,13 +525,27 @@ class ugm_model final : public tokenizer_model {
   bool cut_at_separator_ = true;  // no candidate token can span a cut (viterbi)
   bool word_by_word_ = true;      // false: one Viterbi per fragment, as llama.cpp
   bool raw_words_ = false;        // tokenize_raw applies (constructor)
-  bool ids_in_range_ = false;     // ids_in_range() (constructor)
+  bool ids_in_range_ = false;     // ids_in_range() (build)
+  bool dense_viterbi_ = true;     // the automaton is built where it applies (build)
+  text_facts facts_;              // (load_tries)
+  ugm_ascii_inner inner_;         // (load_tries)
+  bool tries_loaded_ = false;     // load_tries ran
+  // A lazy model (tokenize_lazy): its vocabulary, the bytes it may still tokenize by the
+  // plain forms, what they need (prepare_plain); whether the tables are built.
+  const vocab_data* data_ = nullptr;
+  mutable std::atomic<int64_t> plain_budget_{0};
+  std::vector<std::string_view> plain_user_defined_;
+  size_t plain_max_len_ = 0;
+  double plain_unknown_ = 0.0;
+  mutable std::once_flag built_once_;
+  mutable std::atomic<bool> built_{false};
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word, bool dense_viterbi) {
-  return std::make_unique<ugm_model>(v, word_by_word, dense_viterbi);
+std::unique_ptr<tokenizer_model> make_ugm(const vocab_data& v, bool word_by_word, bool dense_viterbi, bool lazy,
+                                          size_t plain_bytes) {
+  return std::make_unique<ugm_model>(v, word_by_word, dense_viterbi, lazy, plain_bytes);
 }
 
 }  // namespace gguf::vocab_detail

@@ -38,7 +38,6 @@ class ugm_viterbi {
   /// the automaton. Returns whether every id a Viterbi gives is below n_tokens (the tries
   /// may come from the compiled cache, so the automaton's outputs are checked here).
   bool prepare(const vocab_data& v, bool dense_viterbi) {
-    constexpr float unknown_token_score_penalty = 10.0f;
     float min_score = FLT_MAX;
     scores_.resize(v.tokens.size());
     uint32_t min_exponent = 0xFF;  // smallest float exponent field of a nonzero score used
@@ -55,9 +54,8 @@ class ugm_viterbi {
       if (t.type == token_type::normal || t.type == token_type::unused) note_score(t.score);
       scores_[id] = t.type == token_type::user_defined ? 0.0f : t.score;
     }
-    const float unknown = min_score - unknown_token_score_penalty;
-    note_score(unknown);
-    unknown_score_ = static_cast<double>(unknown);
+    unknown_score_ = unknown_score(min_score);
+    note_score(static_cast<float>(unknown_score_));
     // Every score used is a float, so a multiple of 2^g with g the ulp exponent of the
     // smallest exponent among them; sums of such multiples are exact in double up to
     // 2^(53 + g) in magnitude. Within that bound a Viterbi's choices do not depend on the
@@ -263,6 +261,50 @@ class ugm_viterbi {
   template <class Index, class Sink>
   double viterbi_word(std::string_view s, size_t a, double base, Sink& out) const {
     if (dense_) return viterbi_dense<Index>(s, a, base, out);
+    return viterbi_push<Index>(s, a, base, out, unknown_score_, [this](std::string_view t, size_t at, auto&& fn) {
+      tokens_.for_each_prefix(t, at, [&](size_t len, int32_t id) { fn(len, id, static_cast<double>(scores_[size_t(id)])); });
+    });
+  }
+
+  /// The tokens the Viterbi may pick (llama.cpp's token_matcher holds these).
+  static constexpr bool is_candidate(token_type t) noexcept {
+    return t == token_type::normal || t == token_type::user_defined || t == token_type::unused;
+  }
+  /// The score of the unknown token from the smallest score of a normal token (FLT_MAX
+  /// when there is none), as llama.cpp: 10 below it, in float.
+  static double unknown_score(float min_normal_score) noexcept {
+    constexpr float unknown_token_score_penalty = 10.0f;
+    return static_cast<double>(min_normal_score - unknown_token_score_penalty);
+  }
+
+  /// One Viterbi over all of s from score 0 (its ids appended to out) that needs none of
+  /// the tables (not even candidates()): the candidates that are prefixes of s[pos..] are
+  /// looked up in v's token map one length at a time up to max_len bytes (a loaded
+  /// vocabulary's map holds every token text once), their scores read from v. The same
+  /// candidates with the same scores as the trie walk, so the same path. For the few bytes
+  /// a lazy model tokenizes before it builds its tables; `unknown` is unknown_score(...).
+  void viterbi_plain(std::string_view s, const vocab_data& v, size_t max_len, double unknown,
+                     std::vector<int32_t>& out) const {
+    if (s.empty()) return;
+    vector_sink sink{out};
+    const auto by_map = [&](std::string_view t, size_t at, auto&& fn) {
+      const size_t longest = std::min(max_len, t.size() - at);
+      for (size_t len = 1; len <= longest; ++len) {
+        const int32_t id = v.find(t.substr(at, len));
+        if (id < 0) continue;
+        const token_data& tok = v.tokens[size_t(id)];
+        if (is_candidate(tok.type))
+          fn(len, id, static_cast<double>(tok.type == token_type::user_defined ? 0.0f : tok.score));
+      }
+    };
+    if (s.size() < UINT32_MAX) viterbi_push<uint32_t>(s, 0, 0.0, sink, unknown, by_map);
+    else viterbi_push<size_t>(s, 0, 0.0, sink, unknown, by_map);
+  }
+
+  // The push form: from each code point's start, prefixes(s, at, fn) calls fn(len, id,
+  // score) for every candidate that is a prefix of s[at..].
+  template <class Index, class Sink, class Prefixes>
+  double viterbi_push(std::string_view s, size_t a, double base, Sink& out, double unknown, Prefixes&& prefixes) const {
     using best = ugm_viterbi::best<Index>;
     const size_t n = s.size() - a;
     std::vector<best>& table = viterbi_table<Index>(n);
@@ -276,14 +318,14 @@ class ugm_viterbi {
       const size_t cp_len = c0 < 0x80 ? 1 : std::min(utf8_len(char(c0)), n - pos);
       const double from = results[pos].score;
       bool single_codepoint_found = false;
-      tokens_.for_each_prefix(s, a + pos, [&](size_t len, int32_t id) {
+      prefixes(s, a + pos, [&](size_t len, int32_t id, double score) {
         if (len == cp_len) single_codepoint_found = true;
-        const double challenger = from + static_cast<double>(scores_[static_cast<size_t>(id)]);
+        const double challenger = from + score;
         best& champ = results[pos + len];
         if (challenger > champ.score) champ = {id, Index(pos), challenger};
       });
       if (!single_codepoint_found) {
-        const double challenger = from + unknown_score_;
+        const double challenger = from + unknown;
         best& champ = results[pos + cp_len];
         if (challenger > champ.score) champ = {unk_, Index(pos), challenger};
       }

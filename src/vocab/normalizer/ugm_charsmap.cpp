@@ -20,7 +20,7 @@ uint32_t xcda_value(uint32_t n) noexcept { return n & ((1u << 31) - 1); }
 
 }  // namespace
 
-ugm_charsmap::ugm_charsmap(std::span<const std::byte> blob) {
+ugm_charsmap::ugm_charsmap(std::span<const std::byte> blob, bool tables) {
   if (blob.empty()) return;
   const auto* p = reinterpret_cast<const unsigned char*>(blob.data());
   if (blob.size() < 4) {
@@ -36,6 +36,11 @@ ugm_charsmap::ugm_charsmap(std::span<const std::byte> blob) {
   n_nodes_ = static_cast<size_t>(xcda_size / 4);
   repl_ = reinterpret_cast<const char*>(p + 4 + xcda_size);
   repl_size_ = blob.size() - 4 - static_cast<size_t>(xcda_size);
+  if (tables) build_tables();
+}
+
+void ugm_charsmap::build_tables() {
+  if (n_nodes_ == 0) return;
   // Which two-byte starts go deeper than one byte (walk of every pair: 64 Ki short walks).
   char two[2];
   for (uint32_t c0 = 1; c0 < 256; ++c0) {

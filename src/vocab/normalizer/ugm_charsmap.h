@@ -29,8 +29,13 @@ class ugm_charsmap {
   ugm_charsmap() = default;
   /// Views `blob` (which must outlive this object). An empty blob normalizes nothing.
   /// A blob too short for its header, or whose trie size runs past its end, is
-  /// `malformed()` and normalizes nothing.
-  explicit ugm_charsmap(std::span<const std::byte> blob);
+  /// `malformed()` and normalizes nothing. With `tables` (the default) also builds the
+  /// pair tables (build_tables); without, only walk() may be used until they are built.
+  explicit ugm_charsmap(std::span<const std::byte> blob, bool tables = true);
+  /// The tables longest_prefix and the surely_unmapped tests read (64 Ki short walks of
+  /// the trie: a good part of a small UGM vocabulary's load). Once, after a construction
+  /// without them. Writes nothing walk() reads, so walk() may run meanwhile.
+  void build_tables();
 
   bool malformed() const noexcept { return malformed_; }
   bool empty() const noexcept { return n_nodes_ == 0; }
@@ -41,6 +46,8 @@ class ugm_charsmap {
   };
   /// The longest input prefix of text[pos..] that the trie maps, stopping at a NUL byte.
   match longest_prefix(std::string_view text, size_t pos) const noexcept;
+  /// The same by a walk of the trie alone (no table; what longest_prefix shortcuts).
+  match walk(std::string_view text, size_t pos) const noexcept;
   /// A quick exact test: true when longest_prefix(text, pos) matches nothing, where c0 =
   /// text[pos] and c1 = text[pos + 1] (0 when pos is the last byte); false when it may.
   bool surely_unmapped(uint8_t c0, uint8_t c1) const noexcept {
@@ -89,7 +96,6 @@ class ugm_charsmap {
 
  private:
   bool node(size_t i, uint32_t& out) const noexcept;
-  match walk(std::string_view text, size_t pos) const noexcept;
   const unsigned char* xcda_ = nullptr;
   // Byte pairs (c0 << 8 | c1) that continue a path of the trie past its first byte; a text
   // whose first two bytes are not one can only match its first byte (most text).

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,8 +31,9 @@ struct ugm_ascii_inner {
 
 class ugm_normalizer {
  public:
-  explicit ugm_normalizer(const vocab_data& v)
-      : charsmap_(v.precompiled_charsmap),
+  /// Without `tables`, only normalize_plain may be used until build_tables() and prepare().
+  explicit ugm_normalizer(const vocab_data& v, bool tables = true)
+      : charsmap_(v.precompiled_charsmap, tables),
         escape_whitespaces_(v.escape_whitespaces),
         treat_whitespace_as_suffix_(v.treat_whitespace_as_suffix),
         add_space_prefix_(v.add_space_prefix),
@@ -49,6 +51,10 @@ class ugm_normalizer {
   bool ascii_plain(uint8_t c) const noexcept { return ascii_plain_[c]; }
   /// No byte above ' ' ends a raw word (tokenize_raw's word scan).
   bool low_word_ends() const noexcept { return low_word_ends_; }
+
+  /// The charsmap's tables, after a construction without them (normalize_plain may run
+  /// meanwhile: it reads none of them).
+  void build_tables() { charsmap_.build_tables(); }
 
   /// The byte tables, once the user-defined trie is in place.
   void prepare() {
@@ -130,61 +136,15 @@ class ugm_normalizer {
   // (the loop below appends just that for them, and is then inside a word); the rest is
   // appended.
   bool normalize_into(std::string_view in, std::string& out, size_t* separators = nullptr, size_t from = 0) const {
-    bool aligned = true;
-    size_t n_separators = from > 0 ? 1 : 0;
-    if (from == 0) out.clear();
-    out.reserve(out.size() + (in.size() - from) * 3);
-    const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
-    const bool prepend_space = !treat_whitespace_as_suffix_ && add_space_prefix_;
-    const bool append_space = treat_whitespace_as_suffix_ && add_space_prefix_;
-    const bool merge_spaces = remove_extra_whitespaces_;
-    bool space_prepended = from > 0;
-    bool in_word = from > 0;
-    const auto start_word = [&] {
-      in_word = true;
-      if ((prepend_space && !space_prepended) || merge_spaces) {
-        out.append(space);
-        ++n_separators;
-        space_prepended = true;
-      }
-    };
-    const size_t n = in.size();
-    for (size_t pos = from; pos < n;) {
-      if (const size_t end = unchanged_run(in, pos); end > pos) {  // code points passing as they are
-        if (!in_word) start_word();
-        out.append(in.data() + pos, end - pos);
-        pos = end;
-        continue;
-      }
-      if (space_unchanged_ && pure_space(in, pos)) {
-        in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
-        if (!merge_spaces) out.append(space), ++n_separators;
-        ++pos;
-        continue;
-      }
-      const piece p = normalize_prefix(in, pos);
-      pos += p.consumed;
-      if (p.bytes.empty()) continue;
-      if (std::find(p.bytes.begin(), p.bytes.end(), ' ') == p.bytes.end()) {
-        if (!in_word) start_word();
-        out.append(p.bytes);
-        if (aligned) aligned = ends_on_code_point(p.bytes);
-        continue;
-      }
-      aligned = false;  // (the piece's spaces change what is appended)
-      for (const char c : p.bytes) {
-        if (c != ' ') {
-          if (!in_word) start_word();
-          out.push_back(c);
-        } else {
-          in_word = false;
-          if (!merge_spaces) out.append(space), ++n_separators;
-        }
-      }
-    }
-    if (append_space) out.append(space), ++n_separators;
-    if (separators) *separators = n_separators;
-    return aligned;
+    return normalize_loop<true>(in, out, separators, from, {});
+  }
+
+  // normalize_into without any table (none of prepare()'s, the charsmap's or the
+  // user-defined trie): llama.cpp's loop, one normalize_prefix per step, the charsmap
+  // walked and the user-defined texts (`user_defined`, the trie's keys) compared one by
+  // one. For the few bytes a lazy model tokenizes before it builds its tables.
+  void normalize_plain(std::string_view in, std::string& out, std::span<const std::string_view> user_defined) const {
+    normalize_loop<false>(in, out, nullptr, 0, user_defined);
   }
 
   // A ' ' that normalizes alone to nothing but the end of a word (merged spaces): nothing
@@ -209,8 +169,88 @@ class ugm_normalizer {
     return pos == s.size();
   }
 
-
  private:
+  // normalize_into (Tables) or normalize_plain.
+  template <bool Tables>
+  bool normalize_loop(std::string_view in, std::string& out, size_t* separators, size_t from,
+                      std::span<const std::string_view> user_defined) const {
+    bool aligned = true;
+    size_t n_separators = from > 0 ? 1 : 0;
+    if (from == 0) out.clear();
+    out.reserve(out.size() + (in.size() - from) * 3);
+    const std::string_view space = escape_whitespaces_ ? escaped_space : std::string_view(" ");
+    const bool prepend_space = !treat_whitespace_as_suffix_ && add_space_prefix_;
+    const bool append_space = treat_whitespace_as_suffix_ && add_space_prefix_;
+    const bool merge_spaces = remove_extra_whitespaces_;
+    bool space_prepended = from > 0;
+    bool in_word = from > 0;
+    const auto start_word = [&] {
+      in_word = true;
+      if ((prepend_space && !space_prepended) || merge_spaces) {
+        out.append(space);
+        ++n_separators;
+        space_prepended = true;
+      }
+    };
+    const size_t n = in.size();
+    for (size_t pos = from; pos < n;) {
+      if constexpr (Tables) {
+        if (const size_t end = unchanged_run(in, pos); end > pos) {  // code points passing as they are
+          if (!in_word) start_word();
+          out.append(in.data() + pos, end - pos);
+          pos = end;
+          continue;
+        }
+        if (space_unchanged_ && pure_space(in, pos)) {
+          in_word = false;  // what the loop below does with a ' ' normalize_prefix returns as it is
+          if (!merge_spaces) out.append(space), ++n_separators;
+          ++pos;
+          continue;
+        }
+      }
+      const piece p = Tables ? normalize_prefix(in, pos) : plain_prefix(in, pos, user_defined);
+      pos += p.consumed;
+      if (p.bytes.empty()) continue;
+      if (std::find(p.bytes.begin(), p.bytes.end(), ' ') == p.bytes.end()) {
+        if (!in_word) start_word();
+        out.append(p.bytes);
+        if (aligned) aligned = ends_on_code_point(p.bytes);
+        continue;
+      }
+      aligned = false;  // (the piece's spaces change what is appended)
+      for (const char c : p.bytes) {
+        if (c != ' ') {
+          if (!in_word) start_word();
+          out.push_back(c);
+        } else {
+          in_word = false;
+          if (!merge_spaces) out.append(space), ++n_separators;
+        }
+      }
+    }
+    if (append_space) out.append(space), ++n_separators;
+    if (separators) *separators = n_separators;
+    return aligned;
+  }
+
+  // normalize_prefix without tables: the user-defined trie's walk_depth is the longest
+  // common prefix of the text with one of its keys.
+  piece plain_prefix(std::string_view in, size_t pos, std::span<const std::string_view> user_defined) const {
+    const std::string_view rest = in.substr(pos);
+    size_t depth = 0;
+    for (const std::string_view t : user_defined) {
+      const size_t m = std::min(t.size(), rest.size());
+      size_t k = 0;
+      while (k < m && t[k] == rest[k]) ++k;
+      depth = std::max(depth, k);
+    }
+    if (depth > 0) return {rest.substr(0, depth), depth};
+    if (const auto m = charsmap_.walk(in, pos); m.consumed > 0) return {m.replacement, m.consumed};
+    uint32_t cpt = 0;
+    if (const size_t len = utf8_decode_strict(in, pos, cpt); len > 0) return {rest.substr(0, len), len};
+    return {"\xEF\xBF\xBD", 1};  // U+FFFD for one invalid byte
+  }
+
   ugm_charsmap charsmap_;
   byte_trie user_defined_;
   bool escape_whitespaces_, treat_whitespace_as_suffix_, add_space_prefix_, remove_extra_whitespaces_;
