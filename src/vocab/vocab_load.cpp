@@ -347,8 +347,10 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
   // One pass: text, score, type and attributes of each token.
   size_t n_empty = 0;
   uint32_t max_len = 0;
+  vocab_detail::table_vector<vocab_detail::token_data>* built_tokens = nullptr;  // (set by begin)
   const auto begin = [&] {  // (again after a cached table that did not fit)
     auto& built = d.tokens.built();
+    built_tokens = &built;
     built.clear();
     vocab_detail::prefaulted_reserve(built, n);  // 24 bytes a token: one call instead of a fault per page
     d.attrs.assign(n, uint16_t(attr_normal));
@@ -359,7 +361,7 @@ result<void> read_tokens(vocab::impl& v, const keys& k) {
     if (s.empty()) ++n_empty;
     max_len = std::max<uint32_t>(max_len, uint32_t(s.size()));
     if (types_raw) d.attrs[i] = uint16_t(attr_of_type(int32_t(t.type)));
-    d.tokens.push_back(t);
+    built_tokens->push_back(t);  // (the vector itself: token_table::push_back marks the form at every call)
   };
   const auto walk = [&]() -> result<void> {  // the array's strings, one after the other
     begin();

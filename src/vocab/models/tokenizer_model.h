@@ -165,6 +165,8 @@ class token_map {
   /// are read 8 bytes at a time (text_hash_padded).
   size_t build(const token_table& tokens, std::span<const std::byte> readable = {}) {
     attach(tokens);
+    if (const token_data* built = tokens.locator().built)  // the built form: one load a text, no form test
+      return build_from(tokens.size(), [built](size_t i) { return built[i].text; }, readable);
     return build_from(tokens.size(), [&](size_t i) { return tokens.text(i); }, readable);
   }
   /// The same over an array of tokens (tests).
