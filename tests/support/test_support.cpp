@@ -61,6 +61,14 @@ std::filesystem::path temp_dir() {
   return dir.path;
 }
 
+std::vector<std::filesystem::path> vocab_files() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(data_dir() / "vocab"))
+    if (e.path().extension() == ".gguf") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::filesystem::path fresh_dir(const std::string& name) {
   auto d = temp_dir() / name;
   std::filesystem::remove_all(d);

@@ -12,6 +12,8 @@ namespace gguf::test {
 std::filesystem::path data_dir();
 /// data_dir() / rel; calls GTEST_SKIP-friendly check: returns empty if data is absent.
 std::filesystem::path data_file(const std::string& rel);
+/// Every vocab/*.gguf of data_dir(), sorted by path.
+std::vector<std::filesystem::path> vocab_files();
 /// Reads a whole file into bytes (test helper; throws on failure).
 std::vector<std::byte> read_bytes(const std::filesystem::path& p);
 /// A whole file as text; empty when it cannot be read.

@@ -27,6 +27,7 @@
 
 namespace fs = std::filesystem;
 using gguf::test::data_dir;
+using gguf::test::vocab_files;
 using gguf::test::temp_dir;
 
 namespace {
@@ -39,14 +40,6 @@ std::string corpus_head(size_t bytes) {
   // cut at a line end: a whole UTF-8 text
   if (const size_t nl = s.rfind('\n'); nl != std::string::npos) s.resize(nl + 1);
   return s;
-}
-
-std::vector<fs::path> vocab_files() {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(data_dir() / "vocab"))
-    if (e.path().extension() == ".gguf") out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 // The folder's files whose names start with `prefix` (vocab-*.bin: cache files;

@@ -22,16 +22,9 @@
 
 namespace fs = std::filesystem;
 using gguf::test::data_dir;
+using gguf::test::vocab_files;
 
 namespace {
-
-std::vector<fs::path> vocab_files() {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(data_dir() / "vocab"))
-    if (e.path().extension() == ".gguf") out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 fs::path only_cache_file(const fs::path& dir) {
   std::vector<fs::path> out;
