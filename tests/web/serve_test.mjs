@@ -217,10 +217,19 @@ try {
   eq(dkeys, want.kv.map((k) => k.key), 'diff view: keys');
   const dts = await dp.$$eval('[data-testid="diff-tensor-row"]', (rs) => rs.map((r) => r.dataset.name));
   eq(dts, want.tensors.map((t) => t.name), 'diff view: tensors');
+  // the page loads file 0 beside the diff: click only once it has settled (a click during a
+  // layout change can land beside the box, as it once did on a loaded CI machine)
+  await dp.waitForFunction(() => document.body.dataset.loaded === '0' && document.getElementById('diff').dataset.values === '0', { timeout: 30000 });
   await dp.click('#diff-values');
+  if (!(await dp.$eval('#diff-values', (e) => e.checked))) fail('diff view: the values box is not checked after a click');
   // the values diff dequantizes and compares every tensor of both models: allow a loaded machine
-  // (30 s was exceeded with ctest -j2 beside a fuzzer on 2 cores)
-  await dp.waitForFunction(() => !document.querySelector('[data-testid="diff-tensor-row"] td:nth-child(5)')?.textContent.includes('–'), { timeout: 120000 });
+  await dp.waitForFunction(() => document.getElementById('diff').dataset.values === '1', { timeout: 120000 });
+  let wantValues;
+  try { run('diff', '--json', '--values', a, b); } catch (e) { wantValues = JSON.parse(e.stdout); }
+  const shownValues = await dp.$$eval('[data-testid="diff-tensor-row"]', (rs) => rs.map((r) => [r.dataset.name, r.children[4].textContent, r.children[5].textContent]));
+  eq(shownValues, wantValues.tensors.map((t) => [t.name, t.nmse === null ? '–' : t.nmse.toExponential(3), t.max_abs === null ? '–' : t.max_abs.toPrecision(4)]),
+    'diff view: NMSE and max |b − a| as gguf diff --values');
+  if (!wantValues.tensors.some((t) => t.nmse !== null)) fail('diff view: no tensor has values to compare');
   await shot(dp, '#diff', 'diff.png');
   console.log(`ok diff view: ${dkeys.length} keys, ${dts.length} tensors as gguf diff`);
   await dp.close();

@@ -347,10 +347,13 @@ function sideText(v) {
   return s.length > 160 ? s.slice(0, 160) + '…' : s;
 }
 function tensorText(t) { return t ? `${t.type} [${t.ne.join(', ')}]` : '–'; }
+let diffRequest = 0;  // only the answer to the latest request is shown
 async function loadDiff() {
   const values = $('diff-values').checked;
+  const mine = ++diffRequest;
   $('diff-summary').textContent = 'comparing…';
   const d = await api('diff', { a: 0, b: 1, values: values ? 1 : 0 });
+  if (mine !== diffRequest) return;  // a later toggle superseded this answer
   $('diff-files').textContent = `${d.a} → ${d.b}`;
   $('diff-summary').textContent = d.same ? 'The two files hold the same model.' : `${d.kv.length} keys and ${d.tensors.length} tensors differ.`;
   const head = (...cols) => el('tr', {}, ...cols.map((c) => el('th', { text: c })));
@@ -361,6 +364,7 @@ async function loadDiff() {
     el('td', { class: 'mono', text: t.name }), el('td', { class: 'status-' + t.status, text: t.status }),
     el('td', { class: 'mono', text: tensorText(t.a) }), el('td', { class: 'mono', text: tensorText(t.b) }),
     el('td', { class: 'num', text: t.nmse === null ? '–' : t.nmse.toExponential(3) }), el('td', { class: 'num', text: t.max_abs === null ? '–' : t.max_abs.toPrecision(4) }))));
+  $('diff').dataset.values = values ? '1' : '0';  // which comparison is on screen (tests wait on it)
 }
 $('diff-values').addEventListener('change', () => loadDiff().catch(showError));
 
