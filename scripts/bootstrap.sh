@@ -10,7 +10,8 @@ packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev n
           python3-dev python3-venv python3-pybind11 pybind11-dev python3-numpy python3-pytest
           python3-distributed python3-setuptools python3-wheel
           python3-build python3-mypy  # scripts/test-python-package.sh: sdist + wheel from a clean clone, a typed user script
-          python3-jinja2 faketime)  # python3-jinja2: scripts/record_jinja_cases.py, record_chat_transformers.py; faketime: record-chat-llamacpp.sh
+          python3-jinja2 faketime  # python3-jinja2: scripts/record_jinja_cases.py, record_chat_transformers.py; faketime: record-chat-llamacpp.sh
+          strace)  # tests/cli: a SIGKILL injected at a chosen rename (split over an older set)
 # node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
 # its own npm (Debian's npm package would conflict with it).
 command -v npm >/dev/null || packages+=(nodejs npm)

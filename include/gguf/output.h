@@ -113,11 +113,20 @@ class safe_output {
   /// buffer, so that commit() is only the rename. For a set of outputs that must appear
   /// together (split's shards): each is finished as it is written, then all are
   /// committed, and a failure before the commits replaces none. Errors: io_error (as
-  /// write(); commit() then fails).
+  /// write(); commit() then fails). The set is then committed with commit_set().
   result<void> finish();
   /// Flushes, fsyncs, gives the temp file the target's mode/owner/group, checks that
   /// the target did not change since create(), renames, fsyncs the folder.
   result<void> commit();
+  /// Commits a set of files that are read together (split's shards; the first one is
+  /// the file a reader opens). Every output is checked and made ready as commit() does
+  /// before any target is touched: a failure there replaces none. Then the first
+  /// output's old target, if any, is removed, the others are renamed into place, and the
+  /// first one last. A process killed during the renames (SIGKILL, power loss) leaves a
+  /// set without its first file, which no reader opens, never a mix of the old set and
+  /// the new one that opens as one model. Errors: io_error (the outputs not yet renamed
+  /// are then aborted).
+  static result<void> commit_set(std::span<safe_output> outs);
   /// Removes the temp file now (idempotent).
   void abort() noexcept;
 
@@ -135,6 +144,8 @@ class safe_output {
   struct state;
   std::unique_ptr<state> s_;
   explicit safe_output(std::unique_ptr<state> s);
+  result<void> prepare();            // commit() up to the rename
+  result<void> rename_into_place();  // the rename and what follows it
 };
 
 /// The file a write to `path` changes: symlinks followed (a dangling link resolves to

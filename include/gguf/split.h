@@ -10,7 +10,7 @@
 //     gguf::write_shard(f, plan, i, out).value();  out.finish().value();
 //     outs.push_back(std::move(out));
 //   }
-//   for (auto& out : outs) out.commit().value();
+//   gguf::safe_output::commit_set(outs).value();        // the first shard last
 //   auto m = gguf::model_files::open("out/model-00001-of-00002.gguf").value();
 //   auto out = gguf::safe_output::create("merged.gguf").value();
 //   gguf::write_merged(m, out).value();  out.commit().value();

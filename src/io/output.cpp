@@ -105,6 +105,14 @@ std::string temp_prefix(const fs::path& target) {
 }
 
 fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
+// fsync of a folder, so that a rename or unlink in it is durable (best effort: some file
+// systems refuse)
+void fsync_folder(const fs::path& dir) {
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);
+  ::close(dfd);
+}
 
 }  // namespace
 
@@ -406,6 +414,40 @@ result<void> safe_output::finish() {
 }
 
 result<void> safe_output::commit() {
+  if (auto r = prepare(); !r) return r;
+  return rename_into_place();
+}
+
+result<void> safe_output::commit_set(std::span<safe_output> outs) {
+  for (auto& o : outs) {
+    if (auto r = o.prepare(); !r) {
+      for (auto& other : outs) other.abort();
+      return r;
+    }
+  }
+  if (outs.empty()) return {};
+  // The first file goes first: without it the old set no longer opens, and a process
+  // killed during the renames leaves a set that fails to load, never one that loads as
+  // a mix of two models. The new first file is renamed in last, completing the new set.
+  auto& first = *outs.front().s_;
+  if (first.existed) {
+    if (::unlink(first.target.c_str()) != 0) {
+      auto e = sys_error("cannot replace " + first.target.string());
+      for (auto& o : outs) o.abort();
+      return e;
+    }
+    if (first.opts.durable) fsync_folder(folder_of(first.target));
+  }
+  for (size_t i = 1; i < outs.size(); ++i) {
+    if (auto r = outs[i].rename_into_place(); !r) {
+      for (auto& o : outs) o.abort();
+      return r;
+    }
+  }
+  return outs.front().rename_into_place();
+}
+
+result<void> safe_output::prepare() {
   auto& s = *s_;
   if (s.committed) return io_error("cannot write " + s.target.string() + ": already committed");
   auto fail = [&](gguf::error e) -> result<void> {
@@ -444,7 +486,16 @@ result<void> safe_output::commit() {
     return fail(io_error("cannot write " + s.target.string() +
                          ": the file was changed by another process while it was written (nothing replaced)"));
   }
-  if (::rename(s.temp.c_str(), s.target.c_str()) != 0) return fail(sys_error("cannot replace " + s.target.string()));
+  return {};
+}
+
+result<void> safe_output::rename_into_place() {
+  auto& s = *s_;
+  if (::rename(s.temp.c_str(), s.target.c_str()) != 0) {
+    auto e = sys_error("cannot replace " + s.target.string());
+    abort();
+    return e;
+  }
   s.committed = true;
   unregister_temp(s.slot);
   s.slot = -1;
@@ -453,11 +504,7 @@ result<void> safe_output::commit() {
   // The journal of an interrupted in-place edit of the file just replaced (gguf/edit.h)
   // goes with it: it names the old inode, which the file system gives to a later file.
   if (s.existed) ::unlink((folder_of(s.target) / ("." + s.target.filename().string() + ".gguf-journal")).c_str());
-  int dfd = s.opts.durable ? ::open(folder_of(s.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-  if (dfd >= 0) {
-    ::fsync(dfd);  // the rename is durable (best effort: some file systems refuse)
-    ::close(dfd);
-  }
+  if (s.opts.durable) fsync_folder(folder_of(s.target));  // the rename is durable
   return {};
 }
 

@@ -229,3 +229,60 @@ TEST(CliSplit, AMissingOutputFolderIsSaidBeforeThePlan) {
   }
   EXPECT_FALSE(fs::exists(missing));
 }
+
+// A split with --force over an older set of the same name, killed while its shards are
+// renamed into place (SIGKILL at the K-th rename, by strace's fault injection): the first
+// shard, the file every reader opens, is removed before any shard is replaced and the new
+// one is renamed in last, so what is left is a set without its first shard — never the
+// first shard of one model over the other shards of another, which opens as one model.
+// A rerun completes the new set and removes the killed run's temp files.
+TEST(CliSplit, AKillDuringTheRenamesNeverLeavesAMixOfTwoSets) {
+  GGUF_REQUIRE_DATA();
+  if (run_command("strace", {"-qq", "-o", "/dev/null", "true"}).exit_code != 0)
+    GTEST_SKIP() << "strace cannot trace a process here (no ptrace permission): the kill is not injected";
+  const auto old_set = split_data_into("split-kill-old", "models/stories260K-Q4_0.gguf", 20);
+  const auto new_set = split_data_into("split-kill-new", "models/stories260K-Q8_0.gguf", 20);
+  ASSERT_EQ(old_set.shards.size(), 3u);
+  ASSERT_EQ(new_set.shards.size(), 3u);
+  std::vector<std::string> old_sha, new_sha;
+  for (size_t i = 0; i < 3; ++i) {
+    old_sha.push_back(sha256_hex(read_bytes(old_set.shards[i])));
+    new_sha.push_back(sha256_hex(read_bytes(new_set.shards[i])));
+    ASSERT_NE(old_sha[i], new_sha[i]);
+  }
+  const std::string in = data_file("models/stories260K-Q8_0.gguf").string();
+  for (int k = 1; k <= 3; ++k) {
+    const fs::path dir = fresh_dir("split-kill-" + std::to_string(k));
+    for (const auto& s : old_set.shards) fs::copy_file(s, dir / s.filename());
+    const std::vector<std::string> split_args{"split", in, (dir / "m").string(), "--split-max-tensors", "20", "--force"};
+    std::vector<std::string> args{"-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
+                                  "-e", "inject=rename,renameat,renameat2:signal=KILL:when=" + std::to_string(k),
+                                  GGUF_CLI_PATH};
+    args.insert(args.end(), split_args.begin(), split_args.end());
+    auto r = run_command("strace", args);
+    EXPECT_NE(r.exit_code, 0) << "rename " << k << ": the split was not killed";
+    std::vector<char> state;  // per shard: 'o' old, 'n' new, '-' absent
+    for (size_t i = 0; i < 3; ++i) {
+      const fs::path p = dir / old_set.shards[i].filename();
+      if (!fs::exists(p)) {
+        state.push_back('-');
+        continue;
+      }
+      const std::string sha = sha256_hex(read_bytes(p));
+      state.push_back(sha == old_sha[i] ? 'o' : sha == new_sha[i] ? 'n' : '?');
+    }
+    const std::string where = "killed at rename " + std::to_string(k) + ": " + std::string(state.begin(), state.end());
+    EXPECT_EQ(std::count(state.begin(), state.end(), '?'), 0) << where << " (a shard of neither set)";
+    if (state[0] != '-') {
+      EXPECT_TRUE(std::count(state.begin(), state.end(), state[0]) == 3) << where << " (a first shard over another set's shards)";
+    } else {
+      auto m = run_cli({"merge", (dir / old_set.shards[0].filename()).string(), (dir / "merged.gguf").string()});
+      EXPECT_NE(m.exit_code, 0) << where << ": a set without its first shard was merged";
+    }
+    auto again = run_cli(split_args);
+    EXPECT_EQ(again.exit_code, 0) << where << ": " << again.err;
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_EQ(sha256_hex(read_bytes(dir / old_set.shards[i].filename())), new_sha[i]) << where << ", rerun: shard " << i + 1;
+    EXPECT_EQ(temps_in(dir), std::vector<std::string>{}) << where << ", rerun";
+  }
+}

@@ -127,9 +127,7 @@ int run(int argc, char** argv) {
     done_before += plan->shards[i].file_size;
     outs.push_back(std::move(*out));
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (auto c = outs[i].commit(); !c) return report(shard_path(i), c.error());
-  }
+  if (auto c = safe_output::commit_set(outs); !c) return report(shard_path(0), c.error());
   std::fprintf(stderr, "gguf split: %zu shards written with a total of %u tensors\n", n, plan->tensor_count);
   return exit_ok;
 }
