@@ -339,9 +339,9 @@ result<quantize_plan> quantize_model(const model_files& in, const std::filesyste
     }
     if (auto r = dst.finish(); !r) return r.error();  // synced, its buffer given back
   }
-  for (auto& dst : outputs) {
-    if (auto r = dst.commit(); !r) return r.error();
-  }
+  // ... and the first shard last, its old file removed first (safe_output::commit_set): a
+  // kill during the renames never leaves a mix of an older set and this one.
+  if (auto r = safe_output::commit_set(outputs); !r) return r.error();
   return std::move(p->plan);
 }
 

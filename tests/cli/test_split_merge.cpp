@@ -230,59 +230,94 @@ TEST(CliSplit, AMissingOutputFolderIsSaidBeforeThePlan) {
   EXPECT_FALSE(fs::exists(missing));
 }
 
-// A split with --force over an older set of the same name, killed while its shards are
-// renamed into place (SIGKILL at the K-th rename, by strace's fault injection): the first
-// shard, the file every reader opens, is removed before any shard is replaced and the new
-// one is renamed in last, so what is left is a set without its first shard — never the
-// first shard of one model over the other shards of another, which opens as one model.
-// A rerun completes the new set and removes the killed run's temp files.
-TEST(CliSplit, AKillDuringTheRenamesNeverLeavesAMixOfTwoSets) {
-  GGUF_REQUIRE_DATA();
-  if (run_command("strace", {"-qq", "-o", "/dev/null", "true"}).exit_code != 0)
-    GTEST_SKIP() << "strace cannot trace a process here (no ptrace permission): the kill is not injected";
-  const auto old_set = split_data_into("split-kill-old", "models/stories260K-Q4_0.gguf", 20);
-  const auto new_set = split_data_into("split-kill-new", "models/stories260K-Q8_0.gguf", 20);
-  ASSERT_EQ(old_set.shards.size(), 3u);
-  ASSERT_EQ(new_set.shards.size(), 3u);
+namespace {
+
+// Runs `gguf ARGS` under strace, SIGKILLed on entering its K-th rename.
+run_result run_cli_killed_at_rename(const std::vector<std::string>& cli_args, int k) {
+  std::vector<std::string> args{"-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
+                                "-e", "inject=rename,renameat,renameat2:signal=KILL:when=" + std::to_string(k),
+                                GGUF_CLI_PATH};
+  args.insert(args.end(), cli_args.begin(), cli_args.end());
+  return run_command("strace", args);
+}
+
+// Replaces the 3-shard set `old_shards` (copied into fresh folders) by the set `new_shards`
+// with `cmd` (which writes DIR/m-0000i-of-00003.gguf; "{DIR}" in it is the folder), killed
+// at each of its renames in turn: what is left may be the old set, the new one, or a set
+// without its first shard (which no reader opens), never the first shard of one set over
+// shards of the other. A rerun completes the new set and removes the killed run's temps.
+void expect_no_mixed_set_after_a_kill(const std::string& name, const std::vector<fs::path>& old_shards,
+                                      const std::vector<fs::path>& new_shards, const std::vector<std::string>& cmd) {
+  ASSERT_EQ(old_shards.size(), 3u);
+  ASSERT_EQ(new_shards.size(), 3u);
   std::vector<std::string> old_sha, new_sha;
   for (size_t i = 0; i < 3; ++i) {
-    old_sha.push_back(sha256_hex(read_bytes(old_set.shards[i])));
-    new_sha.push_back(sha256_hex(read_bytes(new_set.shards[i])));
-    ASSERT_NE(old_sha[i], new_sha[i]);
+    old_sha.push_back(sha256_hex(read_bytes(old_shards[i])));
+    new_sha.push_back(sha256_hex(read_bytes(new_shards[i])));
+    ASSERT_NE(old_sha[i], new_sha[i]) << name;
   }
-  const std::string in = data_file("models/stories260K-Q8_0.gguf").string();
   for (int k = 1; k <= 3; ++k) {
-    const fs::path dir = fresh_dir("split-kill-" + std::to_string(k));
-    for (const auto& s : old_set.shards) fs::copy_file(s, dir / s.filename());
-    const std::vector<std::string> split_args{"split", in, (dir / "m").string(), "--split-max-tensors", "20", "--force"};
-    std::vector<std::string> args{"-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
-                                  "-e", "inject=rename,renameat,renameat2:signal=KILL:when=" + std::to_string(k),
-                                  GGUF_CLI_PATH};
-    args.insert(args.end(), split_args.begin(), split_args.end());
-    auto r = run_command("strace", args);
-    EXPECT_NE(r.exit_code, 0) << "rename " << k << ": the split was not killed";
-    std::vector<char> state;  // per shard: 'o' old, 'n' new, '-' absent
-    for (size_t i = 0; i < 3; ++i) {
-      const fs::path p = dir / old_set.shards[i].filename();
-      if (!fs::exists(p)) {
-        state.push_back('-');
-        continue;
-      }
-      const std::string sha = sha256_hex(read_bytes(p));
-      state.push_back(sha == old_sha[i] ? 'o' : sha == new_sha[i] ? 'n' : '?');
+    const fs::path dir = fresh_dir(name + "-kill-" + std::to_string(k));
+    for (const auto& s : old_shards) fs::copy_file(s, dir / s.filename());
+    std::vector<std::string> args = cmd;
+    for (auto& a : args) {
+      if (auto at = a.find("{DIR}"); at != std::string::npos) a.replace(at, 5, dir.string());
     }
-    const std::string where = "killed at rename " + std::to_string(k) + ": " + std::string(state.begin(), state.end());
-    EXPECT_EQ(std::count(state.begin(), state.end(), '?'), 0) << where << " (a shard of neither set)";
+    auto r = run_cli_killed_at_rename(args, k);
+    EXPECT_NE(r.exit_code, 0) << name << ", rename " << k << ": not killed";
+    std::string state;  // per shard: 'o' old, 'n' new, '-' absent, '?' neither
+    for (size_t i = 0; i < 3; ++i) {
+      const fs::path p = dir / old_shards[i].filename();
+      const std::string sha = fs::exists(p) ? sha256_hex(read_bytes(p)) : "";
+      state += sha.empty() ? '-' : sha == old_sha[i] ? 'o' : sha == new_sha[i] ? 'n' : '?';
+    }
+    const std::string where = name + " killed at rename " + std::to_string(k) + ": " + state;
+    EXPECT_EQ(state.find('?'), std::string::npos) << where << " (a shard of neither set)";
     if (state[0] != '-') {
-      EXPECT_TRUE(std::count(state.begin(), state.end(), state[0]) == 3) << where << " (a first shard over another set's shards)";
+      EXPECT_EQ(std::count(state.begin(), state.end(), state[0]), 3) << where << " (a first shard over another set's shards)";
     } else {
-      auto m = run_cli({"merge", (dir / old_set.shards[0].filename()).string(), (dir / "merged.gguf").string()});
+      auto m = run_cli({"merge", (dir / old_shards[0].filename()).string(), (dir / "merged.gguf").string()});
       EXPECT_NE(m.exit_code, 0) << where << ": a set without its first shard was merged";
     }
-    auto again = run_cli(split_args);
+    auto again = run_cli(args);
     EXPECT_EQ(again.exit_code, 0) << where << ": " << again.err;
     for (size_t i = 0; i < 3; ++i)
-      EXPECT_EQ(sha256_hex(read_bytes(dir / old_set.shards[i].filename())), new_sha[i]) << where << ", rerun: shard " << i + 1;
+      EXPECT_EQ(sha256_hex(read_bytes(dir / old_shards[i].filename())), new_sha[i]) << where << ", rerun: shard " << i + 1;
     EXPECT_EQ(temps_in(dir), std::vector<std::string>{}) << where << ", rerun";
   }
+}
+
+bool strace_works() { return run_command("strace", {"-qq", "-o", "/dev/null", "true"}).exit_code == 0; }
+
+}  // namespace
+
+// split --force over an older set of the same name, killed at each rename (strace's fault
+// injection): the first shard, the file every reader opens, is removed before any shard
+// is replaced and the new one renamed in last (safe_output::commit_set).
+TEST(CliSplit, AKillDuringTheRenamesNeverLeavesAMixOfTwoSets) {
+  GGUF_REQUIRE_DATA();
+  if (!strace_works()) GTEST_SKIP() << "strace cannot trace a process here (no ptrace permission): the kill is not injected";
+  const auto old_set = split_data_into("split-kill-old", "models/stories260K-Q4_0.gguf", 20);
+  const auto new_set = split_data_into("split-kill-new", "models/stories260K-Q8_0.gguf", 20);
+  expect_no_mixed_set_after_a_kill("split", old_set.shards, new_set.shards,
+                                   {"split", data_file("models/stories260K-Q8_0.gguf").string(), "{DIR}/m",
+                                    "--split-max-tensors", "20", "--force"});
+}
+
+// The same for quantize --keep-split over an older quantization of the same set.
+TEST(CliSplit, AKillDuringQuantizeKeepSplitNeverLeavesAMixOfTwoSets) {
+  GGUF_REQUIRE_DATA();
+  if (!strace_works()) GTEST_SKIP() << "strace cannot trace a process here (no ptrace permission): the kill is not injected";
+  const auto in = split_data_into("quantize-kill-in", "models/stories260K.gguf", 20);
+  ASSERT_EQ(in.shards.size(), 3u);
+  std::vector<fs::path> old_shards, new_shards;
+  for (const char* type : {"Q4_0", "Q8_0"}) {
+    const fs::path dir = fresh_dir(std::string("quantize-kill-") + type);
+    auto r = run_cli({"quantize", "--keep-split", in.shards[0].string(), (dir / "m.gguf").string(), type, "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (int i = 1; i <= 3; ++i)
+      (type[1] == '4' ? old_shards : new_shards).push_back(dir / ("m-0000" + std::to_string(i) + "-of-00003.gguf"));
+  }
+  expect_no_mixed_set_after_a_kill("quantize", old_shards, new_shards,
+                                   {"quantize", "--keep-split", "--force", in.shards[0].string(), "{DIR}/m.gguf", "Q8_0", "1"});
 }
