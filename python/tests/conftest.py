@@ -21,7 +21,7 @@ VECTOR_FILES = {  # tokenizer-vectors/NAME.jsonl -> the file holding its vocabul
 @pytest.fixture(scope="session")
 def data() -> Path:
     if not DATA.is_dir():
-        pytest.skip(f"test data not found at {DATA} (set GGUF_TEST_DATA)")
+        pytest.fail(f"test data not found at {DATA} (set GGUF_TEST_DATA)")  # part of the suite, not optional
     return DATA
 
 

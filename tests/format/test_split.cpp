@@ -33,8 +33,8 @@ std::vector<fs::path> write_shards(const gguf::file& f, const gguf::split_plan& 
 }  // namespace
 
 TEST(Split, ShardsReadBackAsTheModelAndMergeSplitsAgainToTheSameBytes) {
+  GGUF_REQUIRE_DATA();
   const auto src = data_file("models/stories260K.gguf");
-  if (!fs::exists(src)) GTEST_SKIP() << "missing " << src;
   auto f = gguf::file::open(src);
   ASSERT_TRUE(f.ok()) << f.error().message();
   const size_t n = f->tensors().size();
@@ -89,8 +89,8 @@ TEST(Split, ShardsReadBackAsTheModelAndMergeSplitsAgainToTheSameBytes) {
 }
 
 TEST(Split, RefusesWhatGgufSplitRefuses) {
+  GGUF_REQUIRE_DATA();
   const auto src = data_file("models/stories260K.gguf");
-  if (!fs::exists(src)) GTEST_SKIP() << "missing " << src;
   auto f = gguf::file::open(src);
   ASSERT_TRUE(f.ok());
   gguf::split_options zero;

@@ -51,8 +51,8 @@ TEST(Keys, StandardKeysAndDraftNames) {
 // Every standardized key of every real model and vocabulary has a type the table accepts,
 // and every tensor of the models whose architecture validate checks has a standard name.
 TEST(Keys, RealFilesAgreeWithTheTables) {
+  GGUF_REQUIRE_DATA();
   const auto data = gguf::test::data_file("");
-  if (!fs::exists(data / "models")) GTEST_SKIP() << "test data not found at " << data;
   size_t files = 0, keys = 0, tensors = 0;
   for (const char* sub : {"models", "vocab"}) {
     for (const auto& e : fs::directory_iterator(data / sub)) {

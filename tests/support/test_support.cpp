@@ -16,9 +16,13 @@
 
 namespace gguf::test {
 
-std::filesystem::path data_dir() {
+std::filesystem::path data_dir_wanted() {
   const char* env = std::getenv("GGUF_TEST_DATA");
-  std::filesystem::path p = env && *env ? std::filesystem::path(env) : std::filesystem::path(GGUF_TEST_DATA_DEFAULT);
+  return env && *env ? std::filesystem::path(env) : std::filesystem::path(GGUF_TEST_DATA_DEFAULT);
+}
+
+std::filesystem::path data_dir() {
+  const std::filesystem::path p = data_dir_wanted();
   std::error_code ec;
   if (!std::filesystem::is_directory(p, ec)) return {};
   return std::filesystem::canonical(p, ec);

@@ -8,9 +8,12 @@
 
 namespace gguf::test {
 
-/// ../shared/data, or $GGUF_TEST_DATA. Empty path if the folder is absent.
+/// $GGUF_TEST_DATA, else the folder configured (-DGGUF_TEST_DATA, default ../shared/data
+/// beside the repository). Empty path if the folder is absent.
 std::filesystem::path data_dir();
-/// data_dir() / rel; calls GTEST_SKIP-friendly check: returns empty if data is absent.
+/// The folder data_dir() looks for (for the error when it is absent).
+std::filesystem::path data_dir_wanted();
+/// data_dir() / rel; empty if the data folder is absent (GGUF_REQUIRE_DATA fails then).
 std::filesystem::path data_file(const std::string& rel);
 /// Every vocab/*.gguf of data_dir(), sorted by path.
 std::vector<std::filesystem::path> vocab_files();
@@ -65,7 +68,12 @@ void expect_generated(const std::string& script, const std::string& committed);
 }  // namespace gguf::test
 
 /// Skips the current test when the shared test data is absent.
-#define GGUF_REQUIRE_DATA()                                                              \
-  do {                                                                                   \
-    if (::gguf::test::data_dir().empty()) GTEST_SKIP() << "test data folder not found (set GGUF_TEST_DATA)"; \
+// The test data is part of the test suite, not an optional reference: without it a test
+// fails (a run in a worktree or copy that cannot see ../shared/data must not pass by
+// skipping most of the suite).
+#define GGUF_REQUIRE_DATA()                                                                       \
+  do {                                                                                            \
+    if (::gguf::test::data_dir().empty())                                                         \
+      GTEST_FAIL() << "test data folder not found: " << ::gguf::test::data_dir_wanted()           \
+                   << " (set GGUF_TEST_DATA, or configure with -DGGUF_TEST_DATA=DIR)";            \
   } while (0)

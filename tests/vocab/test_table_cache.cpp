@@ -81,7 +81,7 @@ void write_file(const fs::path& p, const std::string& s) {
 }  // namespace
 
 TEST(TokenizerCache, EveryVocabularyGivesTheSameIdsFromItsCache) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const std::string text = corpus_head(64 << 10) + "<s> </s> <|endoftext|> [CLS] <mask> ~ 12345 ’s 你好 🙂\n";
   const fs::path dir = temp_dir() / "cache-all";
   size_t n = 0;
@@ -108,7 +108,7 @@ TEST(TokenizerCache, EveryVocabularyGivesTheSameIdsFromItsCache) {
 }
 
 TEST(TokenizerCache, DamagedOrForeignFilesAreRebuilt) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const fs::path bpe = data_dir() / "vocab" / "ggml-vocab-qwen2.gguf";
   const fs::path ugm = data_dir() / "vocab" / "ugm-sp-test.gguf";
   const std::string text = corpus_head(16 << 10);
@@ -164,7 +164,7 @@ TEST(TokenizerCache, DamagedOrForeignFilesAreRebuilt) {
 }
 
 TEST(TokenizerCache, AnUnwritableFolderOnlyCostsTheBuild) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   if (geteuid() == 0) {
     // root writes anywhere: a file where the folder should be stands in for it
     const fs::path blocker = temp_dir() / "cache-blocker";
@@ -186,7 +186,7 @@ TEST(TokenizerCache, AnUnwritableFolderOnlyCostsTheBuild) {
 }
 
 TEST(TokenizerCache, AnEditedFileHasAnotherKey) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   // the same vocabulary with one token text changed (same length, so the layout and the
   // file size are unchanged): its tables differ, and so does the key
   const fs::path src = data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf";
@@ -210,7 +210,7 @@ TEST(TokenizerCache, AnEditedFileHasAnotherKey) {
 }
 
 TEST(TokenizerCache, TheFolderIsKeptUnderItsCap) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const fs::path dir = temp_dir() / "cache-cap";
   setenv("GGUF_CACHE_MAX_MB", "2", 1);
   std::vector<fs::path> order;  // the cache file of each load, oldest first
@@ -249,7 +249,7 @@ TEST(TokenizerCache, AnUnchangedFileIsKnownByItsIdentity) {
   // there (no hash of the metadata) and finds the same cache file. A file whose times
   // are too recent is not recorded; a file written since has another identity; a damaged
   // record is not used.
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const fs::path copy = temp_dir() / "ident-gpt2.gguf";
   std::string bytes = gguf::test::read_text(data_dir() / "vocab" / "ggml-vocab-gpt-2.gguf");
   write_file(copy, bytes);
@@ -318,7 +318,7 @@ TEST(TokenizerCache, AVerifiedFileIsNotHashedAgainUntilItChanges) {
   // next opens skip the hash, until the file is written again: then it is hashed (and a
   // flipped bit found) whatever its modification time says. A file written too recently
   // gets no record; a damaged record is not used; pruning removes a file's record with it.
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const fs::path model = data_dir() / "vocab" / "ggml-vocab-qwen2.gguf";
   const fs::path dir = temp_dir() / "cache-verified";
   const std::string text = corpus_head(4 << 10);
@@ -392,7 +392,7 @@ TEST(TokenizerCache, AVerifiedFileIsNotHashedAgainUntilItChanges) {
 TEST(TokenizerCache, AFifoUnderACacheNameIsNotWaitedFor) {
   // A FIFO (no writer) where the cache file or the identity record should be: the open
   // must neither block nor use it; the load builds its tables and gives the same ids.
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const min_age now(0);
   const fs::path model = data_dir() / "vocab" / "ugm-sp-test.gguf";
   const fs::path dir = temp_dir() / "cache-fifo";
@@ -413,7 +413,7 @@ TEST(TokenizerCache, AFifoUnderACacheNameIsNotWaitedFor) {
 }
 
 TEST(TokenizerCache, IdentityRecordsAreKeptToTheirCap) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   const fs::path dir = gguf::test::fresh_dir("cache-ident-cap");
   const size_t cap = gguf::vocab_detail::max_ident_files;
   // old records, then a load that writes a cache file (the prune runs after a write)

@@ -93,7 +93,7 @@ void write_file(const fs::path& p, const std::string& s) {
 }  // namespace
 
 TEST(TokenizerCacheTokens, APlacedTableGivesEveryTokenAsTheBuiltOne) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   size_t placed = 0;
   for (const auto& model : vocab_files()) {
     SCOPED_TRACE(model.filename().string());
@@ -134,7 +134,7 @@ TEST(TokenizerCacheTokens, AVocabularyWithAnEmptyTokenWalksItsArrayFromTheCache)
 }
 
 TEST(TokenizerCacheTokens, AFileOfTheFormerFormatIsRebuilt) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   auto f = gguf::file::open((data_dir() / "vocab" / "ggml-vocab-phi-3.gguf").string());
   ASSERT_TRUE(f);
   const fs::path dir = gguf::test::fresh_dir("cache-format");
@@ -156,7 +156,7 @@ TEST(TokenizerCacheTokens, AFileOfTheFormerFormatIsRebuilt) {
 }
 
 TEST(TokenizerCacheTokens, PlacesThatDoNotFitTheFileAreRefused) {
-  if (data_dir().empty()) GTEST_SKIP() << "no test data";
+  GGUF_REQUIRE_DATA();
   auto f = gguf::file::open((data_dir() / "vocab" / "ggml-vocab-bert-bge.gguf").string());
   ASSERT_TRUE(f);
   const auto built = load(*f, "");
