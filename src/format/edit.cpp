@@ -119,6 +119,11 @@ result<void> journaled_write(const fs::path& target, int fd, const struct stat& 
   j.size = static_cast<uint64_t>(st.st_size);
   j.offset = offset;
   j.payload = std::move(region);
+  // the range as it is, so that a recovery can tell this file from another one that
+  // takes its inode and size
+  j.before.resize(j.payload.size());
+  if (io::pread_all(fd, j.before.data(), j.before.size(), offset) != static_cast<ssize_t>(j.before.size()))
+    return sys_error("cannot read " + target.string());
   auto jpath = journal_path(target);
   signal_block blocked;
   {
@@ -168,9 +173,16 @@ result<recovery> recover_edit(const fs::path& path) {
   fd_guard g{::open(target.c_str(), O_RDWR | O_CLOEXEC)};
   if (g.fd < 0) return sys_error("cannot finish the interrupted edit of " + target.string() + " from " + jpath.string());
   struct stat st {};
-  if (::fstat(g.fd, &st) != 0 || !j.belongs_to(st)) {
+  std::vector<std::byte> now;
+  if (::fstat(g.fd, &st) == 0 && j.belongs_to(st)) {
+    now.resize(j.payload.size());
+    if (io::pread_all(g.fd, now.data(), now.size(), j.offset) != static_cast<ssize_t>(now.size()))
+      return sys_error("cannot read " + target.string());
+  }
+  if (!j.belongs_to(st) || !j.range_matches(now)) {
     return io_error("the journal " + jpath.string() + " of an interrupted edit does not belong to " + target.string() +
-                    " as it is now (another file, or its size changed): left alone; remove it if the file is right");
+                    " as it is now (another file, or its size or bytes changed): left alone; remove it if the file "
+                    "is right");
   }
   signal_block blocked;
   if (!io::pwrite_all(g.fd, j.payload.data(), j.payload.size(), j.offset) || ::fsync(g.fd) != 0) {

@@ -277,7 +277,7 @@ result<file> file::open(const std::filesystem::path& path, const reader_limits& 
   if (!m) return m.error();
   // An interrupted in-place edit: read the state its journal makes consistent (issue 29,
   // item 3: readers never write; the next edit finishes the journal).
-  auto probe = detail::probe_journal(path, m->stat_info());
+  auto probe = detail::probe_journal(path, m->stat_info(), m->bytes());
   if (!probe) return probe.error();
   if (probe->state == pending_edit::applied && !probe->journal.payload.empty())
     if (auto r = m->overlay(probe->journal.offset, probe->journal.payload); !r) return r.error();

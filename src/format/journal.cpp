@@ -13,7 +13,8 @@
 namespace gguf::detail {
 namespace {
 
-constexpr char journal_magic[8] = {'G', 'G', 'U', 'F', 'J', 'R', 'N', '1'};
+constexpr char journal_magic_v1[8] = {'G', 'G', 'U', 'F', 'J', 'R', 'N', '1'};
+constexpr char journal_magic[8] = {'G', 'G', 'U', 'F', 'J', 'R', 'N', '2'};
 constexpr size_t journal_header = 8 + 8 * 6;  // magic, dev, ino, size, offset, length, checksum
 
 uint64_t fnv1a(const void* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
@@ -25,28 +26,46 @@ uint64_t fnv1a(const void* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
 }  // namespace
 
 uint64_t edit_journal::checksum() const {
-  uint64_t h = fnv1a(journal_magic, 8);
+  uint64_t h = fnv1a(has_before ? journal_magic : journal_magic_v1, 8);
   for (uint64_t v : {dev, ino, size, offset, static_cast<uint64_t>(payload.size())}) h = fnv1a(&v, 8, h);
-  return fnv1a(payload.data(), payload.size(), h);
+  h = fnv1a(payload.data(), payload.size(), h);
+  return has_before ? fnv1a(before.data(), before.size(), h) : h;
 }
 
 std::vector<std::byte> edit_journal::encode() const {
-  std::vector<std::byte> out(journal_header + payload.size());
+  // written as version 2 only (a journal without its old bytes is never made)
+  std::vector<std::byte> out(journal_header + payload.size() + before.size());
   std::memcpy(out.data(), journal_magic, 8);
   uint64_t fields[6] = {dev, ino, size, offset, payload.size(), checksum()};
   std::memcpy(out.data() + 8, fields, sizeof fields);
   if (!payload.empty()) std::memcpy(out.data() + journal_header, payload.data(), payload.size());
+  if (!before.empty()) std::memcpy(out.data() + journal_header + payload.size(), before.data(), before.size());
   return out;
 }
 
 bool edit_journal::decode(const std::vector<std::byte>& in) {
-  if (in.size() < journal_header || std::memcmp(in.data(), journal_magic, 8) != 0) return false;
+  if (in.size() < journal_header) return false;
+  if (std::memcmp(in.data(), journal_magic, 8) == 0) has_before = true;
+  else if (std::memcmp(in.data(), journal_magic_v1, 8) == 0) has_before = false;
+  else return false;
   uint64_t fields[6];
   std::memcpy(fields, in.data() + 8, sizeof fields);
   dev = fields[0], ino = fields[1], size = fields[2], offset = fields[3];
-  if (fields[4] != in.size() - journal_header) return false;
-  payload.assign(in.begin() + journal_header, in.end());
+  const uint64_t body = in.size() - journal_header;
+  if (has_before ? (body % 2 != 0 || fields[4] != body / 2) : fields[4] != body) return false;
+  const auto payload_end = in.begin() + static_cast<std::ptrdiff_t>(journal_header + fields[4]);
+  payload.assign(in.begin() + journal_header, payload_end);
+  if (has_before) before.assign(payload_end, in.end());
+  else before.clear();
   return checksum() == fields[5];
+}
+
+bool edit_journal::range_matches(std::span<const std::byte> now) const {
+  if (!has_before) return true;
+  if (now.size() != payload.size() || before.size() != payload.size()) return false;
+  for (size_t i = 0; i < now.size(); ++i)
+    if (now[i] != payload[i] && now[i] != before[i]) return false;
+  return true;
 }
 
 bool edit_journal::belongs_to(const struct stat& st) const {
@@ -70,7 +89,8 @@ result<std::vector<std::byte>> read_small_file(const std::filesystem::path& p) {
   return e;
 }
 
-result<journal_probe> probe_journal(const std::filesystem::path& target, const struct stat& st) {
+result<journal_probe> probe_journal(const std::filesystem::path& target, const struct stat& st,
+                                    std::span<const std::byte> file_bytes) {
   journal_probe p;
   const auto jpath = journal_path(target);
   struct stat jst {};
@@ -88,7 +108,8 @@ result<journal_probe> probe_journal(const std::filesystem::path& target, const s
     p.journal = {};
     return p;
   }
-  if (!p.journal.belongs_to(st)) {
+  if (!p.journal.belongs_to(st) || file_bytes.size() != static_cast<uint64_t>(st.st_size) ||
+      !p.journal.range_matches(file_bytes.subspan(p.journal.offset, p.journal.payload.size()))) {
     p.state = pending_edit::foreign;
     p.journal = {};
     return p;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <vector>
 
 #include "gguf/error.h"
@@ -13,12 +14,16 @@
 
 namespace gguf::detail {
 
-/// "GGUFJRN1", then uint64 dev, ino, size, offset, length, checksum (FNV-1a 64 over the
-/// magic, the five fields and the payload), then the payload: the new bytes of
-/// [offset, offset + length) of the file (dev, ino, size) it was made for.
+/// "GGUFJRN2", then uint64 dev, ino, size, offset, length, checksum (FNV-1a 64 over the
+/// magic, the five fields, the payload and the old bytes), then the payload: the new
+/// bytes of [offset, offset + length) of the file (dev, ino, size) it was made for, then
+/// the `length` bytes that range held before the edit. A "GGUFJRN1" journal (written by
+/// earlier versions) has no old bytes and is still read.
 struct edit_journal {
   uint64_t dev = 0, ino = 0, size = 0, offset = 0;
   std::vector<std::byte> payload;
+  std::vector<std::byte> before;  ///< the range's bytes before the edit (empty: a version-1 journal)
+  bool has_before = true;         ///< false for a version-1 journal
 
   uint64_t checksum() const;
   std::vector<std::byte> encode() const;
@@ -27,6 +32,12 @@ struct edit_journal {
   /// True when the journal was made for the file of `st` (device, inode and size) and
   /// its range lies inside it.
   bool belongs_to(const struct stat& st) const;
+  /// True when every byte of `now` (the file's [offset, offset + length) as it is) is the
+  /// edit's or the one it replaced: the file is the one the journal was made for, as it
+  /// was before, during or after the interrupted write, and not another file that took
+  /// its inode and size (a copy written over it in place, a download of the same size).
+  /// A version-1 journal has no old bytes: true.
+  bool range_matches(std::span<const std::byte> now) const;
 };
 
 /// The bytes of a small regular file. Errors: io_error naming it.
@@ -40,8 +51,10 @@ struct journal_probe {
   pending_edit state = pending_edit::none;
   edit_journal journal;  ///< when state == pending_edit::applied
 };
-/// Errors: io_error when a journal is there but cannot be read (the file may be half
-/// edited, so it is not read without it).
-result<journal_probe> probe_journal(const std::filesystem::path& target, const struct stat& st);
+/// `bytes`: the file's bytes as mapped (for range_matches). Errors: io_error when a
+/// journal is there but cannot be read (the file may be half edited, so it is not read
+/// without it).
+result<journal_probe> probe_journal(const std::filesystem::path& target, const struct stat& st,
+                                    std::span<const std::byte> bytes);
 
 }  // namespace gguf::detail

@@ -342,9 +342,10 @@ TEST(CliEditCommand, NextEditFinishesAnInterruptedInPlaceEdit) {
   std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + static_cast<long>(room));
   auto p = copy_data_into(dir, "models/stories260K.gguf", "a.gguf");
   auto torn = gguf::test::read_bytes(p);
-  std::memset(torn.data() + 100, 0xAB, 200);  // killed while the region was written
+  const std::vector<std::byte> old_region(torn.begin(), torn.begin() + static_cast<long>(room));
+  std::memcpy(torn.data(), region.data(), 300);  // killed while the region was written
   gguf::test::write_bytes(p, torn);
-  gguf::test::write_bytes(gguf::journal_path(p), gguf::test::make_journal(p, 0, region));
+  gguf::test::write_bytes(gguf::journal_path(p), gguf::test::make_journal(p, 0, region, old_region));
   auto r = run_cli({"info", p.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("awaits a writer"), std::string::npos) << r.err;

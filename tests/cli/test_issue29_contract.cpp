@@ -328,9 +328,10 @@ TEST(Issue29, Item3ReadersReadAnInterruptedEditWithoutWriting) {
   std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + static_cast<long>(room));
   auto p = copy_data_into(dir, model, "a.gguf");
   auto torn = gguf::test::read_bytes(p);
-  std::memset(torn.data() + 100, 0xAB, 200);  // killed while the region was written
+  const std::vector<std::byte> old_region(torn.begin(), torn.begin() + static_cast<long>(room));
+  std::memcpy(torn.data(), region.data(), 300);  // killed while the region was written
   gguf::test::write_bytes(p, torn);
-  gguf::test::write_bytes(gguf::journal_path(p), gguf::test::make_journal(p, 0, region));
+  gguf::test::write_bytes(gguf::journal_path(p), gguf::test::make_journal(p, 0, region, old_region));
   ::chmod(p.c_str(), 0444);  // a reader without write access
   for (const std::vector<std::string>& c :
        {std::vector<std::string>{"info", p.string()}, {"get", p.string(), "general.name"}, {"hash", p.string()},

@@ -242,7 +242,8 @@ TEST(Edit, AJournalIsFinishedDiscardedOrLeftAlone) {
   std::vector<std::byte> torn = old;
   std::memcpy(torn.data(), half.data(), half.size());  // half the region written
   gguf::test::write_bytes(path, torn);
-  gguf::test::write_bytes(gguf::journal_path(path), make_journal(path, 0, region));
+  const std::vector<std::byte> old_region(old.begin(), old.begin() + static_cast<long>(room));
+  gguf::test::write_bytes(gguf::journal_path(path), make_journal(path, 0, region, old_region));
   auto rec = gguf::recover_edit(path);
   ASSERT_TRUE(rec.ok()) << rec.error().message();
   EXPECT_EQ(*rec, gguf::recovery::finished);
@@ -282,6 +283,73 @@ TEST(Edit, AJournalIsFinishedDiscardedOrLeftAlone) {
   auto f = gguf::file::open(path);
   EXPECT_EQ(*f->get_string("general.name"), "from the journal");
   EXPECT_EQ(*f->get_string("general.author"), "a");
+}
+
+// The old bytes in the journal tell the file it was made for from another one that took
+// its inode and size (a copy or a download written over it in place): such a journal is
+// left alone by writers and ignored by readers. A version-1 journal (no old bytes) is
+// still finished.
+TEST(Edit, AJournalOverAnotherFileOfTheSameInodeAndSizeIsLeftAlone) {
+  GGUF_REQUIRE_DATA();
+  auto done = copy_of("models/stories260K.gguf", "journal-same-inode-done.gguf");
+  ASSERT_TRUE(gguf::edit(done, rename_to("from the journal")).ok());
+  const auto done_bytes = gguf::test::read_bytes(done);
+  const auto room = static_cast<long>(gguf::file::open(done)->data_offset());
+  const std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + room);
+
+  auto path = copy_of("models/stories260K.gguf", "journal-same-inode.gguf");
+  const auto old = gguf::test::read_bytes(path);
+  struct stat st0 {};
+  ASSERT_EQ(::stat(path.c_str(), &st0), 0);
+  gguf::test::write_bytes(gguf::journal_path(path), make_journal(path, 0, region));
+  // Another model of the same size written over the file in place (same inode): the
+  // Q8_0 file's bytes, cut or padded to this size.
+  auto other = gguf::test::read_bytes(gguf::test::data_file("models/stories260K-Q8_0.gguf"));
+  other.resize(old.size());
+  {
+    std::FILE* f = std::fopen(path.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(other.data(), 1, other.size(), f), other.size());
+    std::fclose(f);
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  ASSERT_EQ(st.st_ino, st0.st_ino) << "the same inode";
+  auto probe = gguf::file::open(path);
+  if (probe) {
+    EXPECT_EQ(probe->interrupted_edit(), gguf::pending_edit::foreign);
+  }
+  auto rec = gguf::recover_edit(path);
+  ASSERT_FALSE(rec.ok());
+  EXPECT_NE(rec.error().message().find("does not belong"), std::string::npos) << rec.error().message();
+  EXPECT_FALSE(gguf::edit(path, rename_to("x")).ok());
+  EXPECT_EQ(gguf::test::read_bytes(path), other) << "the other file is not touched";
+  EXPECT_TRUE(fs::exists(gguf::journal_path(path)));
+
+  // The same journal over the file as it was, and over a realistic torn write (every byte
+  // old or new): finished.
+  for (size_t written : {size_t{0}, size_t(room) / 3, size_t(room)}) {
+    auto state = old;
+    std::memcpy(state.data(), region.data(), written);
+    gguf::test::write_bytes(path, state);
+    const std::vector<std::byte> old_region(old.begin(), old.begin() + room);
+    gguf::test::write_bytes(gguf::journal_path(path), make_journal(path, 0, region, old_region));
+    auto f = gguf::file::open(path);
+    ASSERT_TRUE(f) << f.error().message();
+    EXPECT_EQ(f->interrupted_edit(), gguf::pending_edit::applied) << written;
+    auto r = gguf::recover_edit(path);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(*r, gguf::recovery::finished) << written;
+    EXPECT_EQ(gguf::test::read_bytes(path), done_bytes) << written;
+  }
+
+  // A version-1 journal (no old bytes): matched by device, inode and size, and finished.
+  gguf::test::write_bytes(path, old);
+  gguf::test::write_bytes(gguf::journal_path(path), make_journal(path, 0, region, {}, true));
+  auto r1 = gguf::recover_edit(path);
+  ASSERT_TRUE(r1.ok()) << r1.error().message();
+  EXPECT_EQ(*r1, gguf::recovery::finished);
+  EXPECT_EQ(gguf::test::read_bytes(path), done_bytes);
 }
 
 TEST(Edit, ASecondEditorOfTheSameFileIsRefused) {
