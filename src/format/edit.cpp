@@ -13,6 +13,7 @@
 
 #include "format/journal.h"
 #include "gguf/io.h"
+#include "io/atomic_write.h"
 
 namespace gguf {
 namespace fs = std::filesystem;
@@ -22,13 +23,6 @@ namespace {
 gguf::error io_error(const std::string& what) { return make_error(errc::io_error, no_offset, what); }
 gguf::error sys_error(const std::string& what) { return io_error(what + ": " + std::strerror(errno)); }
 
-void fsync_folder(const fs::path& p) {
-  int dfd = ::open((p.has_parent_path() ? p.parent_path() : fs::path(".")).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
 
 // Blocks SIGINT/SIGTERM/SIGHUP for a scope: the few milliseconds between the journal
 // and its removal are not interrupted by Ctrl-C (SIGKILL is what the journal is for).
@@ -111,19 +105,17 @@ using detail::edit_journal;
 using detail::read_small_file;
 
 // Writes `region` over [offset, offset + size) of the open file `fd` through a journal.
+// `before`: the range's bytes as the file holds them now (kept in the journal, so that a
+// recovery can tell this file from another one that takes its inode and size).
 result<void> journaled_write(const fs::path& target, int fd, const struct stat& st, uint64_t offset,
-                             std::vector<std::byte> region) {
+                             std::vector<std::byte> region, std::vector<std::byte> before) {
   edit_journal j;
   j.dev = st.st_dev;
   j.ino = st.st_ino;
   j.size = static_cast<uint64_t>(st.st_size);
   j.offset = offset;
   j.payload = std::move(region);
-  // the range as it is, so that a recovery can tell this file from another one that
-  // takes its inode and size
-  j.before.resize(j.payload.size());
-  if (io::pread_all(fd, j.before.data(), j.before.size(), offset) != static_cast<ssize_t>(j.before.size()))
-    return sys_error("cannot read " + target.string());
+  j.before = std::move(before);
   auto jpath = journal_path(target);
   signal_block blocked;
   {
@@ -172,24 +164,23 @@ result<recovery> recover_edit(const fs::path& path) {
   }
   fd_guard g{::open(target.c_str(), O_RDWR | O_CLOEXEC)};
   if (g.fd < 0) return sys_error("cannot finish the interrupted edit of " + target.string() + " from " + jpath.string());
-  struct stat st {};
-  std::vector<std::byte> now;
-  if (::fstat(g.fd, &st) == 0 && j.belongs_to(st)) {
-    now.resize(j.payload.size());
-    if (io::pread_all(g.fd, now.data(), now.size(), j.offset) != static_cast<ssize_t>(now.size()))
-      return sys_error("cannot read " + target.string());
-  }
-  if (!j.belongs_to(st) || !j.range_matches(now)) {
+  const auto foreign = [&] {
     return io_error("the journal " + jpath.string() + " of an interrupted edit does not belong to " + target.string() +
                     " as it is now (another file, or its size or bytes changed): left alone; remove it if the file "
                     "is right");
-  }
+  };
+  struct stat st {};
+  if (::fstat(g.fd, &st) != 0 || !j.belongs_to(st)) return foreign();
+  std::vector<std::byte> now(j.payload.size());
+  if (io::pread_all(g.fd, now.data(), now.size(), j.offset) != static_cast<ssize_t>(now.size()))
+    return sys_error("cannot read " + target.string());
+  if (!j.range_matches(now)) return foreign();
   signal_block blocked;
   if (!io::pwrite_all(g.fd, j.payload.data(), j.payload.size(), j.offset) || ::fsync(g.fd) != 0) {
     return sys_error("cannot finish the interrupted edit of " + target.string());
   }
   ::unlink(jpath.c_str());
-  fsync_folder(jpath);
+  io::fsync_folder_of(jpath);
   return recovery::finished;
 }
 
@@ -273,7 +264,7 @@ result<edit_report> edit(const fs::path& path, std::span<const edit_op> ops, con
         std::memcmp(now.data(), f->bytes().data(), room) != 0) {
       return io_error("cannot write " + input.string() + ": the file was changed by another process during the edit");
     }
-    if (auto r = journaled_write(input, rw.fd, st, 0, std::move(region)); !r) return r.error();
+    if (auto r = journaled_write(input, rw.fd, st, 0, std::move(region), std::move(now)); !r) return r.error();
     return rep;
   }
 

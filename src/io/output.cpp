@@ -105,14 +105,6 @@ std::string temp_prefix(const fs::path& target) {
 }
 
 fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
-// fsync of a folder, so that a rename or unlink in it is durable (best effort: some file
-// systems refuse)
-void fsync_folder(const fs::path& dir) {
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return;
-  ::fsync(dfd);
-  ::close(dfd);
-}
 
 }  // namespace
 
@@ -436,7 +428,7 @@ result<void> safe_output::commit_set(std::span<safe_output> outs) {
       for (auto& o : outs) o.abort();
       return e;
     }
-    if (first.opts.durable) fsync_folder(folder_of(first.target));
+    if (first.opts.durable) io::fsync_folder_of(first.target);
   }
   for (size_t i = 1; i < outs.size(); ++i) {
     if (auto r = outs[i].rename_into_place(); !r) {
@@ -504,7 +496,7 @@ result<void> safe_output::rename_into_place() {
   // The journal of an interrupted in-place edit of the file just replaced (gguf/edit.h)
   // goes with it: it names the old inode, which the file system gives to a later file.
   if (s.existed) ::unlink((folder_of(s.target) / ("." + s.target.filename().string() + ".gguf-journal")).c_str());
-  if (s.opts.durable) fsync_folder(folder_of(s.target));  // the rename is durable
+  if (s.opts.durable) io::fsync_folder_of(s.target);  // the rename is durable
   return {};
 }
 
@@ -528,6 +520,13 @@ const fs::path& safe_output::temp_path() const noexcept { return s_->temp; }
 const std::vector<fs::path>& safe_output::stale_temp_files() const noexcept { return s_->stale; }
 
 namespace io {
+
+void fsync_folder_of(const fs::path& path) noexcept {
+  const int dfd = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);
+  ::close(dfd);
+}
 
 result<void> write_file_atomic(const fs::path& path, std::initializer_list<std::span<const std::byte>> parts,
                                bool durable) {
