@@ -67,10 +67,9 @@ void expect_generated(const std::string& script, const std::string& committed);
 
 }  // namespace gguf::test
 
-/// Skips the current test when the shared test data is absent.
-// The test data is part of the test suite, not an optional reference: without it a test
-// fails (a run in a worktree or copy that cannot see ../shared/data must not pass by
-// skipping most of the suite).
+/// Fails the current test when the shared test data is absent: the data is part of the
+/// suite, not an optional reference (a run in a worktree or copy that cannot see
+/// ../shared/data must not pass by skipping most of the suite).
 #define GGUF_REQUIRE_DATA()                                                                       \
   do {                                                                                            \
     if (::gguf::test::data_dir().empty())                                                         \
