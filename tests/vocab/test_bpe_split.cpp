@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "model_vectors.h"
 #include "vocab/pre_tokenizer/pre_tokenizer.h"
@@ -48,6 +49,9 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
   v.ignore_merges = row->flags & pre_ignore_merges;
   const auto fast = make_bpe(v, true);
   const auto ref = make_bpe(v, false);
+  // the loader's model: the text table first, the id-pair table once enough is merged
+  const auto lazy = make_bpe(v, true, /*lazy=*/true);
+  const auto lazy_mt = make_bpe(v, true, /*lazy=*/true);  // switched while two threads tokenize
 
   std::string corpus = gguf::test::read_text(gguf::test::data_file("corpus/bench.txt")).substr(0, 300000);
   ASSERT_FALSE(corpus.empty()) << "corpus/bench.txt missing";
@@ -66,13 +70,40 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
     EXPECT_TRUE(bpe_merges_by_ids(*fast));
   }
   EXPECT_FALSE(bpe_merges_by_ids(*ref));
+  // a lazy model merges a prompt through the text table, and does not build the id table for it
+  EXPECT_EQ(models::tokenize(*lazy, "Hello world, this is a prompt"), models::tokenize(*ref, "Hello world, this is a prompt"));
+  EXPECT_FALSE(bpe_merges_by_ids(*lazy));
   // many scripts, CJK most of all (long pieces of 2- and 3-byte characters)
   std::ifstream in2(gguf::test::data_file("corpus/multilingual.txt"), std::ios::binary);
   ASSERT_TRUE(in2) << "corpus/multilingual.txt missing";
   std::stringstream ss2;
   ss2 << in2.rdbuf();
   const std::string many = ss2.str().substr(0, 300000);
-  EXPECT_EQ(models::tokenize(*fast, many), models::tokenize(*ref, many)) << "multilingual.txt prefix";
+  const auto want_many = models::tokenize(*ref, many);
+  EXPECT_EQ(models::tokenize(*fast, many), want_many) << "multilingual.txt prefix";
+  // the lazy model: the text table, then (within this call, for the qualifying
+  // vocabularies) the id-pair table; the same ids before, across and after the switch
+  EXPECT_EQ(models::tokenize(*lazy, corpus), want) << "bench.txt prefix, lazy";
+  EXPECT_EQ(models::tokenize(*lazy, many), want_many) << "multilingual.txt prefix, lazy";
+  EXPECT_EQ(bpe_merges_by_ids(*lazy), bpe_merges_by_ids(*fast));  // the eager model's table at last
+  EXPECT_EQ(models::tokenize(*lazy, many), want_many) << "multilingual.txt prefix, lazy, again";
+  {
+    // two threads, each its own lines of the multilingual text, the switch made by one of
+    // them while the other goes on
+    std::vector<std::string> lines[2];
+    std::istringstream ls(many);
+    size_t k = 0;
+    for (std::string line; std::getline(ls, line); ++k) lines[k % 2].push_back(line);
+    std::vector<std::vector<int32_t>> got[2];
+    std::thread t0([&] { for (const auto& l : lines[0]) got[0].push_back(models::tokenize(*lazy_mt, l)); });
+    std::thread t1([&] { for (const auto& l : lines[1]) got[1].push_back(models::tokenize(*lazy_mt, l)); });
+    t0.join();
+    t1.join();
+    for (int t = 0; t < 2; ++t)
+      for (size_t i = 0; i < lines[t].size(); ++i)
+        ASSERT_EQ(got[t][i], models::tokenize(*ref, lines[t][i])) << "thread " << t << ", line " << i;
+    EXPECT_EQ(bpe_merges_by_ids(*lazy_mt), bpe_merges_by_ids(*fast));
+  }
 
   const char* const extras[] = {" ", "  ", "\n", "\n\n", "\xE2\x96\x81", "e", "'s", ".", "\xE4\xB8\xAD",
                                 "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\xE2\x96", "0", "123", "\t", "\xC4\xA0"};
@@ -91,7 +122,7 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
     }
     ++cases;
     const auto a = models::tokenize(*ref, s), b = models::tokenize(*fast, s);
-    same += a == b;
+    same += a == b && models::tokenize(*lazy, s) == a;
     if (a != b)
       ADD_FAILURE() << "random case " << c << ": "
                     << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

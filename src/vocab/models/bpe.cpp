@@ -15,10 +15,17 @@
 // call is merged once (word_cache.h). make_bpe(v, false) keeps the plain per-word queue.
 // With the byte alphabet, a vocabulary whose every rule result is a token merges by
 // token-id pairs instead (bpe_pairs.h): one probe per candidate pair, no text compared,
-// each final symbol already its token.
+// each final symbol already its token. That table costs about twice the text table to
+// build (three token lookups a rule instead of one hash; llama-bpe: ~15 ms of a 35 ms cold
+// load), and it pays only where many words are merged (text in non-Latin scripts; on
+// English prose and code the word cache leaves about 1% of the bytes to merge): the
+// loader's model (lazy) builds it only once enough text has been merged through the text
+// table (ids_budget), unless the compiled cache, which saves it, is in use.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <new>
 #include <span>
 #include <string>
 
@@ -169,10 +176,15 @@ constexpr std::array<byte_alphabet_utf8, 256> byte_alphabet_chars = [] {
 
 class bpe_model final : public tokenizer_model {
  public:
-  bpe_model(const vocab_data& v, bool split_words)
+  bpe_model(const vocab_data& v, bool split_words, bool lazy)
       : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words) {
     // the merge table (and the pair filter) from the compiled cache, or built and saved
-    if (split_words && pre_.preset().byte_encode) {
+    if (split_words && pre_.preset().byte_encode && lazy && !v.cache) {
+      filter_ = pair_filter{};
+      merges_.build(v.merges, v.file_bytes, &filter_);
+      ids_budget_.store(ids_budget(v.merges.empty() ? 0 : size_t(v.merges.size())), std::memory_order_relaxed);
+      ids_state_.store(ids_pending, std::memory_order_relaxed);
+    } else if (split_words && pre_.preset().byte_encode) {
       load_or_build_by_ids();
     } else {
       const std::string_view name = split_words ? "bpe.merges+filter" : "bpe.merges";
@@ -200,7 +212,7 @@ class bpe_model final : public tokenizer_model {
     return buf;
   }
 
-  bool merges_by_ids() const noexcept { return by_ids_; }
+  bool merges_by_ids() const noexcept { return by_ids_.load(std::memory_order_acquire); }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
     scratch& sc = thread_scratch<scratch>(instance_);
@@ -230,15 +242,46 @@ class bpe_model final : public tokenizer_model {
         if (split_words_) sc.cache.prefetch_slot(sc.word_hashes[j]);
       }
       for (size_t j = 0; j < m; ++j) emit_word(word_of(sc, j), sc.word_hashes[j], sc, out);
+      if (sc.text_merged >= 4096) spend_ids_budget(sc);
     }
+    if (sc.text_merged) spend_ids_budget(sc);
   }
 
  private:
   static constexpr size_t batch = 16;
+  struct scratch;
+  // The bytes of words a lazy model merges through the text table before it builds the
+  // id-pair table: a quarter of the rule count. Measured with llama-bpe on the 4 MB texts
+  // of bench/cli_vs_llama.py: the build takes ~54 ns a rule, and merging through the text
+  // table costs ~48 ns a merged byte more than through the ids (CJK), so the two break
+  // even near one byte a rule; a quarter of that bounds what a text that needs the ids
+  // pays before it has them (~4 ms with llama-bpe) while a process that merges less (a
+  // prompt; 4 MB of English prose or code merges ~60 KB, the word cache holding the
+  // rest) never builds it.
+  static int64_t ids_budget(size_t n_rules) noexcept { return int64_t(std::max<size_t>(n_rules / 4, 1)); }
+  enum : int { ids_pending = 0, ids_building = 1, ids_settled = 2 };
+  // Counts this thread's bytes merged through the text table against the budget; the
+  // thread that exhausts it builds the id-pair table (the others go on through the text
+  // table meanwhile) and then switches every caller to it. A vocabulary that does not
+  // qualify, or a build that runs out of memory, keeps the text table: the same ids.
+  void spend_ids_budget(scratch& sc) const {
+    const auto spent = int64_t(sc.text_merged);
+    sc.text_merged = 0;
+    if (ids_state_.load(std::memory_order_relaxed) != ids_pending) return;
+    if (ids_budget_.fetch_sub(spent, std::memory_order_relaxed) > spent) return;
+    int expected = ids_pending;
+    if (!ids_state_.compare_exchange_strong(expected, ids_building, std::memory_order_acq_rel)) return;
+    auto& self = *const_cast<bpe_model*>(this);  // pairs_ is read only once by_ids_ says so
+    try {
+      if (self.pairs_.build(v_, v_.merges, v_.file_bytes, [](std::string_view, std::string_view) {}))
+        by_ids_.store(true, std::memory_order_release);
+    } catch (const std::bad_alloc&) {
+    }
+    ids_state_.store(ids_settled, std::memory_order_release);
+  }
   // merge_symbols' linear scan up to this many symbols with the id-pair table (the best of
   // 8, 12, 16, 24 and 48 on CJK text, bench_tokenize_file, the others within noise)
   static constexpr int linear_max_by_ids = 8;
-  struct scratch;
   static std::string_view word_of(const scratch& sc, size_t j) {
     const size_t begin = j == 0 ? 0 : sc.ends[j - 1];
     return std::string_view(sc.words).substr(begin, sc.ends[j] - begin);
@@ -280,9 +323,13 @@ class bpe_model final : public tokenizer_model {
     merge_scratch<int32_t> merge;
     ranked_merge_scratch ranked;
     word_cache cache;
+    size_t text_merged = 0;  // bytes merged through the text table since the last spend_ids_budget
     // (thread_scratch, for another vocabulary: the other buffers hold nothing between
     // words)
-    void clear() noexcept { cache.clear(); }
+    void clear() noexcept {
+      cache.clear();
+      text_merged = 0;
+    }
   };
 
   // The merge tables of the byte-level fast path: ranks by id pairs when the vocabulary
@@ -375,10 +422,11 @@ class bpe_model final : public tokenizer_model {
   // (a byte-alphabet character, or a code point), merged by lowest rank; each final
   // symbol is its token, or its bytes' tokens.
   void merge_word(std::string_view word, scratch& sc, std::vector<int32_t>& out) const {
-    if (by_ids_) {
+    if (by_ids_.load(std::memory_order_acquire)) {
       merge_word_ids(word, sc, out);
       return;
     }
+    sc.text_merged += word.size();
     auto& syms = sc.syms;
     auto& hashes = sc.hashes;
     syms.clear();
@@ -452,17 +500,19 @@ class bpe_model final : public tokenizer_model {
   pre_tokenizer pre_;
   bool split_words_;
   pair_filter filter_{pair_filter::deferred};  // (last chunk of the left side, first chunk of the right side) of every rule
-  merge_table merges_;       // the text table (without by_ids_)
+  merge_table merges_;       // the text table (without by_ids_, and a lazy model's first)
   pair_rank_table pairs_;    // the id-pair table (with by_ids_)
-  bool by_ids_ = false;
+  mutable std::atomic<bool> by_ids_{false};
+  mutable std::atomic<int> ids_state_{ids_settled};  // a lazy model's id-pair table: pending, building, settled
+  mutable std::atomic<int64_t> ids_budget_{0};      // bytes still merged through the text table before it
   bool byte_encode_ = true, gemma4_newlines_ = false;
   byte_fallback byte_fallback_;
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words) {
-  return std::make_unique<bpe_model>(v, split_words);
+std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words, bool lazy) {
+  return std::make_unique<bpe_model>(v, split_words, lazy);
 }
 
 bool bpe_merges_by_ids(const tokenizer_model& m) noexcept {

@@ -395,8 +395,13 @@ class tokenizer_model {
 /// reference the word-splitting fast path is tested against; see spm.cpp).
 std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words = true);
 /// split_words = false merges each pre-tokenized word whole, as llama.cpp does (the
-/// reference the fast path of bpe.cpp is tested against).
-std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true);
+/// reference the fast path of bpe.cpp is tested against). lazy = true (the loader's row;
+/// not with the compiled cache, which saves the tables now): a vocabulary that could merge
+/// by token-id pairs (bpe_pairs.h) merges through the text table, which is cheaper to
+/// build, until its words have taken a quarter of a byte a rule of merging in all calls,
+/// and only then builds the id-pair table (thread-safe; the same ids either way). `v`
+/// must outlive the model.
+std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true, bool lazy = false);
 /// True when `m` is a BPE model that merges by token-id pairs (bpe_pairs.h; for tests).
 bool bpe_merges_by_ids(const tokenizer_model& m) noexcept;
 /// lazy = true builds the tables when a call first needs them (not with the compiled
