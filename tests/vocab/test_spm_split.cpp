@@ -37,6 +37,11 @@ TEST_P(spm_split, matches_the_single_queue_reference) {
   ASSERT_GT(v.tokens.size(), 200u);
   const auto fast = make_spm(v, true);
   const auto ref = make_spm(v, false);
+  // the loader's model: the one queue for its first 2000 bytes in all, then the cut
+  const auto lazy = make_spm(v, true, /*lazy=*/true, /*queue_bytes=*/2000);
+  EXPECT_TRUE(spm_splits_words(*fast));
+  EXPECT_FALSE(spm_splits_words(*ref));
+  EXPECT_FALSE(spm_splits_words(*lazy));
 
   // 1. a long real fragment: the first 200 kB of bench.txt as one fragment
   const std::string text = gguf::test::read_text(gguf::test::data_file("corpus/bench.txt"));
@@ -63,11 +68,18 @@ TEST_P(spm_split, matches_the_single_queue_reference) {
     }
     ++cases;
     const auto a = models::tokenize(*ref, s), b = models::tokenize(*fast, s);
-    same += a == b;
+    same += a == b && models::tokenize(*lazy, s) == a;
     if (a != b) ADD_FAILURE() << "random case " << c << ": " << nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (cases - same >= 5) break;
   }
   EXPECT_EQ(same, cases);
+  EXPECT_TRUE(spm_splits_words(*lazy)) << "the lazy model never reached its budget";
+  // a long fragment past the budget at once is cut (the filter built first)
+  const auto lazy2 = make_spm(v, true, /*lazy=*/true, /*queue_bytes=*/2000);
+  EXPECT_EQ(models::tokenize(*lazy2, "\xE2\x96\x81Hello"), models::tokenize(*ref, "\xE2\x96\x81Hello"));
+  EXPECT_FALSE(spm_splits_words(*lazy2));
+  EXPECT_EQ(models::tokenize(*lazy2, corpus), want) << "bench.txt prefix, lazy";
+  EXPECT_TRUE(spm_splits_words(*lazy2));
 }
 
 INSTANTIATE_TEST_SUITE_P(all, spm_split,

@@ -4,7 +4,7 @@
 namespace gguf::vocab_detail {
 namespace {
 
-std::unique_ptr<tokenizer_model> make_spm_default(const vocab_data& v) { return make_spm(v); }
+std::unique_ptr<tokenizer_model> make_spm_lazy(const vocab_data& v) { return make_spm(v, true, /*lazy=*/true); }
 std::unique_ptr<tokenizer_model> make_bpe_lazy(const vocab_data& v) { return make_bpe(v, true, /*lazy=*/true); }
 std::unique_ptr<tokenizer_model> make_ugm_lazy(const vocab_data& v) {
   return make_ugm(v, true, true, /*lazy=*/true, ugm_plain_bytes(v.tokens.size()));
@@ -13,7 +13,7 @@ std::unique_ptr<tokenizer_model> make_wpm_lazy(const vocab_data& v) { return mak
 std::unique_ptr<tokenizer_model> make_rwkv_lazy(const vocab_data& v) { return make_rwkv(v, /*fast=*/true, /*lazy=*/true); }
 
 constexpr model_row rows[] = {
-    {vocab_type::spm, make_spm_default, piece_sentencepiece, newline_rule::byte_token},
+    {vocab_type::spm, make_spm_lazy, piece_sentencepiece, newline_rule::byte_token},
     {vocab_type::bpe, make_bpe_lazy, piece_bpe, newline_rule::first_id},
     {vocab_type::wpm, make_wpm_lazy, piece_sentencepiece, newline_rule::pad},
     {vocab_type::ugm, make_ugm_lazy, piece_sentencepiece, newline_rule::first_id},

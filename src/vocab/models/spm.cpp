@@ -8,7 +8,12 @@
 // cross there, see word_split.h) and merge each word on its own; the ids of a word depend
 // only on its bytes, so equal words are merged once per call (word_cache.h). The ids are
 // identical; make_spm(v, false) keeps the single queue as the reference for the tests.
+// The cut needs a filter of the character pairs of every token (~1 ms for 32k tokens, a
+// quarter of a cold load); the loader's model (lazy) builds it only once its calls have
+// brought more than spm_queue_bytes of text in all: a prompt goes through the one queue.
 #include <array>
+#include <atomic>
+#include <mutex>
 #include <string>
 
 #include "vocab/models/byte_fallback.h"
@@ -25,26 +30,19 @@ namespace {
 
 class spm_model final : public tokenizer_model {
  public:
-  spm_model(const vocab_data& v, bool split_words) : v_(v), split_words_(split_words) {
+  spm_model(const vocab_data& v, bool split_words, bool lazy, size_t queue_bytes) : v_(v), split_words_(split_words) {
     // (a byte without a token: unk, where llama.cpp would throw; it keeps the input visible)
     byte_token_.load_or_find(v, "spm.bytes", byte_fallback::pieces::hex_then_raw, v.unk);
-    if (split_words_) {
-      load_or_build(
-          v.cache, "spm.filter", [&](table_reader& r) { return filter_.load(r); },
-          [&] {
-            // pairs of adjacent chunks inside a token (see word_split.h)
-            filter_ = pair_filter{};
-            for (const token_data& t : v.tokens) {
-              const std::string_view s = t.text;
-              size_t prev = 0, prev_len = 0;
-              for (size_t off = 0; off < s.size(); off += chunk_len(s, off)) {
-                if (off > 0) filter_.add(chunk_bits(s.data() + prev, prev_len), chunk_bits(s.data() + off, chunk_len(s, off)));
-                prev = off, prev_len = chunk_len(s, off);
-              }
-            }
-          },
-          [&](table_writer& w) { filter_.save(w); });
+    if (!split_words_) return;
+    if (lazy && !v.cache) {
+      queue_budget_.store(int64_t(std::min<size_t>(queue_bytes, INT64_MAX / 2)), std::memory_order_relaxed);
+      return;
     }
+    load_or_build(
+        v.cache, "spm.filter", [&](table_reader& r) { return filter_.load(r); }, [&] { build_filter(); },
+        [&](table_writer& w) { filter_.save(w); });
+    std::call_once(filter_built_, [] {});
+    filter_ready_.store(true, std::memory_order_release);
   }
 
   // Normalizer: a space before the first fragment and after each special token
@@ -54,9 +52,12 @@ class spm_model final : public tokenizer_model {
     return buf;
   }
 
+  /// Whether fragments are cut into words now (the filter is there).
+  bool splits_words() const noexcept { return split_words_ && filter_ready_.load(std::memory_order_acquire); }
+
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
     scratch& sc = thread_scratch<scratch>(instance_);
-    if (!split_words_) {
+    if (!split_words_ || !filter_ready(text.size())) {
       merge_word(text, 0, text.size(), sc, out);
       return;
     }
@@ -65,6 +66,30 @@ class spm_model final : public tokenizer_model {
 
  private:
   const uint64_t instance_ = next_model_instance();  // tags this thread's scratch (thread_scratch.h)
+  // pairs of adjacent chunks inside a token (see word_split.h)
+  void build_filter() {
+    filter_ = pair_filter{};
+    for (const token_data& t : v_.tokens) {
+      const std::string_view s = t.text;
+      size_t prev = 0, prev_len = 0;
+      for (size_t off = 0; off < s.size(); off += chunk_len(s, off)) {
+        if (off > 0) filter_.add(chunk_bits(s.data() + prev, prev_len), chunk_bits(s.data() + off, chunk_len(s, off)));
+        prev = off, prev_len = chunk_len(s, off);
+      }
+    }
+  }
+  // Whether a fragment of `n` bytes is cut into words: once the filter is built, or when
+  // it would take the model past its budget of text through the one queue (the filter is
+  // then built, once, thread-safe). Else the fragment goes through the queue.
+  bool filter_ready(size_t n) const {
+    if (filter_ready_.load(std::memory_order_acquire)) return true;
+    if (queue_budget_.fetch_sub(int64_t(n), std::memory_order_relaxed) > int64_t(n)) return false;
+    std::call_once(filter_built_, [this] {
+      const_cast<spm_model*>(this)->build_filter();
+      filter_ready_.store(true, std::memory_order_release);
+    });
+    return true;
+  }
   struct scratch {
     std::vector<symbol> syms;
     merge_scratch<float> merge;
@@ -123,14 +148,22 @@ class spm_model final : public tokenizer_model {
 
   const vocab_data& v_;
   bool split_words_;
-  pair_filter filter_{pair_filter::deferred};  // (loaded or built with the model when split_words_)
+  pair_filter filter_{pair_filter::deferred};  // (with split_words_: loaded or built with the model, or lazily)
+  mutable std::once_flag filter_built_;
+  mutable std::atomic<bool> filter_ready_{false};
+  mutable std::atomic<int64_t> queue_budget_{0};  // a lazy model's bytes still merged by the one queue
   byte_fallback byte_token_;
 };
 
 }  // namespace
 
-std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words) {
-  return std::make_unique<spm_model>(v, split_words);
+std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words, bool lazy, size_t queue_bytes) {
+  return std::make_unique<spm_model>(v, split_words, lazy, queue_bytes);
+}
+
+bool spm_splits_words(const tokenizer_model& m) noexcept {
+  const auto* s = dynamic_cast<const spm_model*>(&m);
+  return s && s->splits_words();
 }
 
 }  // namespace gguf::vocab_detail

@@ -393,7 +393,13 @@ class tokenizer_model {
 
 /// split_words = false runs each fragment through one merge queue, as llama.cpp does (the
 /// reference the word-splitting fast path is tested against; see spm.cpp).
-std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words = true);
+/// lazy = true (the loader's row; not with the compiled cache, which maps or saves the
+/// filter now): the word-split filter (~1 ms for 32k tokens) is built only once the calls
+/// have brought more than `queue_bytes` of text in all; until then each fragment goes
+/// through the one queue (the same ids). `v` must outlive the model.
+inline constexpr size_t spm_queue_bytes = 4096;
+std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words = true, bool lazy = false,
+                                          size_t queue_bytes = spm_queue_bytes);
 /// split_words = false merges each pre-tokenized word whole, as llama.cpp does (the
 /// reference the fast path of bpe.cpp is tested against). lazy = true (the loader's row;
 /// not with the compiled cache, which saves the tables now): a vocabulary that could merge
@@ -402,6 +408,8 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 /// and only then builds the id-pair table (thread-safe; the same ids either way). `v`
 /// must outlive the model.
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true, bool lazy = false);
+/// True when `m` is an SPM model that cuts fragments into words now (for tests).
+bool spm_splits_words(const tokenizer_model& m) noexcept;
 /// True when `m` is a BPE model that merges by token-id pairs (bpe_pairs.h; for tests).
 bool bpe_merges_by_ids(const tokenizer_model& m) noexcept;
 /// lazy = true builds the tables when a call first needs them (not with the compiled
