@@ -404,9 +404,9 @@ std::unique_ptr<tokenizer_model> make_spm(const vocab_data& v, bool split_words 
 /// reference the fast path of bpe.cpp is tested against). lazy = true (the loader's row;
 /// not with the compiled cache, which saves the tables now): a vocabulary that could merge
 /// by token-id pairs (bpe_pairs.h) merges through the text table, which is cheaper to
-/// build, until its words have taken a quarter of a byte a rule of merging in all calls,
-/// and only then builds the id-pair table (thread-safe; the same ids either way). `v`
-/// must outlive the model.
+/// build, until the bytes of the words it has merged, in all calls, reach a quarter of
+/// the rule count, and only then builds the id-pair table (thread-safe; the same ids
+/// either way). `v` must outlive the model.
 std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words = true, bool lazy = false);
 /// True when `m` is an SPM model that cuts fragments into words now (for tests).
 bool spm_splits_words(const tokenizer_model& m) noexcept;
