@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gguf/file.h"
@@ -136,6 +137,25 @@ inline std::vector<int32_t> tokenize(const vocab_detail::tokenizer_model& m, std
   std::vector<int32_t> out;
   m.tokenize(text, out);
   return out;
+}
+
+/// Tokenizes the lines of `text` with `m` on two threads at once (even lines on one, odd
+/// on the other, each its own calls: a lazy model's tables get built by one of them while
+/// the other goes on) and expects each line's ids to equal `ref`'s.
+inline void expect_two_threads_equal(const vocab_detail::tokenizer_model& m, const vocab_detail::tokenizer_model& ref,
+                                     const std::string& text) {
+  std::vector<std::string> lines[2];
+  std::istringstream ls(text);
+  size_t k = 0;
+  for (std::string line; std::getline(ls, line); ++k) lines[k % 2].push_back(line);
+  std::vector<std::vector<int32_t>> ids[2];
+  std::thread t0([&] { for (const auto& l : lines[0]) ids[0].push_back(tokenize(m, l)); });
+  std::thread t1([&] { for (const auto& l : lines[1]) ids[1].push_back(tokenize(m, l)); });
+  t0.join();
+  t1.join();
+  for (int t = 0; t < 2; ++t)
+    for (size_t i = 0; i < lines[t].size(); ++i)
+      ASSERT_EQ(ids[t][i], tokenize(ref, lines[t][i])) << "thread " << t << ", line " << i;
 }
 
 /// Runs `model` on every case; reports the first few mismatches; returns the count of

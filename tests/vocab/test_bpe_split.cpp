@@ -10,7 +10,6 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "model_vectors.h"
 #include "vocab/pre_tokenizer/pre_tokenizer.h"
@@ -87,23 +86,10 @@ TEST_P(bpe_split, matches_the_per_word_queue_reference) {
   EXPECT_EQ(models::tokenize(*lazy, many), want_many) << "multilingual.txt prefix, lazy";
   EXPECT_EQ(bpe_merges_by_ids(*lazy), bpe_merges_by_ids(*fast));  // the eager model's table at last
   EXPECT_EQ(models::tokenize(*lazy, many), want_many) << "multilingual.txt prefix, lazy, again";
-  {
-    // two threads, each its own lines of the multilingual text, the switch made by one of
-    // them while the other goes on
-    std::vector<std::string> lines[2];
-    std::istringstream ls(many);
-    size_t k = 0;
-    for (std::string line; std::getline(ls, line); ++k) lines[k % 2].push_back(line);
-    std::vector<std::vector<int32_t>> got[2];
-    std::thread t0([&] { for (const auto& l : lines[0]) got[0].push_back(models::tokenize(*lazy_mt, l)); });
-    std::thread t1([&] { for (const auto& l : lines[1]) got[1].push_back(models::tokenize(*lazy_mt, l)); });
-    t0.join();
-    t1.join();
-    for (int t = 0; t < 2; ++t)
-      for (size_t i = 0; i < lines[t].size(); ++i)
-        ASSERT_EQ(got[t][i], models::tokenize(*ref, lines[t][i])) << "thread " << t << ", line " << i;
-    EXPECT_EQ(bpe_merges_by_ids(*lazy_mt), bpe_merges_by_ids(*fast));
-  }
+  // two threads, each its own lines of the multilingual text, the switch made by one of
+  // them while the other goes on
+  models::expect_two_threads_equal(*lazy_mt, *ref, many);
+  EXPECT_EQ(bpe_merges_by_ids(*lazy_mt), bpe_merges_by_ids(*fast));
 
   const char* const extras[] = {" ", "  ", "\n", "\n\n", "\xE2\x96\x81", "e", "'s", ".", "\xE4\xB8\xAD",
                                 "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\xE2\x96", "0", "123", "\t", "\xC4\xA0"};

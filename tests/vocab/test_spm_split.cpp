@@ -10,7 +10,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "model_vectors.h"
 
@@ -83,20 +82,7 @@ TEST_P(spm_split, matches_the_single_queue_reference) {
   EXPECT_TRUE(spm_splits_words(*lazy2));
   // two threads, each its own lines, one of them building the filter while the other goes on
   const auto lazy3 = make_spm(v, true, /*lazy=*/true, /*queue_bytes=*/2000);
-  std::vector<std::string> lines[2];
-  {
-    std::istringstream ls(text.substr(0, 60000));
-    size_t k = 0;
-    for (std::string line; std::getline(ls, line); ++k) lines[k % 2].push_back(escape_spaces(line));
-  }
-  std::vector<std::vector<int32_t>> by_thread[2];
-  std::thread t0([&] { for (const auto& l : lines[0]) by_thread[0].push_back(models::tokenize(*lazy3, l)); });
-  std::thread t1([&] { for (const auto& l : lines[1]) by_thread[1].push_back(models::tokenize(*lazy3, l)); });
-  t0.join();
-  t1.join();
-  for (int t = 0; t < 2; ++t)
-    for (size_t i = 0; i < lines[t].size(); ++i)
-      ASSERT_EQ(by_thread[t][i], models::tokenize(*ref, lines[t][i])) << "thread " << t << ", line " << i;
+  models::expect_two_threads_equal(*lazy3, *ref, escape_spaces(text.substr(0, 60000)));
   EXPECT_TRUE(spm_splits_words(*lazy3));
 }
 
