@@ -25,6 +25,7 @@ env:   GGUF_REF_DIR (default $HOME/.cache/gguf-ref), GGUF_TEST_DATA (default ../
 """
 import argparse
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,9 +59,17 @@ def main():
         hello = tmp / "hello.txt"
         hello.write_text("Hello")
         cache = tmp / "cache"
+        empty = None
+        if shutil.which("c++"):
+            src = tmp / "empty.cpp"
+            src.write_text("int main() { return 0; }\n")
+            empty = tmp / "empty"
+            if subprocess.run(["c++", "-O2", "-static", src, "-o", empty], capture_output=True).returncode != 0:
+                empty = None
         print(f"{'vocab':22} | {'llama-tok':>15} {'tok-bench':>15} | {'ours cold':>13} {'ours cache':>13} | "
-              f"{'x cold':>11} {'x cache':>11}")
-        print(f"{'':22} | {'(wall / CPU ms, medians of ' + str(args.runs) + ')':>31} |{'':29}| {'(wall / CPU)':>23}")
+              f"{'x cold':>11} {'x cache':>11} | {'start':>5} {'empty':>5} {'x start':>7} {'x empty':>7}")
+        print(f"{'':22} | {'(wall / CPU ms, medians of ' + str(args.runs) + ')':>31} |{'':29}| {'(wall / CPU)':>23} |"
+              f" {'(CPU ms)':>11} {'(CPU)':>15}")
         worst = {"cold": None, "cache": None}
         for v in sorted((data / "vocab").glob("*.gguf")):
             name = v.name.removeprefix("ggml-vocab-").removesuffix(".gguf")
@@ -71,7 +80,10 @@ def main():
                 "lb": [bench, v, hello, "1"],
                 "cold": [gguf, "tokenize", "-m", v, "Hello", "--no-tokenizer-cache"],
                 "cache": [gguf, "tokenize", "-m", v, "Hello", "--tokenizer-cache", cache],
+                "start": [gguf, "--version"],
             }
+            if empty:
+                cmds["empty"] = [empty]
             try:
                 wall(cmds["cache"])  # writes the cache; warms the page cache for everyone
                 wall(cmds["lt"])
@@ -89,12 +101,17 @@ def main():
             def ratio(a, b):
                 return f"{m[a][0] / m[b][0]:5.1f} / {m[a][1] / m[b][1]:4.1f}"
 
+            def floor(k):
+                return (f"{m[k][1]:5.2f}", f"{m['lt'][1] / m[k][1]:6.1f}") if k in m else ("    -", "     -")
+
+            (st, xst), (em, xem) = floor("start"), floor("empty")
             for k in worst:
                 r = m["lt"][1] / m[k][1]
                 if worst[k] is None or r < worst[k][0]:
                     worst[k] = (r, name)
             print(f"{name:22} | {pair('lt'):>15} {pair('lb'):>15} | {pair('cold'):>13} {pair('cache'):>13} | "
-                  f"{ratio('lt', 'cold'):>11} {ratio('lt', 'cache'):>11}", flush=True)
+                  f"{ratio('lt', 'cold'):>11} {ratio('lt', 'cache'):>11} | {st:>5} {em:>5} {xst:>7} {xem:>7}",
+                  flush=True)
         if worst["cold"]:
             print(f"lowest CPU ratio: {worst['cold'][0]:.1f}x cold ({worst['cold'][1]}), "
                   f"{worst['cache'][0]:.1f}x cached ({worst['cache'][1]})")
