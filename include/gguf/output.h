@@ -125,8 +125,12 @@ class safe_output {
   /// first one last. A process killed during the renames (SIGKILL, power loss) leaves a
   /// set without its first file, which no reader opens, never a mix of the old set and
   /// the new one that opens as one model. Errors: io_error (the outputs not yet renamed
-  /// are then aborted).
+  /// are then aborted); a failure after the first output's old target was removed or a
+  /// later output renamed says that the set is left without its first file.
   static result<void> commit_set(std::span<safe_output> outs);
+  /// As commit_set(outs), and on failure `failed` is the index in `outs` of the output
+  /// whose check, removal or rename failed (the file the error names).
+  static result<void> commit_set(std::span<safe_output> outs, size_t& failed);
   /// Removes the temp file now (idempotent).
   void abort() noexcept;
 

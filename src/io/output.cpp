@@ -411,11 +411,19 @@ result<void> safe_output::commit() {
 }
 
 result<void> safe_output::commit_set(std::span<safe_output> outs) {
-  for (auto& o : outs) {
-    if (auto r = o.prepare(); !r) {
-      for (auto& other : outs) other.abort();
-      return r;
-    }
+  size_t failed = 0;
+  return commit_set(outs, failed);
+}
+
+result<void> safe_output::commit_set(std::span<safe_output> outs, size_t& failed) {
+  failed = 0;
+  const auto give_up = [&](size_t i, gguf::error e) -> result<void> {
+    failed = i;
+    for (auto& o : outs) o.abort();
+    return e;
+  };
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (auto r = outs[i].prepare(); !r) return give_up(i, std::move(r).error());
   }
   if (outs.empty()) return {};
   // The first file goes first: without it the old set no longer opens, and a process
@@ -423,20 +431,26 @@ result<void> safe_output::commit_set(std::span<safe_output> outs) {
   // a mix of two models. The new first file is renamed in last, completing the new set.
   auto& first = *outs.front().s_;
   if (first.existed) {
-    if (::unlink(first.target.c_str()) != 0) {
-      auto e = sys_error("cannot replace " + first.target.string());
-      for (auto& o : outs) o.abort();
-      return e;
-    }
+    if (::unlink(first.target.c_str()) != 0) return give_up(0, sys_error("cannot replace " + first.target.string()));
     if (first.opts.durable) io::fsync_folder_of(first.target);
   }
+  // Past this point a failure leaves files of the new set in place without its first one.
+  const auto left_without_first = [&](gguf::error e) {
+    e.detail += "; the set is left without its first file " + first.target.filename().string() +
+                " (no reader opens it)";
+    return e;
+  };
   for (size_t i = 1; i < outs.size(); ++i) {
     if (auto r = outs[i].rename_into_place(); !r) {
-      for (auto& o : outs) o.abort();
-      return r;
+      auto e = std::move(r).error();
+      return give_up(i, first.existed || i > 1 ? left_without_first(std::move(e)) : std::move(e));
     }
   }
-  return outs.front().rename_into_place();
+  if (auto r = outs.front().rename_into_place(); !r) {
+    auto e = std::move(r).error();
+    return give_up(0, first.existed || outs.size() > 1 ? left_without_first(std::move(e)) : std::move(e));
+  }
+  return {};
 }
 
 result<void> safe_output::prepare() {

@@ -304,6 +304,40 @@ TEST(CliSplit, AKillDuringTheRenamesNeverLeavesAMixOfTwoSets) {
                                     "--split-max-tensors", "20", "--force"});
 }
 
+// A rename that fails during the commit (strace's fault injection: EACCES at the second
+// rename, the last shard's): the error names that shard, not the first, and says the set is
+// left without its first file; a note says how to complete it, and a forced rerun does.
+TEST(CliSplit, ARenameThatFailsNamesItsShard) {
+  GGUF_REQUIRE_DATA();
+  if (!strace_works()) GTEST_SKIP() << "strace cannot trace a process here (no ptrace permission): the fault is not injected";
+  const fs::path dir = fresh_dir("split-rename-fails");
+  const std::string in = data_file("models/stories260K-Q8_0.gguf").string();
+  const std::vector<std::string> cmd{"split", in, (dir / "m").string(), "--split-max-tensors", "20"};
+  std::vector<std::string> args{"-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
+                                "-e", "inject=rename,renameat,renameat2:error=EACCES:when=2", GGUF_CLI_PATH};
+  args.insert(args.end(), cmd.begin(), cmd.end());
+  auto r = run_command("strace", args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::string last = (dir / "m-00003-of-00003.gguf").string();
+  EXPECT_EQ(r.err.rfind("gguf: " + last + ": cannot replace " + last + ": Permission denied", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("the set is left without its first file m-00001-of-00003.gguf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run the same command with --force"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "m-00001-of-00003.gguf"));
+  EXPECT_TRUE(fs::exists(dir / "m-00002-of-00003.gguf"));
+  EXPECT_EQ(temps_in(dir), std::vector<std::string>{});
+  std::vector<std::string> forced = cmd;
+  forced.push_back("--force");
+  auto again = run_cli(forced);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  // the same shards as a split that no fault met
+  const fs::path clean = fresh_dir("split-rename-clean");
+  ASSERT_EQ(run_cli({"split", in, (clean / "m").string(), "--split-max-tensors", "20"}).exit_code, 0);
+  for (int i = 1; i <= 3; ++i) {
+    const std::string name = "m-0000" + std::to_string(i) + "-of-00003.gguf";
+    EXPECT_EQ(sha256_hex(read_bytes(dir / name)), sha256_hex(read_bytes(clean / name))) << name;
+  }
+}
+
 // The same for quantize --keep-split over an older quantization of the same set.
 TEST(CliSplit, AKillDuringQuantizeKeepSplitNeverLeavesAMixOfTwoSets) {
   GGUF_REQUIRE_DATA();

@@ -6,6 +6,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
@@ -127,7 +128,17 @@ int run(int argc, char** argv) {
     done_before += plan->shards[i].file_size;
     outs.push_back(std::move(*out));
   }
-  if (auto c = safe_output::commit_set(outs); !c) return report(shard_path(0), c.error());
+  size_t failed = 0;  // the shard whose check or rename failed: the file the error names
+  if (auto c = safe_output::commit_set(outs, failed); !c) {
+    const int code = report(shard_path(failed), c.error());
+    // shards of the new set in place without its first one: only a forced rerun completes it
+    std::error_code ec;
+    bool others = false;
+    for (size_t i = 1; i < n && !others; ++i) others = std::filesystem::exists(shard_path(i), ec);
+    if (others && !std::filesystem::exists(shard_path(0), ec))
+      std::fprintf(stderr, "gguf split: note: run the same command with --force to complete the set\n");
+    return code;
+  }
   std::fprintf(stderr, "gguf split: %zu shards written with a total of %u tensors\n", n, plan->tensor_count);
   return exit_ok;
 }

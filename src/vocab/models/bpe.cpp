@@ -180,8 +180,7 @@ class bpe_model final : public tokenizer_model {
       : v_(v), pre_(v.preset ? *v.preset : default_preset()), split_words_(split_words) {
     // the merge table (and the pair filter) from the compiled cache, or built and saved
     if (split_words && pre_.preset().byte_encode && lazy && !v.cache) {
-      filter_ = pair_filter{};
-      merges_.build(v.merges, v.file_bytes, &filter_);
+      build_text_table(true);
       ids_budget_.store(ids_budget(v.merges.empty() ? 0 : size_t(v.merges.size())), std::memory_order_relaxed);
       ids_state_.store(ids_pending, std::memory_order_relaxed);
     } else if (split_words && pre_.preset().byte_encode) {
@@ -191,10 +190,7 @@ class bpe_model final : public tokenizer_model {
       const auto read = [&](table_reader& r) { return merges_.load(r, v.file_bytes) && (!split_words || filter_.load(r)); };
       load_or_build(
           v.cache, name, read,
-          [&] {
-            filter_ = pair_filter{};
-            merges_.build(v.merges, v.file_bytes, split_words ? &filter_ : nullptr);
-          },
+          [&] { build_text_table(split_words); },
           [&](table_writer& w) {
             merges_.save(w);
             if (split_words) filter_.save(w);
@@ -332,6 +328,13 @@ class bpe_model final : public tokenizer_model {
     }
   };
 
+  // The text-keyed merge table, and with `with_filter` the pair filter beside it (built
+  // afresh: a filter half-filled by a failed id-pair build is dropped).
+  void build_text_table(bool with_filter) {
+    filter_ = pair_filter{};
+    merges_.build(v_.merges, v_.file_bytes, with_filter ? &filter_ : nullptr);
+  }
+
   // The merge tables of the byte-level fast path: ranks by id pairs when the vocabulary
   // qualifies (bpe_pairs.h), else the text table; the pair filter either way.
   void load_or_build_by_ids() {
@@ -349,8 +352,7 @@ class bpe_model final : public tokenizer_model {
         filter_.add(a.data() + a.size() - base >= 8 ? last_chunk_padded(a) : last_chunk(a), first_chunk(b));
       });
       if (by_ids_) return;
-      filter_ = pair_filter{};
-      merges_.build(v_.merges, v_.file_bytes, &filter_);
+      build_text_table(true);
     };
     const auto write = [&](table_writer& w) {
       w.put_value(uint8_t(by_ids_));
