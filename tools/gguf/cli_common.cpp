@@ -1,7 +1,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <set>
@@ -63,6 +65,35 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
 int report(std::string_view file, const gguf::error& e) {
   std::cerr << "gguf: " << file << ": " << e.message() << "\n";
   return e.code == errc::io_error ? exit_usage : exit_invalid;
+}
+
+int check_standard_output(int code) {
+  errno = 0;  // a reason set by the flushes below is theirs (an earlier failed write's is gone)
+  std::cout.flush();
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int e = errno;
+  if (!flush_failed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::clearerr(stdout);
+  std::cerr << "gguf: standard output: cannot write" << (e ? std::string(": ") + std::strerror(e) : std::string())
+            << "; the output is incomplete\n";
+  return exit_usage;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GGUF_CLI_CHECKS_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define GGUF_CLI_CHECKS_AT_EXIT 1
+#endif
+#endif
+
+int end_process(int code) {
+  code = check_standard_output(code);
+#ifndef GGUF_CLI_CHECKS_AT_EXIT
+  std::cerr.flush();
+  ::_exit(code);
+#endif
+  return code;
 }
 
 std::string input_name(const std::string& path, bool use_stdin) {

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "input.h"
 #include "jsonl.h"
+#include "gguf/remote.h"
 #include "gguf/vocab.h"
 
 namespace gguf::cli {
@@ -66,14 +67,14 @@ int run(int argc, char** argv) {
     } else {
       (void)write_ids_json(stdout, *r);
     }
-    return exit_ok;
+    return is_remote(model) ? exit_ok : end_process(exit_ok);  // (a URL's client closes its connection)
   }
 
   auto opened = from_stdin ? jsonl_reader::open(file) : result<jsonl_reader>(jsonl_reader(text));
   if (!opened) return report(input_source(file), opened.error());
   jsonl_reader& in = *opened;
   // One block on one thread: each line's text tokenized and formatted.
-  return run_jsonl_texts<std::vector<int32_t>>(
+  const int rc = run_jsonl_texts<std::vector<int32_t>>(
       in, threads, [&](const std::string& t, std::vector<int32_t>& ids, size_t line_no, std::string& o, std::string& err) {
         ids.clear();
         if (auto r = v->tokenize_into(t, ids, !no_add, !no_parse); !r) {
@@ -95,6 +96,7 @@ int run(int argc, char** argv) {
         o += '\n';
         return exit_ok;
       });
+  return is_remote(model) ? rc : end_process(rc);  // (its threads are joined)
 }
 
 const registrar reg{"tokenize", "token ids of a text, as llama.cpp's llama_tokenize", run};

@@ -45,6 +45,24 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv);
 /// exit_invalid otherwise.
 int report(std::string_view file, const gguf::error& e);
 
+/// The exit code of a command whose output is complete: std::cout and C stdio flushed,
+/// then `code`, or exit_usage after `gguf: standard output: cannot write: REASON; the
+/// output is incomplete` (REASON when the last flush saw it) when
+/// what was written to standard output did not all arrive (a full disk, an I/O error; a
+/// closed pipe ends the process with SIGPIPE first, as it does `cat`). main applies it
+/// to every command, so that `gguf dump F > out.txt` on a full disk does not exit 0.
+int check_standard_output(int code);
+
+/// Ends the process now with check_standard_output(code), without running any destructor
+/// (the loaded vocabulary's tables, the command line, static objects): the kernel frees
+/// all of it faster. `gguf tokenize -m llama-spm Hello` with the tokenizer cache, perf
+/// stat: 1.19 -> 1.06 ms. Only for a command that has written everything it writes (to the
+/// standard streams: no safe_output open), has no other thread at work (the idle workers
+/// of gguf/workers.h may wait), and read a local file.
+/// In a build with AddressSanitizer or ThreadSanitizer it returns the code instead, so
+/// that their checks at exit still run.
+int end_process(int code);
+
 /// Says once per file on stderr what file::open found of an interrupted in-place edit
 /// (gguf::pending_edit): that it awaits a writer, or that a foreign journal is ignored.
 void note_interrupted_edit(const std::string& path, pending_edit state);

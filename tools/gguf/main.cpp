@@ -32,14 +32,14 @@ int main(int argc, char** argv) {
   std::string_view name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(std::cout);
-    return 0;
+    return gguf::cli::check_standard_output(0);
   }
   if (name == "--version") {
     std::cout << "gguf " << gguf::version() << "\n";
-    return 0;
+    return gguf::cli::check_standard_output(0);
   }
   for (const auto& c : gguf::cli::commands()) {
-    if (c.name == name) return c.run(argc - 1, argv + 1);
+    if (c.name == name) return gguf::cli::check_standard_output(c.run(argc - 1, argv + 1));
   }
   std::cerr << "gguf: unknown command '" << name << "'\n";
   usage(std::cerr);
