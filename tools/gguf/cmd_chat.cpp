@@ -64,7 +64,11 @@ int run(int argc, char** argv) {
                    "({\"messages\", \"tools\", \"add_generation_prompt\", \"chat_template_kwargs\"}); "
                    "print one JSON object per line",
                    "render");
-  auto& [model, jsonl, threads, jsonl_flag] = opts;
+  // (references, not a structured binding: lambdas below capture them, which clang before 16 refuses)
+  std::string& model = opts.model;
+  bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
+  CLI::Option*& jsonl_flag = opts.jsonl_flag;
   std::string messages_file, tools_file, kwargs, template_name, template_file;
   bool add_gen = false, server = false, tokenize = false, count = false, caps = false;
   auto* msg_opt = app.add_option("--messages", messages_file,

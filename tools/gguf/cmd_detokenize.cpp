@@ -43,7 +43,10 @@ int run(int argc, char** argv) {
   text_options opts;
   add_text_options(app, opts, "GGUF file with tokenizer.ggml.* keys",
                    "each input line is a JSON array of ids; prints one JSON string per line", "detokenize");
-  auto& [model, jsonl, threads, jsonl_flag] = opts;
+  // (references, not a structured binding: lambdas below capture them, which clang before 16 refuses)
+  std::string& model = opts.model;
+  bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
   std::string file;
   std::vector<std::string> args;
   bool remove_special = false, unparse_special = false;

@@ -62,7 +62,10 @@ int run(int argc, char** argv) {
                    "read standard input line by line: each line a JSON string or an object with a \"text\" field; "
                    "write one JSON object per line",
                    "embed");
-  auto& [path, jsonl, threads, jsonl_flag] = opts;
+  // (references, not a structured binding: lambdas below capture them, which clang before 16 refuses)
+  std::string& path = opts.model;
+  bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
   std::string text, file;
   bool no_add_special = false;
   auto* text_opt = app.add_option("TEXT", text, "text to embed (default: standard input)");

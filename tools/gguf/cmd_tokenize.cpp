@@ -30,7 +30,10 @@ int run(int argc, char** argv) {
   add_text_options(app, opts, "GGUF file with tokenizer.ggml.* keys",
                    "each input line is a JSON string or an object with \"text\"; prints one JSON array per line",
                    "tokenize");
-  auto& [model, jsonl, threads, jsonl_flag] = opts;
+  // (references, not a structured binding: lambdas below capture them, which clang before 16 refuses)
+  std::string& model = opts.model;
+  bool& jsonl = opts.jsonl;
+  unsigned& threads = opts.threads;
   std::string text, file;
   bool no_add = false, no_parse = false, pieces = false, count = false;
   auto* text_opt = app.add_option("TEXT", text, "text to tokenize (default: standard input)");
