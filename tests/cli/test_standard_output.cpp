@@ -48,5 +48,6 @@ TEST(CliStandardOutput, AFullDiskIsAnErrorForEveryKindOfOutput) {
     EXPECT_EQ(full.exit_code, 2) << name << full.err;
     EXPECT_EQ(full.err.rfind("gguf: standard output: cannot write", 0), 0u) << name << full.err;
     EXPECT_NE(full.err.find("the output is incomplete\n"), std::string::npos) << name << full.err;
+    EXPECT_EQ(full.err.find("gguf: standard output", 1), std::string::npos) << name << "said twice: " << full.err;
   }
 }

@@ -73,7 +73,8 @@ int check_standard_output(int code) {
   const bool flush_failed = std::fflush(stdout) != 0;
   const int e = errno;
   if (!flush_failed && !std::ferror(stdout) && std::cout.good()) return code;
-  std::clearerr(stdout);
+  std::clearerr(stdout);  // said once: a later check (main's, after end_process returned) passes
+  std::cout.clear();
   std::cerr << "gguf: standard output: cannot write" << (e ? std::string(": ") + std::strerror(e) : std::string())
             << "; the output is incomplete\n";
   return exit_usage;
