@@ -93,7 +93,7 @@ inline constexpr chat_caps_field chat_caps_fields[] = {
 /// One request of apply(): the same fields as `gguf chat --jsonl` takes.
 struct chat_request {
   std::string messages_json;           ///< JSON array of messages
-  std::string tools_json;              ///< JSON array of tools, or "" (none)
+  std::string tools_json;              ///< JSON array of tools, or "" or null (none); else errc::invalid_argument
   bool add_generation_prompt = false;  ///< end with the assistant's turn header
   std::string kwargs_json;             ///< JSON object of extra template variables, or ""
 };

@@ -81,6 +81,9 @@ class model_files {
   /// opened with `open_shard` (file::open_any when empty: a path, or a URL with the default
   /// remote options).
   static result<model_files> from_file(const file& f, const opener& open_shard = {});
+  /// Same, for a file whose path() is not where it is (or will be): `path` names it (an
+  /// edit's probe of the new metadata is checked as the shard it replaces).
+  static result<model_files> from_file(const file& f, const opener& open_shard, const std::string& path);
 
   /// Number of files: 1 for an unsplit model.
   size_t shard_count() const noexcept { return shards_.size(); }

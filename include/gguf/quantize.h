@@ -111,7 +111,8 @@ struct quantize_options {
   bool pure = false;                    ///< --pure: no mixes, every tensor the default type
   bool keep_split = false;              ///< --keep-split: one output shard per input shard
   /// --tensor-type PATTERN=TYPE, in order: the first ECMAScript regex found in the name
-  /// wins (patterns are lower-cased, as llama-quantize does).
+  /// wins (patterns are lower-cased, as llama-quantize does). A pattern that is not a
+  /// regex makes the plan fail with errc::invalid_argument naming it.
   std::vector<std::pair<std::string, ggml_type>> tensor_types;
   std::vector<int32_t> prune_layers;    ///< --prune-layers (sorted, unique)
   std::vector<kv_override> kv_overrides;  ///< --override-kv, in order

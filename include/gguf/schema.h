@@ -76,6 +76,10 @@ struct validate_options {
   /// file::open_any with default options. A caller reading over HTTP with headers,
   /// timeouts or a cache passes an opener that uses them.
   std::function<result<file>(const std::string& path)> open_shard;
+  /// Where the file is (or will be) when f.path() does not say (an edit's probe of the
+  /// new metadata): the split rules read the shard's name, and find the other shards, by
+  /// it. Empty: f.path().
+  std::string path;
 };
 /// validate() with options; the same rules.
 report validate(const file& f, const validate_options& options);

@@ -188,7 +188,9 @@ void register_edit(py::module_& m) {
           // validation errors (a removed general.architecture, a vocabulary llama.cpp rejects).
           std::vector<gguf::diagnostic> added;
           opts.check = [&](const gguf::file& before, const gguf::file& after) -> gguf::result<void> {
-            auto old_report = gguf::validate(before), new_report = gguf::validate(after);
+            gguf::validate_options as_written;  // the new metadata as the file it becomes (split rules: its name)
+            as_written.path = opts.output.empty() ? f.path() : opts.output.string();
+            auto old_report = gguf::validate(before), new_report = gguf::validate(after, as_written);
             gguf::add_loader_diagnostics(before, old_report);  // what llama.cpp's loader refuses
             gguf::add_loader_diagnostics(after, new_report);
             added = gguf::new_errors(old_report, new_report);

@@ -28,6 +28,9 @@ result<request_json> parse_request(const chat_request& req) {
   if (!messages) return messages.error();
   auto tools = parse_json(req.tools_json, "tools", ojson());
   if (!tools) return tools.error();
+  // as llama-server ("Expected 'tools' to be an array") and transformers (which iterates them)
+  if (!tools->is_null() && !tools->is_array())
+    return error{errc::invalid_argument, no_offset, {}, "tools must be a JSON array, not " + std::string(tools->type_name())};
   auto kwargs = parse_json(req.kwargs_json, "chat template kwargs", ojson::object());
   if (!kwargs) return kwargs.error();
   if (!kwargs->is_object()) return error{errc::invalid_argument, no_offset, {}, "chat template kwargs must be a JSON object"};

@@ -69,6 +69,10 @@ result<model_files> model_files::open(const std::filesystem::path& path, const r
 }
 
 result<model_files> model_files::from_file(const file& given, const opener& open_shard) {
+  return from_file(given, open_shard, given.path());
+}
+
+result<model_files> model_files::from_file(const file& given, const opener& open_shard, const std::string& path) {
   auto info = read_split_info(given);
   if (!info) return info.error();
   if (!*info || (*info)->count <= 1) {
@@ -88,7 +92,7 @@ result<model_files> model_files::from_file(const file& given, const opener& open
                        "split.no " + std::to_string(me.no) + " is not below split.count " + std::to_string(me.count),
                        kv_split_no);
   }
-  auto prefix = split_prefix(given.path(), me.no, me.count);
+  auto prefix = split_prefix(path, me.no, me.count);
   if (!prefix) {
     return split_error(given, "shard " + std::to_string(me.no + 1) + " of " + std::to_string(me.count) +
                                   " is not named " + split_path("PREFIX", me.no, me.count) +

@@ -157,6 +157,11 @@ result<planned> make_plan(const model_files& in, const std::filesystem::path& ou
   }
   const auto default_type = ftype_default_type(o.ftype);
   if (!default_type) return plan_error(errc::invalid_argument, "invalid output file type " + std::to_string(o.ftype));
+  for (const auto& [pattern, type] : o.tensor_types) {
+    if (auto why = detail::regex_error_of(pattern)) {
+      return plan_error(errc::invalid_argument, "tensor type pattern '" + pattern + "' is not a regex: " + *why);
+    }
+  }
   auto facts = in.is_split() ? read_facts(in.merged()) : read_facts(first);
   if (!facts) return facts.error();
 

@@ -197,6 +197,16 @@ bool tensor_requires_imatrix(std::string_view name, ggml_type t, uint32_t ftype)
   }
 }
 
+std::optional<std::string> regex_error_of(const std::string& pattern) {
+  try {
+    std::regex re(pattern);
+  } catch (const std::regex_error& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
+// (the planner has checked every pattern with regex_error_of)
 type_chooser::type_chooser(const quantize_options& o, const model_facts& m) : o_(o), m_(m) {
   for (const auto& [pattern, type] : o.tensor_types) patterns_.emplace_back(std::regex(pattern), type);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <regex>
 #include <span>
 #include <string>
@@ -26,6 +27,9 @@ inline constexpr uint32_t guessed = 1024;  ///< LLAMA_FTYPE_GUESSED
 }  // namespace ftypes
 
 namespace detail {
+
+/// Why `pattern` is not an ECMAScript regex (std::regex's message), or nothing if it is one.
+std::optional<std::string> regex_error_of(const std::string& pattern);
 
 enum class tensor_category {
   token_embd, attn_q, attn_v, attn_k, attn_qkv, attn_kv_b, attn_output, ffn_up, ffn_gate, ffn_down, output, other

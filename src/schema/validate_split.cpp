@@ -51,11 +51,23 @@ bool check_split(checker& c) {
     return false;
   }
   if (n == 1) return false;
-  if (!split_prefix(c.f.path(), i, n)) {
+  // the shard whose name the file has (llama.cpp opens shard k by that name and refuses a
+  // split.no other than k), if it has one of this set
+  const std::string& path = c.options && !c.options->path.empty() ? c.options->path : c.f.path();
+  std::optional<uint32_t> named_as;
+  for (uint32_t k = 0; k < n && !named_as; ++k) {
+    if (k != i && split_prefix(path, k, n)) named_as = k;
+  }
+  if (named_as) {
+    c.add(severity::error, "split.no", kv_split_no, no->offset,
+          "split.no " + std::to_string(i) + " says shard " + std::to_string(i + 1) + " of " + std::to_string(n) +
+              ", but the file is named as shard " + std::to_string(*named_as + 1) +
+              ": llama.cpp opens it as that shard and refuses it (invalid split file idx)");
+  } else if (!split_prefix(path, i, n)) {
     c.add(severity::warning, "split.name", {}, no_offset,
           "shard " + std::to_string(i + 1) + " of " + std::to_string(n) + " is not named " + split_path("PREFIX", i, n) +
               ": llama.cpp finds the other shards by that name");
-  } else if (auto m = model_files::from_file(c.f, c.options ? c.options->open_shard : model_files::opener{}); !m) {
+  } else if (auto m = model_files::from_file(c.f, c.options ? c.options->open_shard : model_files::opener{}, path); !m) {
     const auto& e = m.error();
     c.add(severity::error, "split.set", e.subject, e.offset, e.detail, e.subject_is_tensor);
   }

@@ -290,3 +290,23 @@ TEST(ChatLimits, DeeplyNestedRequestsAreRefused) {
   }
 }
 
+
+// Tools that are not an array (an object, a string) were rendered as if none were given;
+// llama-server refuses them ("Expected 'tools' to be an array"), so does apply.
+TEST(ChatLimits, ToolsThatAreNotAnArrayAreRefused) {
+  auto t = gguf::chat_template::from_source("{% if tools %}{{ tools|length }}{% endif %}.");
+  ASSERT_TRUE(t) << t.error().message();
+  const std::string msgs = R"([{"role": "user", "content": "a"}])";
+  for (const char* ok : {"", "null", "[]", R"([{"type": "function", "function": {"name": "f"}}])"}) {
+    auto r = t->apply(gguf::chat_request{msgs, ok, false, ""});
+    EXPECT_TRUE(r) << ok << ": " << r.error().message();
+  }
+  for (const char* bad : {"{}", R"({"type": "function"})", "\"f\"", "3"}) {
+    for (auto mode : {gguf::chat_mode::transformers, gguf::chat_mode::server}) {
+      auto r = t->apply(gguf::chat_request{msgs, bad, false, ""}, mode);
+      ASSERT_FALSE(r) << bad;
+      EXPECT_EQ(r.error().code, gguf::errc::invalid_argument);
+      EXPECT_NE(r.error().message().find("tools must be a JSON array"), std::string::npos) << r.error().message();
+    }
+  }
+}

@@ -67,11 +67,25 @@ int report(std::string_view file, const gguf::error& e) {
   return e.code == errc::io_error ? exit_usage : exit_invalid;
 }
 
+namespace {
+int standard_output_errno = 0;  // the reason of the first failed write (note_standard_output_error)
+}  // namespace
+
+void note_standard_output_error(int e) {
+  if (standard_output_errno == 0) standard_output_errno = e;
+}
+
+bool write_standard_output(const void* data, size_t n) {
+  if (n == 0 || std::fwrite(data, 1, n, stdout) == n) return true;
+  note_standard_output_error(errno);
+  return false;
+}
+
 int check_standard_output(int code) {
-  errno = 0;  // a reason set by the flushes below is theirs (an earlier failed write's is gone)
+  errno = 0;  // a reason set by the flushes below is theirs; else an earlier failed write's, if noted
   std::cout.flush();
   const bool flush_failed = std::fflush(stdout) != 0;
-  const int e = errno;
+  const int e = errno != 0 ? errno : standard_output_errno;
   if (!flush_failed && !std::ferror(stdout) && std::cout.good()) return code;
   std::clearerr(stdout);  // said once: a later check (main's, after end_process returned) passes
   std::cout.clear();
@@ -247,7 +261,8 @@ void add_text_options(CLI::App& app, text_options& o, const char* model_help, co
   app.add_option("-m,--model", o.model, model_help)->required();
   o.jsonl_flag = app.add_flag("--jsonl", o.jsonl, jsonl_help);
   app.add_option("--threads", o.threads,
-                 std::string("with --jsonl: ") + verb + " on N threads, output order kept (0 = every core; default 1)");
+                 std::string("with --jsonl: ") + verb + " on N threads, output order kept (0 = every core; default 1)")
+      ->needs(o.jsonl_flag);
   add_remote_options(app);
   add_vocab_cache_options(app);
 }

@@ -82,8 +82,12 @@ int run(int argc, char** argv) {
   auto* file_opt = app.add_option("--chat-template-file", template_file, "a Jinja template file");
   name_opt->excludes(file_opt);
   app.add_flag("--server", server, "render as llama-server v0.5.0 builds the prompt of a chat request");
-  app.add_flag("--tokenize", tokenize, "also give the prompt's token ids (as llama-server tokenizes a prompt)");
-  app.add_flag("--count", count, "also give the number of tokens of the prompt");
+  app.add_flag("--tokenize", tokenize,
+               "print the prompt's token ids (as llama-server tokenizes a prompt) instead of the prompt; with --jsonl, "
+               "an \"ids\" field beside it");
+  app.add_flag("--count", count,
+               "print the number of tokens of the prompt instead of the prompt (after the ids with --tokenize); with "
+               "--jsonl, an \"n_tokens\" field beside it");
   app.add_flag("--caps", caps, "print the template's capabilities as JSON (llama.cpp's caps + supports_enable_thinking) and exit");
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (!caps && !jsonl && messages_file.empty()) {
@@ -115,7 +119,17 @@ int run(int argc, char** argv) {
       if (!src) return src.error();
       return chat_template::from_source(std::move(*src), tokens);
     }
-    if (!template_name.empty()) return chat_template::from_source(template_name, tokens);
+    if (!template_name.empty()) {
+      tmpl_subject = "--chat-template";
+      auto t = chat_template::from_source(template_name, tokens);
+      // llama.cpp takes a name it does not know as template text: say so when it looks like a name
+      if (t && t->builtin_name().empty() && template_name.find("{{") == std::string::npos &&
+          template_name.find("{%") == std::string::npos) {
+        std::cerr << "gguf chat: note: --chat-template '" << template_name
+                  << "' is not a built-in template name (see docs/chat.md); it is rendered as template text\n";
+      }
+      return t;
+    }
     return chat_template::load(*f, *v);
   }();
   if (!tmpl) return report(tmpl_subject, tmpl.error());
@@ -131,6 +145,15 @@ int run(int argc, char** argv) {
   if (!tools_file.empty()) {
     auto t = read_text_file(tools_file);
     if (!t) return report(tools_file, t.error());
+    // said under the tools file's name (the template's errors are the model's)
+    if (json_nesting_depth(*t) <= chat_max_json_depth) {
+      auto j = ojson::parse(*t, nullptr, false);
+      if (j.is_discarded() || !(j.is_array() || j.is_null()))
+        return report(tools_file, make_error(errc::invalid_argument, no_offset,
+                                             j.is_discarded() ? "not valid JSON"
+                                                              : "expected a JSON array of tools, not " +
+                                                                    std::string(j.type_name())));
+    }
     defaults.tools_json = *t;
   }
   if (!kwargs.empty()) {

@@ -102,12 +102,16 @@ int run(int argc, char** argv) {
   if (!t) return report(input_name(path), t.error());
 
   if (out_path.empty()) {
-    auto r = write_tensor(*f, **t, [](std::span<const std::byte> b) -> result<void> {
-      if (!io::write_all(STDOUT_FILENO, b.data(), b.size()))
-        return make_error(errc::io_error, no_offset, std::string("write failed: ") + std::strerror(errno));
+    bool write_failed = false;  // the error is standard output's, not the file's
+    auto r = write_tensor(*f, **t, [&](std::span<const std::byte> b) -> result<void> {
+      if (!io::write_all(STDOUT_FILENO, b.data(), b.size())) {
+        write_failed = true;
+        return make_error(errc::io_error, no_offset,
+                          std::string("cannot write: ") + std::strerror(errno) + "; the output is incomplete");
+      }
       return {};
     });
-    if (!r) return report(input_name(path), r.error());
+    if (!r) return report(write_failed ? "standard output" : input_name(path), r.error());
     return exit_ok;
   }
 

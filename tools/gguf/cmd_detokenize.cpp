@@ -101,7 +101,7 @@ int run(int argc, char** argv) {
     }
     std::string text = v->detokenize(ids, remove_special, unparse_special);
     text += '\n';
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    write_standard_output(text.data(), text.size());  // (main's check_standard_output reports a failure)
     return exit_ok;
   }
   auto opened = jsonl_reader::open(file);
@@ -129,7 +129,11 @@ int run(int argc, char** argv) {
           raw.push_back(e.get<int64_t>());
         }
       if (!ok) return jsonl_error(in, line.line_no, "a JSON array of integers", err);
-      if (!to_ids(raw, ids, err)) return exit_invalid;
+      if (!to_ids(raw, ids, err)) {
+        err = "gguf: " + std::string(in.source()) + ": line " + std::to_string(line.line_no) + ": " +
+              err.substr(err.find(": token id ") + 2);  // the input line, then the model's range
+        return exit_invalid;
+      }
       out += nlohmann::json(v->detokenize(ids, remove_special, unparse_special))
                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out += '\n';

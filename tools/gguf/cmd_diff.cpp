@@ -53,23 +53,24 @@ int run(int argc, char** argv) {
   app.add_option("A", path_a, "first file: path, http(s):// URL, or any shard of a split model")->required();
   app.add_option("B", path_b, "second file (the same forms)")->required();
   app.add_flag("--values", values, "compare the values of changed tensors (NMSE, max |b - a|)");
-  app.add_option("--threads", threads, "worker threads for --values (default: all cores)")->check(CLI::Range(1u, 4096u));
+  app.add_option("--threads", threads, "worker threads for --values (0 = every core, the default)")->check(CLI::Range(0u, 4096u));
   app.add_option("--chunk", chunk, "floats per side dequantized at once per thread (default 1048576)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   add_read_options(app, rf, "one JSON document (schema below)");
   const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
 
+  // a file that cannot be read or parsed is trouble (2), never "different" (1), as diff(1)
   auto a = open_model(path_a);
-  if (!a) return report(path_a, a.error());
+  if (!a) return (report(path_a, a.error()), exit_usage);
   auto b = open_model(path_b);
-  if (!b) return report(path_b, b.error());
+  if (!b) return (report(path_b, b.error()), exit_usage);
   diff_options o;
   o.values = values;
   o.threads = threads;
   o.chunk_elements = chunk;
   auto d = gguf::diff(*a, *b, o);
-  if (!d) return report(path_a + " vs " + path_b, d.error());
+  if (!d) return (report(path_a + " vs " + path_b, d.error()), exit_usage);
 
   if (json) {
     auto j = diff_json(*d);

@@ -93,6 +93,10 @@ int run(int argc, char** argv) {
     std::cerr << "gguf dump: FILE is required (see --help)\n";
     return exit_usage;
   }
+  if (use_stdin && !path.empty()) {
+    std::cerr << "gguf dump: --stdin reads the file from standard input: give no FILE (" << path << ")\n";
+    return exit_usage;
+  }
   auto f = open_model(path, use_stdin);
   if (!f) return report(input_name(path, use_stdin), f.error());
 

@@ -38,20 +38,29 @@ std::optional<std::string> bad_set(const std::string& key, const value& v) {
   return std::nullopt;
 }
 
-// KEY=VALUE or KEY:TYPE=VALUE.
+// KEY=VALUE or KEY:TYPE=VALUE: the text after the last ':' before '=' is always a TYPE
+// (a key that itself holds ':' is given with its type, KEY:TYPE=VALUE), so that a
+// misspelled type is an error, not a new key named after it.
 struct key_spec {
   std::string key, type, rest;
+  std::string bad_type;  // a TYPE that names no type (the spec is refused)
 };
 std::optional<key_spec> split_spec(const std::string& s) {
   auto eq = s.find('=');
   if (eq == std::string::npos || eq == 0) return std::nullopt;
-  key_spec k{s.substr(0, eq), "", s.substr(eq + 1)};
-  auto colon = k.key.rfind(':');
-  if (colon != std::string::npos && value_type_from_name(k.key.substr(colon + 1))) {
-    k.type = k.key.substr(colon + 1);
+  key_spec k{s.substr(0, eq), "", s.substr(eq + 1), ""};
+  if (auto colon = k.key.rfind(':'); colon != std::string::npos) {
+    std::string type = k.key.substr(colon + 1);
+    if (value_type_from_name(type) && type != "array") k.type = std::move(type);
+    else k.bad_type = std::move(type);
     k.key.resize(colon);
   }
   return k;
+}
+
+int bad_type(const std::string& cmd, const char* opt, const std::string& spec, const std::string& type) {
+  return usage(cmd, std::string(opt) + " '" + spec + "': '" + type + "' is not a TYPE (" + types_help +
+                        "); a key that holds ':' is given as KEY:TYPE=...");
 }
 
 std::optional<std::string> read_text_file(const std::string& p) {
@@ -106,6 +115,7 @@ int build_ops(const edit_args& a, const file& f, std::vector<edit_op>& ops) {
   for (const auto& s : a.sets) {
     auto k = split_spec(s);
     if (!k) return usage(cmd, "--set takes KEY=VALUE or KEY:TYPE=VALUE, not '" + s + "'");
+    if (!k->bad_type.empty()) return bad_type(cmd, "--set", s, k->bad_type);
     value_type t = value_type::string;
     if (!k->type.empty()) t = *value_type_from_name(k->type);
     else if (auto old = f.find(k->key)) t = old->type();
@@ -115,6 +125,9 @@ int build_ops(const edit_args& a, const file& f, std::vector<edit_op>& ops) {
   for (const auto& s : a.set_files) {
     auto k = split_spec(s);
     if (!k) return usage(cmd, "--set-file takes KEY=PATH, not '" + s + "'");
+    if (!k->bad_type.empty()) return bad_type(cmd, "--set-file", s, k->bad_type);
+    if (!k->type.empty() && k->type != "string")
+      return usage(cmd, "--set-file sets a string, not a " + k->type + " ('" + s + "')");
     auto text = read_text_file(k->rest);
     if (!text) return usage(cmd, "cannot read " + k->rest);
     if (int rc = add(k->key, value::string(*text))) return rc;
@@ -122,6 +135,7 @@ int build_ops(const edit_args& a, const file& f, std::vector<edit_op>& ops) {
   for (const auto& s : a.set_jsons) {
     auto k = split_spec(s);
     if (!k) return usage(cmd, "--set-json takes KEY=JSON or KEY:TYPE=JSON, not '" + s + "'");
+    if (!k->bad_type.empty()) return bad_type(cmd, "--set-json", s, k->bad_type);
     auto j = nlohmann::json::parse(k->rest, nullptr, false);
     if (j.is_discarded()) return usage(cmd, k->key + ": not valid JSON: " + k->rest);
     std::optional<value_shape> shape;
@@ -200,7 +214,13 @@ int build_ops(const edit_args& a, const file& f, std::vector<edit_op>& ops) {
 
 // Parses with values that may start with '-' (see values_may_start_with_dash).
 std::optional<int> parse_values(CLI::App& app, int argc, char** argv) {
-  auto args = values_may_start_with_dash(app, argc, argv);
+  std::vector<std::string> args;
+  try {
+    args = values_may_start_with_dash(app, argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gguf " << app.get_name() << ": " << e.what() << " (see --help)\n";
+    return exit_usage;
+  }
   std::vector<char*> ptrs;
   for (auto& s : args) ptrs.push_back(s.data());
   return parse(app, static_cast<int>(ptrs.size()), ptrs.data());
@@ -216,7 +236,7 @@ int run_edit_cmd(int argc, char** argv) {
   app.add_option("FILE", a.path, "GGUF file to edit")->required();
   app.add_option("--set", a.sets,
                  "KEY=VALUE: an existing key keeps its type; a new key is a string unless given as "
-                 "KEY:TYPE=VALUE (TYPE: " + std::string(types_help) + ")")
+                 "KEY:TYPE=VALUE (TYPE: " + std::string(types_help) + "; text after the last ':' is always a TYPE)")
       ->allow_extra_args(false);
   app.add_option("--set-file", a.set_files, "KEY=PATH: a string value read from a file (e.g. a chat template)")
       ->allow_extra_args(false);

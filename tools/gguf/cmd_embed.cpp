@@ -111,7 +111,7 @@ int run(int argc, char** argv) {
     std::string out;
     if (auto r = embed_one(have_text ? std::string_view(text) : in.view(), rows, out); !r)
       return report(path, r.error());
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    write_standard_output(out.data(), out.size());  // (main's check_standard_output reports a failure)
     return exit_ok;
   }
   // one line per block: the output of one line at a time

@@ -27,6 +27,10 @@ int run_get(int argc, char** argv) {
   const auto& [json, use_stdin] = rf;
   if (auto rc = parse(app, argc, argv)) return *rc;
   // Issue 29, item 11: `get --stdin KEY`: the one positional is the key.
+  if (use_stdin && !key.empty()) {
+    std::cerr << "gguf get: --stdin reads the file from standard input: give only KEY, no FILE (" << path << ")\n";
+    return exit_usage;
+  }
   if (use_stdin && key.empty() && !path.empty()) std::swap(path, key);
   if (key.empty()) {
     std::cerr << "gguf get: KEY is required (see --help)\n";

@@ -92,7 +92,7 @@ int run(int argc, char** argv) {
                  "verify against a manifest (gguf-hash's output); exit codes as gguf-hash's: 0 every hash matches, "
                  "1 a mismatch, 2 the GGUF file cannot be read, 3 the manifest has no entry for this file, 4 the "
                  "manifest has no known hash type, 5 the manifest cannot be read");
-  app.add_option("--threads", threads, "worker threads (default: all cores)")->check(CLI::Range(1u, 4096u));
+  app.add_option("--threads", threads, "worker threads (0 = every core, the default)")->check(CLI::Range(0u, 4096u));
   add_read_options(app, rf, "one JSON document instead of gguf-hash's lines");
   const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
@@ -144,7 +144,7 @@ int run(int argc, char** argv) {
   req.algo[static_cast<int>(hash_algo::xxh3)] = xxh3;
   req.per_tensor = !no_layer;
   req.uuid = uuid;
-  req.threads = threads;
+  req.threads = threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads;
   req.fetch = is_remote(path);
   auto hashed = hash_tensors(*f, req);
   if (!hashed) return report(path, hashed.error());

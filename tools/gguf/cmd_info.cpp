@@ -41,6 +41,10 @@ int run(int argc, char** argv) {
     std::cerr << "gguf info: FILE is required (see --help)\n";
     return exit_usage;
   }
+  if (use_stdin && !path.empty()) {
+    std::cerr << "gguf info: --stdin reads the file from standard input: give no FILE (" << path << ")\n";
+    return exit_usage;
+  }
   split_facts split;
   auto f = open_model(path, use_stdin, &split);
   if (!f) return report(input_name(path, use_stdin), f.error());
@@ -61,7 +65,8 @@ int run(int argc, char** argv) {
     std::printf("file:          %s (%s)\n", j["file"].get<std::string>().c_str(), human_bytes(file_size).c_str());
   std::printf("format:        GGUF v%u, %s-endian, alignment %u\n", f->version(),
               std::string(byte_order_name(f->byte_order())).c_str(), f->alignment());
-  std::printf("metadata:      %zu keys, %s\n", f->kv_count(), human_bytes(f->metadata_end()).c_str());
+  std::printf("metadata:      %zu %s, %s\n", f->kv_count(), f->kv_count() == 1 ? "key" : "keys",
+              human_bytes(f->metadata_end()).c_str());
   std::printf("tensors:       %zu, %s of data at byte %llu\n", f->tensor_count(), human_bytes(data_bytes).c_str(),
               static_cast<unsigned long long>(f->data_offset()));
   std::printf("architecture:  %s\n", text(j["architecture"]).c_str());

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <iostream>
 
 #include "commands.h"
@@ -41,7 +42,13 @@ std::optional<std::string> add_tensor_type(const std::string& arg, quantize_opti
   if (eq + 1 == arg.size()) return "missing quantization type in '" + arg + "'";
   auto t = ggml_type_from_name(arg.substr(eq + 1));
   if (!t) return "invalid quantization type '" + arg.substr(eq + 1) + "'";
-  o.tensor_types.emplace_back(lower(arg.substr(0, eq)), *t);
+  std::string pattern = lower(arg.substr(0, eq));
+  try {
+    std::regex re(pattern);
+  } catch (const std::regex_error& e) {
+    return "tensor type pattern '" + pattern + "' is not a regex: " + e.what();
+  }
+  o.tensor_types.emplace_back(std::move(pattern), *t);
   return std::nullopt;
 }
 
@@ -89,6 +96,18 @@ void print_plan(const quantize_plan& p, bool json) {
   if (p.needs_imatrix) std::printf("note: writing this quantization requires an importance matrix (--imatrix)\n");
 }
 
+// The usage line as llama-quantize's (CLI11 would render the 2 to 4 positionals as
+// "IN OUT TYPE NTHREADS(2x)").
+class usage_formatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string name) const override {
+    return "Usage: " + name + " [OPTIONS] IN [OUT] TYPE [NTHREADS]\n";
+  }
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    return opt->get_positional() ? std::string(" REQUIRED") : CLI::Formatter::make_option_opts(opt);
+  }
+};
+
 int run(int argc, char** argv) {
   CLI::App app{"Quantize a model as llama-quantize does (byte-identical output).", "quantize"};
   app.footer(type_list());
@@ -98,7 +117,8 @@ int run(int argc, char** argv) {
   std::string imatrix_file, tensor_type_file, prune, out_type, embd_type;
   std::vector<std::string> include, exclude, tensor_types, overrides;
   int threads = 0, max_buffer_mib = 0;
-  app.add_option("IN OUT TYPE NTHREADS", pos, "input model (a file, a shard of a split model or a URL), output, "
+  app.formatter(std::make_shared<usage_formatter>());
+  app.add_option("IN [OUT] TYPE [NTHREADS]", pos, "input model (a file, a shard of a split model or a URL), output, "
                                                "file type, threads (OUT may be left out, as llama-quantize: "
                                                "ggml-model-TYPE.gguf beside IN)")
       ->expected(2, 4)
@@ -122,7 +142,7 @@ int run(int argc, char** argv) {
   app.add_option("--override-kv", overrides, "KEY=TYPE:VALUE (TYPE int, float, bool, str; repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--dry-run", dry_run, "print the plan (each tensor's type, size, bits per weight; the total); write nothing");
-  app.add_flag("--json", json, "with --dry-run: the plan as JSON");
+  app.add_flag("--json", json, "with --dry-run: the plan as JSON")->needs("--dry-run");
   app.add_option("--max-buffer-size", max_buffer_mib, "MiB (accepted for llama-quantize compatibility; memory stays bounded)");
   app.add_option("--threads,-t", threads, "threads (as NTHREADS; default: every core)");
   app.add_flag("--force", o.force, "replace OUT when it exists");
@@ -216,6 +236,12 @@ int run(int argc, char** argv) {
     }
   }
 
+  // OUT first, as llama-quantize (a refusal is a usage error, said once; the library checks
+  // the input's other shards and --keep-split's outputs again)
+  if (!dry_run && !o.keep_split) {
+    const std::filesystem::path inputs[] = {in_path};
+    if (auto rc = check_output_path(out_path, inputs, o.force, false)) return *rc;
+  }
   auto f = open_input(in_path);
   if (!f) return report(in_path, f.error());
   auto m = model_files::from_file(*f, [](const std::string& p) { return open_input(p); });

@@ -2,6 +2,7 @@
 // Token ids of TEXT (or of FILE, or standard input: read as input.h reads) exactly as llama.cpp's llama_tokenize gives them.
 // --jsonl streams through the shared loop (jsonl.h): each block of lines is decoded,
 // tokenized and formatted on one of N threads, and written in input order.
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 
@@ -41,8 +42,8 @@ int run(int argc, char** argv) {
       ->excludes(text_opt);
   app.add_flag("--no-add-special", no_add, "do not add BOS/EOS/SEP");
   app.add_flag("--no-parse-special", no_parse, "treat special-token text as plain text");
-  app.add_flag("--pieces", pieces, "also print each token's text");
-  app.add_flag("--count", count, "print only the number of tokens");
+  auto* pieces_flag = app.add_flag("--pieces", pieces, "also print each token's text");
+  app.add_flag("--count", count, "print only the number of tokens")->excludes(pieces_flag);
   if (auto rc = parse(app, argc, argv)) return *rc;
   const bool from_stdin = app.count("TEXT") == 0;  // standard input or FILE
 
@@ -68,7 +69,7 @@ int run(int argc, char** argv) {
       j["pieces"] = pieces_json(*v, *r);
       std::cout << dump(j) << '\n';
     } else {
-      (void)write_ids_json(stdout, *r);
+      if (!write_ids_json(stdout, *r)) note_standard_output_error(errno);  // (end_process reports it)
     }
     return is_remote(model) ? exit_ok : end_process(exit_ok);  // (a URL's client closes its connection)
   }

@@ -108,7 +108,7 @@ int run(int argc, char** argv) {
       r = structure_report(name, f.error());
     } else {
       // the other shards of a split model are opened with this command's remote options
-      r = validate(*f, validate_options{[](const std::string& p) { return open_input(p); }});
+      r = validate(*f, validate_options{[](const std::string& p) { return open_input(p); }, {}});
       add_loader_diagnostics(*f, r);  // what llama.cpp's loader refuses (issue 29, item 4)
       r.path = name;
       // the chat templates parse and render a plain exchange (gguf/chat.h, docs/validation-rules.md)

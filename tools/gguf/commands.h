@@ -53,6 +53,13 @@ int report(std::string_view file, const gguf::error& e);
 /// to every command, so that `gguf dump F > out.txt` on a full disk does not exit 0.
 int check_standard_output(int code);
 
+/// Writes `n` bytes to C stdio's stdout; a short write records errno as the REASON
+/// check_standard_output gives (a write that fails before the last flush would otherwise
+/// leave none). Returns whether every byte was taken.
+bool write_standard_output(const void* data, size_t n);
+/// Records errno `e` (the first one wins) after a write to standard output failed.
+void note_standard_output_error(int e);
+
 /// Ends the process now with check_standard_output(code), without running any destructor
 /// (the loaded vocabulary's tables, the command line, static objects): the kernel frees
 /// all of it faster. `gguf tokenize -m llama-spm Hello` with the tokenizer cache, perf

@@ -103,7 +103,20 @@ std::vector<std::string> values_may_start_with_dash(const CLI::App& app, int arg
       if (o != nullptr || (!after_dd && !looks_numeric(t))) {
         opts.emplace_back(t);
         int takes = o != nullptr && eq == std::string_view::npos ? std::max(0, o->get_items_expected_min()) : 0;
-        for (int k = 0; k < takes && i + 1 < argc; ++k) opts.emplace_back(argv[++i]);
+        for (int k = 0; k < takes; ++k) {
+          // a value left out: never take the "--" inserted below, the next option or "--" as it
+          const std::string_view next = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
+          if (i + 1 >= argc || next == "--" ||
+              (next.size() > 1 && next[0] == '-' && find_option(app, next.substr(0, next.find('='))) != nullptr)) {
+            throw CLI::ArgumentMismatch(std::string(t) + " needs " + std::to_string(takes) +
+                                            (takes == 1 ? " value" : " values") +
+                                            (i + 1 >= argc ? std::string()
+                                             : next == "--" ? std::string(", found '--'")
+                                                            : ", not the option " + std::string(next)),
+                                        CLI::ExitCodes::ArgumentMismatch);
+          }
+          opts.emplace_back(argv[++i]);
+        }
         continue;
       }
     }
@@ -217,6 +230,14 @@ std::optional<int> check_edit_paths(const std::string& command, const std::strin
               << "(-o OUT writes the result elsewhere)\n";
     return exit_usage;
   }
+  if (flags.in_place == "always" && !flags.output.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::equivalent(path, flags.output, ec)) {
+      std::cerr << "gguf " << command << ": --in-place=always edits FILE itself; -o " << flags.output
+                << " writes another file (give one or the other)\n";
+      return exit_usage;
+    }
+  }
   return std::nullopt;  // an existing OUT: gguf::edit applies the overwrite policy (edit_options::overwrite)
 }
 
@@ -233,7 +254,9 @@ int run_edit(const std::string& path, const std::vector<edit_op>& ops, const edi
   // Refuse edits that add validation errors (the diagnostics are printed).
   std::vector<diagnostic> added;
   o.check = [&](const file& before, const file& after) -> result<void> {
-    auto old_report = validate(before), new_report = validate(after);
+    validate_options as_written;  // the new metadata as the file it becomes (its name: the split rules)
+    as_written.path = flags.output.empty() ? path : flags.output;
+    auto old_report = validate(before), new_report = validate(after, as_written);
     add_loader_diagnostics(before, old_report);  // e.g. an unknown tokenizer.ggml.pre (issue 29, item 4)
     add_loader_diagnostics(after, new_report);
     added = new_errors(old_report, new_report);

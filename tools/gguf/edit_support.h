@@ -32,6 +32,9 @@ void add_edit_flags(CLI::App& app, edit_flags& flags, bool with_output);
 /// Rewrites argv so that values that start with '-' but are not options of `app` (such
 /// as -1, -0.5, -inf, -nan) reach the positionals, also after "--", while the options
 /// (--type …) are recognized anywhere. Returns the new argument vector (argv[0] kept).
+/// Throws CLI::ArgumentMismatch when an option is short of its values: at the end of the
+/// line, or followed by "--" or another option of `app` (a forgotten value is never
+/// taken from what follows).
 std::vector<std::string> values_may_start_with_dash(const CLI::App& app, int argc, char** argv);
 
 /// A value of type `type` from text (value::parse, plus inf/-inf/nan for floats).

@@ -111,7 +111,10 @@ namespace {
 
 bool write_out(const std::string& s) {
   if (s.empty()) return true;
-  return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::fflush(stdout) == 0;
+  if (!write_standard_output(s.data(), s.size())) return false;
+  if (std::fflush(stdout) == 0) return true;
+  note_standard_output_error(errno);
+  return false;
 }
 
 int read_failed(const jsonl_reader& in) {
