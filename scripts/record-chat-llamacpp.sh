@@ -3,6 +3,8 @@
 # reference's libllama + libllama-common (../shared/reference/setup.sh) and writes
 #   tests/chat/data/server.jsonl.gz   common_chat_templates_apply prompts (llama-server, default options)
 #   tests/chat/data/builtin.jsonl.gz  llama_chat_apply_template outputs of every built-in name + detections
+#   tests/chat/data/server-no-template.jsonl.gz  the server prompts and caps of the vocabulary files
+#                                     without tokenizer.chat_template (llama-server's default chatml)
 # for every template of tests/chat/data/templates.jsonl.gz (scripts/record_chat_transformers.py writes it)
 # times tests/chat/data/conversations/*.json. The time is fixed (faketime, TZ=UTC) at SOURCE_DATE_EPOCH
 # (default 1721995200 = 2024-07-26 12:00:00 UTC), so strftime_now and llama-server's date_string repeat.
@@ -23,6 +25,10 @@ zcat "$out/templates.jsonl.gz" > "$tmp/templates.jsonl"
 run() { TZ=UTC faketime -f "@$(date -u -d "@$epoch" '+%Y-%m-%d %H:%M:%S')" "$tmp/driver" "$@" < "$tmp/templates.jsonl"; }
 run server "$out/conversations" "$data" | gzip -9n > "$out/server.jsonl.gz"
 run builtin "$out/conversations" | gzip -9n > "$out/builtin.jsonl.gz"
-for f in server builtin; do
+# the vocabulary files without tokenizer.chat_template: llama-server's default (a Jinja chatml)
+python3 "$root/scripts/vocab_without_template.py" "$data" > "$tmp/no-template.jsonl"
+TZ=UTC faketime -f "@$(date -u -d "@$epoch" '+%Y-%m-%d %H:%M:%S')" "$tmp/driver" server "$out/conversations" "$data" \
+    < "$tmp/no-template.jsonl" | gzip -9n > "$out/server-no-template.jsonl.gz"
+for f in server builtin server-no-template; do
   echo "$f: $(zcat "$out/$f.jsonl.gz" | grep -c '"prompt"') prompts, $(zcat "$out/$f.jsonl.gz" | grep -c '"error"') errors"
 done

@@ -88,10 +88,10 @@ result<std::string> apply_transformers(const chat_template_impl& impl, const cha
 
   const chat_template_impl* t = &impl;
   if (!tools.is_null() && impl.tool_use) t = impl.tool_use.get();
-  if (!t->builtin.empty()) {
+  if (const std::string& b = t->builtin.empty() ? t->transformers_builtin : t->builtin; !b.empty()) {
     auto flat = flatten_messages(messages);
     if (!flat) return flat.error();
-    return *apply_builtin(t->builtin, *flat, req.add_generation_prompt);
+    return *apply_builtin(b, *flat, req.add_generation_prompt);
   }
   ojson ctx = ojson::object();
   ctx["messages"] = std::move(messages);
@@ -212,7 +212,21 @@ result<chat_template> chat_template::load(const file& f, const vocab& v, std::st
       t.impl_ = tool_use;
       return t;
     }
-    return builtin("chatml", tokens);
+    // llama-server's default is a Jinja chatml (common_chat_templates_init's CHATML_TEMPLATE_SRC),
+    // not the legacy built-in: it continues a trailing assistant message and has its caps
+    // (system role, string content)
+    static constexpr std::string_view chatml_default =
+        "{%- for message in messages -%}\n"
+        "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
+        "{%- endfor -%}\n"
+        "{%- if add_generation_prompt -%}\n"
+        "  {{- '<|im_start|>assistant\n' -}}\n"
+        "{%- endif -%}";
+    auto t = from_source(std::string(chatml_default), tokens);
+    if (!t) return t.error();
+    auto impl = std::const_pointer_cast<chat_template_impl>(t->impl_);  // (not shared yet)
+    impl->transformers_builtin = "chatml";
+    return t;
   }
   auto t = from_source(std::move(**main_src), tokens);
   if (!t) return with_key(std::move(t).error(), "tokenizer.chat_template");

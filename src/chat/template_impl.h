@@ -27,6 +27,10 @@ struct server_traits {
 struct chat_template_impl {
   std::string source;                          ///< Jinja source ("" for a built-in)
   std::string builtin;                         ///< built-in name, or ""
+  /// A file without a template: llama-server renders its Jinja chatml (source, program),
+  /// transformers mode this built-in (transformers refuses such a file; the built-in takes
+  /// null content and content parts, which the Jinja text cannot).
+  std::string transformers_builtin;
   chat_tokens tokens;
   std::optional<jinja::program> program;       ///< parsed source (Jinja templates)
   /// llama-server renders two known templates with a patched check (common_chat_templates_init);
