@@ -4,7 +4,8 @@
 #   tests/chat/data/server.jsonl.gz   common_chat_templates_apply prompts (llama-server, default options)
 #   tests/chat/data/builtin.jsonl.gz  llama_chat_apply_template outputs of every built-in name + detections
 #   tests/chat/data/server-no-template.jsonl.gz  the server prompts and caps of the vocabulary files
-#                                     without tokenizer.chat_template (llama-server's default chatml)
+#                                     without tokenizer.chat_template and of the name "chatml"
+#                                     (llama-server's Jinja chatml)
 # for every template of tests/chat/data/templates.jsonl.gz (scripts/record_chat_transformers.py writes it)
 # times tests/chat/data/conversations/*.json. The time is fixed (faketime, TZ=UTC) at SOURCE_DATE_EPOCH
 # (default 1721995200 = 2024-07-26 12:00:00 UTC), so strftime_now and llama-server's date_string repeat.
@@ -27,6 +28,8 @@ run server "$out/conversations" "$data" | gzip -9n > "$out/server.jsonl.gz"
 run builtin "$out/conversations" | gzip -9n > "$out/builtin.jsonl.gz"
 # the vocabulary files without tokenizer.chat_template: llama-server's default (a Jinja chatml)
 python3 "$root/scripts/vocab_without_template.py" "$data" > "$tmp/no-template.jsonl"
+# and --chat-template chatml, which llama-server also replaces by that Jinja chatml
+echo '{"name": "name:chatml", "source": "chatml", "tokens": {}}' >> "$tmp/no-template.jsonl"
 TZ=UTC faketime -f "@$(date -u -d "@$epoch" '+%Y-%m-%d %H:%M:%S')" "$tmp/driver" server "$out/conversations" "$data" \
     < "$tmp/no-template.jsonl" | gzip -9n > "$out/server-no-template.jsonl.gz"
 for f in server builtin server-no-template; do

@@ -113,8 +113,9 @@ class chat_template {
   /// as source ("chatml", "llama3", ...) selects that built-in, as llama.cpp does.
   /// Errors: errc::invalid_template.
   static result<chat_template> from_source(std::string source, chat_tokens tokens = {});
-  /// A built-in template by llama.cpp's name (chat_builtin_templates()). Errors:
-  /// errc::invalid_argument for an unknown name.
+  /// A built-in template by llama.cpp's name (chat_builtin_templates()). "chatml" is
+  /// llama-server's: its Jinja chatml (CHATML_TEMPLATE_SRC) in the server mode and for caps(),
+  /// the built-in in the transformers mode. Errors: errc::invalid_argument for an unknown name.
   static result<chat_template> builtin(std::string_view name, chat_tokens tokens = {});
 
   /// Renders a conversation. Errors: errc::invalid_argument (malformed JSON or a message

@@ -154,7 +154,40 @@ result<chat_template> chat_template::from_source(std::string source, chat_tokens
   return t;
 }
 
+namespace {
+
+// llama-server's chatml: common_chat_templates_init replaces an absent template (and the
+// name "chatml") by a Jinja text (CHATML_TEMPLATE_SRC), not by the legacy built-in: it
+// continues a trailing assistant message and has that text's caps (system role, string
+// content). The transformers mode renders the built-in (chat_template_impl::transformers_builtin).
+result<std::shared_ptr<chat_template_impl>> chatml_default(chat_tokens tokens) {
+  static constexpr std::string_view source =
+      "{%- for message in messages -%}\n"
+      "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
+      "{%- endfor -%}\n"
+      "{%- if add_generation_prompt -%}\n"
+      "  {{- '<|im_start|>assistant\n' -}}\n"
+      "{%- endif -%}";
+  auto prog = jinja::parse(source);
+  if (!prog) return prog.error();
+  auto impl = std::make_shared<chat_template_impl>();
+  impl->source = std::string(source);
+  impl->tokens = std::move(tokens);
+  impl->program = std::move(*prog);
+  impl->transformers_builtin = "chatml";
+  return impl;
+}
+
+}  // namespace
+
 result<chat_template> chat_template::builtin(std::string_view name, chat_tokens tokens) {
+  if (name == "chatml") {
+    auto impl = chatml_default(std::move(tokens));
+    if (!impl) return impl.error();
+    chat_template t;
+    t.impl_ = std::move(*impl);
+    return t;
+  }
   for (auto n : builtin_names()) {
     if (n == name) {
       auto impl = std::make_shared<chat_template_impl>();
@@ -212,21 +245,7 @@ result<chat_template> chat_template::load(const file& f, const vocab& v, std::st
       t.impl_ = tool_use;
       return t;
     }
-    // llama-server's default is a Jinja chatml (common_chat_templates_init's CHATML_TEMPLATE_SRC),
-    // not the legacy built-in: it continues a trailing assistant message and has its caps
-    // (system role, string content)
-    static constexpr std::string_view chatml_default =
-        "{%- for message in messages -%}\n"
-        "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
-        "{%- endfor -%}\n"
-        "{%- if add_generation_prompt -%}\n"
-        "  {{- '<|im_start|>assistant\n' -}}\n"
-        "{%- endif -%}";
-    auto t = from_source(std::string(chatml_default), tokens);
-    if (!t) return t.error();
-    auto impl = std::const_pointer_cast<chat_template_impl>(t->impl_);  // (not shared yet)
-    impl->transformers_builtin = "chatml";
-    return t;
+    return builtin("chatml", tokens);  // llama-server's default (chatml_default)
   }
   auto t = from_source(std::move(**main_src), tokens);
   if (!t) return with_key(std::move(t).error(), "tokenizer.chat_template");
@@ -264,7 +283,9 @@ chat_caps chat_template::caps() const {
 }
 
 const std::string& chat_template::source() const { return impl_->source; }
-std::string_view chat_template::builtin_name() const { return impl_->builtin; }
+std::string_view chat_template::builtin_name() const {
+  return impl_->builtin.empty() ? impl_->transformers_builtin : impl_->builtin;
+}
 const chat_tokens& chat_template::tokens() const { return impl_->tokens; }
 
 std::string_view chat_template::detected_builtin() const {

@@ -43,7 +43,8 @@ TEST(ChatServer, MarkerDiff) {
 // A vocabulary file without tokenizer.chat_template: llama-server renders its default, a Jinja
 // chatml (CHATML_TEMPLATE_SRC), which continues a trailing assistant message and reports the caps
 // of that text; we rendered the legacy built-in (closing the message) and reported no caps.
-// Recorded for every such file of the test data (server-no-template.jsonl.gz).
+// Recorded for every such file of the test data, and for --chat-template chatml, which
+// llama-server also replaces by that text (server-no-template.jsonl.gz).
 TEST(ChatServer, AFileWithoutATemplateRendersAsLlamaServer) {
   GGUF_REQUIRE_DATA();
   setenv("SOURCE_DATE_EPOCH", "1721995200", 1);
@@ -54,7 +55,12 @@ TEST(ChatServer, AFileWithoutATemplateRendersAsLlamaServer) {
   size_t caps_checked = 0;
   for (const auto& r : records) {
     const std::string t = r.contains("t") ? r["t"] : r["caps"];
-    if (!templates.count(t)) templates.emplace(t, tc::open_template(tc::ojson{{"name", t}}));
+    if (!templates.count(t)) {
+      // a vocabulary file, or "name:chatml" (--chat-template chatml, the same Jinja chatml)
+      templates.emplace(t, t.rfind("name:", 0) == 0
+                               ? std::optional(gguf::chat_template::builtin(t.substr(5)))
+                               : tc::open_template(tc::ojson{{"name", t}}));
+    }
     auto& tmpl = templates.at(t);
     ASSERT_TRUE(tmpl && *tmpl) << t;
     if (r.contains("caps")) {
@@ -83,7 +89,7 @@ TEST(ChatServer, AFileWithoutATemplateRendersAsLlamaServer) {
   // null content and content parts
   const auto convs = tc::conversations();
   for (const auto& [name, conv] : convs) {
-    auto out = (*templates.begin()->second)->apply(conv["messages"].dump(), "", conv.value("add_generation_prompt", false));
+    auto out = (*templates.at("name:chatml"))->apply(conv["messages"].dump(), "", conv.value("add_generation_prompt", false));
     EXPECT_TRUE(out) << name << ": " << out.error().message();
   }
 }
