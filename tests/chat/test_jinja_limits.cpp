@@ -8,6 +8,8 @@
 
 #include <time.h>
 
+#include <pthread.h>
+
 #include "chat/jinja/jinja.h"
 #include "gguf/chat.h"
 
@@ -308,5 +310,92 @@ TEST(ChatLimits, ToolsThatAreNotAnArrayAreRefused) {
       EXPECT_EQ(r.error().code, gguf::errc::invalid_argument);
       EXPECT_NE(r.error().message().find("tools must be a JSON array"), std::string::npos) << r.error().message();
     }
+  }
+}
+
+// Long chains of a left-associative construct (a|f|f..., a ~ b ~ ..., x.a.a..., `1 if 1 else 1 if
+// ...`) made trees as deep as the template is long: a 300 KB template overflowed the stack of
+// every walk over them (evaluation, the caps probe, destruction), in `gguf info` too. The parser
+// bounds an expression's height.
+TEST(JinjaLimits, LongChainsAreRefusedByTheParserNotTheStack) {
+  const size_t n = 200000;
+  auto repeat = [&](const std::string& s) {
+    std::string out;
+    out.reserve(s.size() * n);
+    for (size_t i = 0; i < n; ++i) out += s;
+    return out;
+  };
+  const std::vector<std::string> chains = {
+      "{{ 1" + repeat("|string") + " }}",
+      "{{ 'a'" + repeat(" ~ 'a'") + " }}",
+      "{{ x" + repeat(".a") + " }}",
+      "{{ x" + repeat("[0]") + " }}",
+      "{{ 1" + repeat(" + 1") + " }}",
+      "{{ 1" + repeat(" * 1") + " }}",
+      "{{ true" + repeat(" and true") + " }}",
+      "{{ false" + repeat(" or false") + " }}",
+      "{{ 'a'" + repeat(".upper()") + " }}",
+      "{{ 1" + repeat(" if 1 else 1") + " }}",
+      "{{ f" + repeat("(1)") + " }}",
+      "{{ 1" + repeat(" is number") + " }}",
+  };
+  for (const auto& src : chains) {
+    outcome o = run(src);
+    EXPECT_EQ(o.code, gguf::errc::invalid_template) << src.substr(0, 40);
+    EXPECT_TRUE(o.detail.find("nested deeper than 1000 levels") != std::string::npos ||
+                o.detail.find("nesting deeper than 300 levels") != std::string::npos ||
+                o.detail.find("chain multiple tests") != std::string::npos)
+        << src.substr(0, 40) << ": " << o.detail;
+  }
+  // a chain within the bound still renders
+  std::string ok = "{{ 1";
+  for (int i = 0; i < 900; ++i) ok += "|string";
+  EXPECT_EQ(run(ok + " }}").out, "1");
+}
+
+// A recursive macro whose every level evaluates a deep (but bounded) expression nests
+// deeper than the stack: the render ends with a limit error before the stack does.
+TEST(JinjaLimits, RecursionThroughDeepExpressionsStopsBeforeTheStack) {
+  std::string chain;
+  for (int i = 0; i < 900; ++i) chain += "|string";
+  const std::string src = "{%- macro m(n) -%}{%- if n > 0 -%}{{ m(n - 1)" + chain +
+                          " }}{%- endif -%}{%- endmacro -%}{{ m(250) }}";
+  outcome o = run(src);
+  EXPECT_EQ(o.code, gguf::errc::limit_exceeded) << o.detail;
+  EXPECT_NE(o.detail.find("nesting too deep for the stack"), std::string::npos) << o.detail;
+  // on a thread whose stack is 4 MiB instead of 8: the bound follows the thread's own stack
+  struct job {
+    const std::string* src;
+    outcome result;
+  } j{&src, {}};
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, 4u << 20), 0);
+  pthread_t th;
+  ASSERT_EQ(pthread_create(
+                &th, &attr,
+                [](void* p) -> void* {
+                  auto* jb = static_cast<job*>(p);
+                  jb->result = run(*jb->src);
+                  return nullptr;
+                },
+                &j),
+            0);
+  pthread_join(th, nullptr);
+  pthread_attr_destroy(&attr);
+  EXPECT_EQ(j.result.code, gguf::errc::limit_exceeded) << j.result.detail;
+}
+
+// The caps probe marks every value a render reaches: it walked them recursively, forever on a
+// namespace that holds itself and past the stack on a list nested 400000 deep.
+TEST(ChatLimits, TheCapsProbeWalksSelfHoldingAndDeepValues) {
+  for (const char* src : {"{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|tojson }}",
+                          "{% set x = [] %}{% set _ = x.append(x) %}{{ x|tojson }}",
+                          "{% set ns = namespace(v=[]) %}{% for i in range(400) %}{% for j in range(1000) %}"
+                          "{% set ns.v = [ns.v] %}{% endfor %}{% endfor %}{{ ns.v|tojson }}"}) {
+    auto t = gguf::chat_template::from_source(src);
+    ASSERT_TRUE(t) << t.error().message();
+    auto caps = t->caps();  // (a crash before; the answer itself is whatever the probe finds)
+    EXPECT_FALSE(caps.supports_tools) << src;
   }
 }

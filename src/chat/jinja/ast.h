@@ -66,6 +66,9 @@ struct expr {
   bool dict_key = false;
   filter_fn filter = nullptr;  ///< filter: the built-in, when the name is known
   test_fn test = nullptr;      ///< test: the built-in, when the name is known
+  /// Levels of the tree under and with this node (the parser bounds it: parser::seal), so
+  /// that no recursive walk over an expression overflows the stack.
+  uint32_t height = 1;
 };
 
 enum class sk : uint8_t {

@@ -238,6 +238,7 @@ expr_ptr parser::parse_assign_target(bool with_namespace, std::initializer_list<
       base->sym = sym(n);
       e->a = std::move(base);
       e->name = expect_name();
+      seal(*e);
       return e;
     }
     if (n == "true" || n == "false" || n == "none" || n == "True" || n == "False" || n == "None")
@@ -266,6 +267,7 @@ expr_ptr parser::parse_assign_target(bool with_namespace, std::initializer_list<
   if (!is_tuple && items.size() == 1) return std::move(items[0]);
   auto t = node(ek::tuple, line);
   t->args = std::move(items);
+  seal(*t);
   return t;
 }
 

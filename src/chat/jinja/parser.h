@@ -97,6 +97,26 @@ class parser {
     return it->second;
   }
 
+  /// Most levels an expression may have: chains (a ~ b ~ ..., x|f|g..., x.a.b..., `if else`)
+  /// grow it one level a link, without the nesting that `nest` bounds; evaluation, analysis
+  /// and destruction recurse once a level.
+  static constexpr uint32_t max_expr_height = 1000;
+  /// Sets e.height from its children (complete before it) and refuses past max_expr_height.
+  expr& seal(expr& e) {
+    uint32_t h = 0;
+    auto take = [&h](const expr_ptr& c) {
+      if (c && c->height > h) h = c->height;
+    };
+    take(e.a);
+    take(e.b);
+    take(e.c);
+    for (const auto& c : e.args) take(c);
+    for (const auto& kv : e.kwargs) take(kv.second);
+    e.height = h + 1;
+    if (e.height > max_expr_height)
+      fail("expression nested deeper than " + std::to_string(max_expr_height) + " levels");
+    return e;
+  }
   expr_ptr node(ek k, uint32_t line) {
     auto e = std::make_unique<expr>();
     e->kind = k;

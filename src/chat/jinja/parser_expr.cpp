@@ -42,6 +42,7 @@ expr_ptr parser::parse_tuple(bool simplified, bool with_condexpr, std::initializ
   }
   auto t = node(ek::tuple, line);
   t->args = std::move(items);
+  seal(*t);
   return t;
 }
 
@@ -50,6 +51,7 @@ expr_ptr parser::parse_expression(bool with_condexpr) {
 }
 
 expr_ptr parser::parse_condexpr() {
+  nest guard(*this);  // `a if b else c if d else ...` recurses once an `else`
   uint32_t line = cur().line;
   expr_ptr e = parse_or();
   while (skip_name("if")) {
@@ -57,6 +59,7 @@ expr_ptr parser::parse_condexpr() {
     c->b = parse_or();
     if (skip_name("else")) c->c = parse_condexpr();
     c->a = std::move(e);
+    seal(*c);
     e = std::move(c);
   }
   return e;
@@ -66,6 +69,7 @@ expr_ptr parser::bin(ek k, expr_ptr a, expr_ptr b, uint32_t line) {
   auto e = node(k, line);
   e->a = std::move(a);
   e->b = std::move(b);
+  seal(*e);
   return e;
 }
 
@@ -107,6 +111,7 @@ expr_ptr parser::parse_not() {
     next();
     auto e = node(ek::not_, line);
     e->a = parse_not();
+    seal(*e);
     return e;
   }
   return parse_compare();
@@ -140,6 +145,7 @@ expr_ptr parser::parse_compare() {
     }
     cmp->ops.push_back(op);
     cmp->args.push_back(parse_math1());
+    seal(*cmp);
   }
   return cmp ? std::move(cmp) : std::move(e);
 }
@@ -174,6 +180,7 @@ expr_ptr parser::parse_unary(bool with_filter) {
     next();
     e = node(neg ? ek::neg : ek::pos, line);
     e->a = parse_unary(false);
+    seal(*e);
   } else {
     e = parse_primary();
   }
@@ -248,6 +255,7 @@ expr_ptr parser::parse_primary() {
         next();
         auto e = node(ek::list, line);
         parse_items("]", [&] { e->args.push_back(parse_expression(true)); });
+        seal(*e);
         return e;
       }
       if (t.value == "{") {
@@ -258,6 +266,7 @@ expr_ptr parser::parse_primary() {
           expect_op(":");
           e->args.push_back(parse_expression(true));
         });
+        seal(*e);
         return e;
       }
       break;
@@ -288,6 +297,7 @@ expr_ptr parser::parse_postfix(expr_ptr e) {
         g->lit = value(g->name);  // the name as a key, for `set ns.name = ...`
         prepare_dict_access(*g, g->name);
         next();
+        seal(*g);
         e = std::move(g);
       } else if (cur().type == tok::integer) {
         auto g = node(ek::getitem, line);
@@ -295,6 +305,7 @@ expr_ptr parser::parse_postfix(expr_ptr e) {
         g->b = node(ek::literal, line);
         g->b->lit = value(static_cast<int64_t>(std::strtoll(cur().value.c_str(), nullptr, 10)));
         next();
+        seal(*g);
         e = std::move(g);
       } else {
         fail("expected name or number");
@@ -317,10 +328,12 @@ expr_ptr parser::parse_postfix(expr_ptr e) {
       if (tuple) {
         g->b = node(ek::tuple, line);
         g->b->args = std::move(idx);
+        seal(*g->b);
       } else {
         g->b = std::move(idx[0]);
         if (g->b->kind == ek::literal && g->b->lit.is_string()) prepare_dict_access(*g, g->b->lit.as_string());
       }
+      seal(*g);
       e = std::move(g);
     } else if (is_op("(")) {
       e = parse_call(std::move(e));
@@ -343,6 +356,7 @@ expr_ptr parser::parse_subscribed() {
   if (!is_op("]") && !is_op(",") && !is_op(":")) s->b = parse_expression(true);
   if (skip_op(":"))
     if (!is_op("]") && !is_op(",")) s->c = parse_expression(true);
+  seal(*s);
   return s;
 }
 
@@ -368,6 +382,7 @@ expr_ptr parser::parse_call(expr_ptr callee) {
   auto e = node(ek::call, cur().line);
   e->a = std::move(callee);
   parse_call_args(*e);
+  seal(*e);
   return e;
 }
 
@@ -389,6 +404,7 @@ expr_ptr parser::parse_one_filter(expr_ptr operand) {
   f->a = std::move(operand);
   f->filter = find_filter(f->name);  // unknown: an error when it runs, as jinja2 in a branch not taken
   if (is_op("(")) parse_call_args(*f);
+  seal(*f);
   return f;
 }
 
@@ -420,6 +436,7 @@ expr_ptr parser::parse_filter_expr(expr_ptr e) {
         if (is_name("is")) fail("You cannot chain multiple tests with is");
         t->args.push_back(parse_postfix(parse_primary()));
       }
+      seal(*t);
       e = std::move(t);
     } else if (is_op("(")) {
       e = parse_call(std::move(e));

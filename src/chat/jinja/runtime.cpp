@@ -2,6 +2,10 @@
 #include "chat/jinja/runtime.h"
 #include "chat/jinja/scope_guard.h"
 
+#include <pthread.h>
+
+#include <unordered_set>
+
 #include <algorithm>
 
 namespace gguf::jinja {
@@ -23,6 +27,30 @@ interp::interp(const program_impl& prog, const value& context, const limits& lim
     if (n == "caller"sv) caller_sym_ = static_cast<int>(i);
   }
   frame_ = std::make_shared<frame>();
+  stack_floor_ = stack_floor();
+}
+
+// The lowest address this thread's stack may reach during a render: its low end plus a
+// margin for the natives, the allocator and the error path (more under the sanitizers,
+// whose frames are larger). 0 (no check) when the bounds cannot be read.
+uintptr_t interp::stack_floor() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr uintptr_t margin = 1u << 20;
+#else
+  constexpr uintptr_t margin = 256u << 10;
+#endif
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  void* lo = nullptr;
+  size_t size = 0;
+  const int rc = pthread_attr_getstack(&attr, &lo, &size);
+  pthread_attr_destroy(&attr);
+  if (rc != 0 || lo == nullptr || size <= 2 * margin) return 0;
+  return reinterpret_cast<uintptr_t>(lo) + margin;
+}
+
+void interp::fail_stack() {
+  fail_limit("nesting too deep for the stack (expressions, statements or macro calls)");
 }
 
 interp::~interp() {
@@ -80,11 +108,20 @@ value interp::lookup(int sym) {
 
 void interp::mark_deep(const value& v) {
   if (!track_) return;
-  mark(v);
-  for (const auto& x : v.items()) mark_deep(x);
-  for (const auto& [k, x] : v.entries()) {
-    mark_deep(k);
-    mark_deep(x);
+  // without recursion, each container once: a value may be nested deeper than the stack
+  // takes, or hold itself (ns.a = ns)
+  std::vector<const value*> todo{&v};
+  std::unordered_set<const void*> seen;
+  while (!todo.empty()) {
+    const value* x = todo.back();
+    todo.pop_back();
+    mark(*x);
+    if (x->identity() && !seen.insert(x->identity()).second) continue;
+    for (const auto& y : x->items()) todo.push_back(&y);
+    for (const auto& [k, y] : x->entries()) {
+      todo.push_back(&k);
+      todo.push_back(&y);
+    }
   }
 }
 
@@ -494,6 +531,7 @@ value interp::eval(const expr& e) {
 }
 
 const value& interp::peek(const expr& e, value& tmp) {
+  check_stack();  // (peek and peek_member recurse along a.b.c without step())
   if (track_) return tmp = eval(e);
   switch (e.kind) {
     case ek::name: {

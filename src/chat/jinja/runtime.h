@@ -77,8 +77,19 @@ class interp {
   /// One step of fuel; throws when the budget is spent.
   void step() {
     if (++steps_ > lim_.max_steps) [[unlikely]] fail_steps();
+    check_stack();
   }
   [[noreturn, gnu::noinline]] void fail_steps();
+  /// Every recursion of the engine (expressions, statements, macro calls, and their
+  /// products) passes here: past what this thread's stack can take, less a margin, the
+  /// render ends with a limit error instead of overflowing (a template can nest deep enough
+  /// through recursive macros whose expressions are each within the parser's bounds).
+  void check_stack() {
+    char here;
+    if (reinterpret_cast<uintptr_t>(&here) < stack_floor_) [[unlikely]] fail_stack();
+  }
+  [[noreturn, gnu::noinline]] void fail_stack();
+  static uintptr_t stack_floor();
   /// Accounts `bytes` of new strings or containers.
   void charge(uint64_t bytes) {
     mem_ += bytes;
@@ -145,6 +156,7 @@ class interp {
   limits lim_;
   uint64_t steps_ = 0, mem_ = 0;
   uint32_t depth_ = 0;
+  uintptr_t stack_floor_ = 0;  ///< lowest stack address a render may reach (check_stack)
   uint32_t line_ = 0;
   usage* track_ = nullptr;
   std::string* out_ = nullptr;
