@@ -391,6 +391,8 @@ TEST(JinjaLimits, RecursionThroughDeepExpressionsStopsBeforeTheStack) {
 TEST(ChatLimits, TheCapsProbeWalksSelfHoldingAndDeepValues) {
   for (const char* src : {"{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|tojson }}",
                           "{% set x = [] %}{% set _ = x.append(x) %}{{ x|tojson }}",
+                          // (a list that holds itself was never freed: LeakSanitizer in the sanitizer job)
+                          "{% set x = [] %}{% set _ = x.append(x) %}{% set _ = x.append(x) %}{{ x|sort }}{{ x == x }}",
                           "{% set ns = namespace(v=[]) %}{% for i in range(400) %}{% for j in range(1000) %}"
                           "{% set ns.v = [ns.v] %}{% endfor %}{% endfor %}{{ ns.v|tojson }}"}) {
     auto t = gguf::chat_template::from_source(src);

@@ -455,6 +455,7 @@ value interp::call_method(const value& obj, std::string_view name, arguments& a)
         if (a.pos.size() != 1) throw raised("append: expects one argument");
         charge(sizeof(value));
         const_cast<value&>(obj).mutable_items().push_back(a.pos[0]);
+        if (holds_values(a.pos[0]) || a.pos[0].is_callable()) may_hold_itself(obj);  // x.append(x)
         return obj;
       }
       if (obj.is_list() && name == "clear"sv) {

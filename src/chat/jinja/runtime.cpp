@@ -56,7 +56,10 @@ void interp::fail_stack() {
 interp::~interp() {
   // A namespace can hold itself (ns.me = ns, or through a list or a bound method): those
   // that were given such values are emptied here, and the cycles are freed with them.
-  for (auto& ns : namespaces_) ns.clear_namespace();
+  for (auto& held : namespaces_) {
+    if (held.is_list()) held.mutable_items().clear();
+    else held.clear_namespace();
+  }
 }
 
 std::string interp::run() {

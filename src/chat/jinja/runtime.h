@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "chat/jinja/ast.h"
@@ -62,13 +63,12 @@ class interp {
   ~interp();
   interp(const interp&) = delete;
   interp& operator=(const interp&) = delete;
-  /// Keeps a namespace that was given a container, object or callable (the only way a
-  /// value can come to hold itself, e.g. ns.me = ns): emptied when the render ends, which
-  /// frees such cycles. Namespaces of plain values are not kept (freed as they go).
-  void may_hold_itself(const value& ns) {
-    for (const value& n : namespaces_)
-      if (n.same(ns)) return;
-    namespaces_.push_back(ns);
+  /// Keeps a namespace that was given a container, object or callable, or a list that
+  /// was (llama.cpp's append): the only ways a value can come to hold itself (ns.me = ns,
+  /// x.append(x)). Emptied when the render ends, which frees such cycles. Those given plain
+  /// values are not kept (freed as they go).
+  void may_hold_itself(const value& holder) {
+    if (kept_ids_.insert(holder.identity()).second) namespaces_.push_back(holder);
   }
   /// Renders the whole program. Throws raised.
   std::string run();
@@ -167,7 +167,8 @@ class interp {
     if (kept_.empty() || kept_.back() != frame_) kept_.push_back(frame_);
   }
   std::vector<value> root_;  // symbol id -> context value or global
-  std::vector<value> namespaces_;  // may_hold_itself
+  std::vector<value> namespaces_;  // may_hold_itself (namespaces and lists)
+  std::unordered_set<const void*> kept_ids_;  // their identities
   int loop_sym_ = -1, varargs_sym_ = -1, kwargs_sym_ = -1, caller_sym_ = -1;
 
   flow exec(const detail::body& b);
