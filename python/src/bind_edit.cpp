@@ -37,6 +37,20 @@ const char* dtype_of(value_type t) {
     default: return nullptr;
   }
 }
+template <class T>
+const char* dtype_of_t() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<T, int8_t>) return "int8";
+  else if constexpr (std::is_same_v<T, uint16_t>) return "uint16";
+  else if constexpr (std::is_same_v<T, int16_t>) return "int16";
+  else if constexpr (std::is_same_v<T, uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, uint64_t>) return "uint64";
+  else return "int64";
+}
 std::optional<value_type> type_of_dtype(const std::string& name) {
   for (int i = 0; i <= 12; ++i) {
     const auto t = value_type(i);
@@ -45,9 +59,55 @@ std::optional<value_type> type_of_dtype(const std::string& name) {
   return std::nullopt;
 }
 
+// The elements of `a` as T, each checked as a single value is (value::parse): numbers
+// only, integers within T's range and without a fraction, floats within T's finite range
+// (numpy's cast would wrap 2**40 to 0, cut 3.7 to 3 and make 1e300 inf without a word).
 template <class T>
-value numeric_array(py::array a) {
+value numeric_array(const std::string& key, py::array a) {
+  py::module_ np = py::module_::import("numpy");
+  const std::string kind = py::str(a.dtype().attr("kind"));
+  const char* type = dtype_of_t<T>();
+  try {
+    if (kind != "b" && kind != "i" && kind != "u" && kind != "f" && kind != "O")
+      bad_value(key, std::string("a ") + type + " array takes numbers, not numpy dtype " + std::string(py::str(a.dtype())));
+    if (a.size() > 0 && kind != "b") {
+      if (kind == "O") {  // Python objects (ints past 64 bits, None, ...): numbers only
+        const py::object number = np.attr("number");
+        for (py::handle x : a.attr("ravel")())
+          if (!(py::isinstance<py::int_>(x) || py::isinstance<py::float_>(x) || py::isinstance(x, number)))
+            bad_value(key, std::string("a ") + type + " array takes numbers, not " +
+                               std::string(py::str(x.get_type().attr("__name__"))));
+        if (!std::is_integral_v<T>) a = np.attr("asarray")(a, py::arg("dtype") = "float64");
+      }
+      if constexpr (std::is_integral_v<T>) {
+        if (kind == "f") {
+          if (!np.attr("all")(np.attr("isfinite")(a)).template cast<bool>() ||
+              !np.attr("all")(np.attr("equal")(a, np.attr("trunc")(a))).template cast<bool>())
+            bad_value(key, std::string("a ") + type + " array takes integers, not fractions, inf or nan");
+        }
+        // Python ints compare exactly (an object array may hold ints past 64 bits)
+        const py::int_ lo(a.attr("min")()), hi(a.attr("max")());
+        const py::int_ min_t(std::numeric_limits<T>::min()), max_t(std::numeric_limits<T>::max());
+        if (lo < min_t || hi > max_t)
+          bad_value(key, std::string("an element outside ") + type + " (" + std::string(py::str(py::handle(lo))) + " .. " +
+                             std::string(py::str(py::handle(hi))) + ")");
+      } else {
+        const py::object finite = np.attr("isfinite")(a);
+        if (np.attr("any")(finite).template cast<bool>()) {
+          const double big = np.attr("max")(np.attr("abs")(a.attr("__getitem__")(finite))).template cast<double>();
+          if (big > double(std::numeric_limits<T>::max()))
+            bad_value(key, std::string("an element outside ") + type + " (" + std::to_string(big) + ")");
+        }
+      }
+    }
+  } catch (py::error_already_set& e) {
+    bad_value(key, std::string("a ") + type + " array takes numbers: " + e.what());
+  }
   auto c = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
+  if (!c) {
+    PyErr_Clear();
+    bad_value(key, std::string("a ") + type + " array takes numbers");
+  }
   return value::array<T>(std::span<const T>(c.data(), size_t(c.size())));
 }
 
@@ -102,17 +162,17 @@ value array_value(const std::string& key, py::handle seq, std::optional<value_ty
     if (!elem) bad_value(key, "no GGUF array type for numpy dtype " + dt);
   }
   switch (*elem) {
-    case value_type::uint8: return numeric_array<uint8_t>(a);
-    case value_type::int8: return numeric_array<int8_t>(a);
-    case value_type::uint16: return numeric_array<uint16_t>(a);
-    case value_type::int16: return numeric_array<int16_t>(a);
-    case value_type::uint32: return numeric_array<uint32_t>(a);
-    case value_type::int32: return numeric_array<int32_t>(a);
-    case value_type::float32: return numeric_array<float>(a);
-    case value_type::boolean: return numeric_array<bool>(a);
-    case value_type::uint64: return numeric_array<uint64_t>(a);
-    case value_type::int64: return numeric_array<int64_t>(a);
-    case value_type::float64: return numeric_array<double>(a);
+    case value_type::uint8: return numeric_array<uint8_t>(key, a);
+    case value_type::int8: return numeric_array<int8_t>(key, a);
+    case value_type::uint16: return numeric_array<uint16_t>(key, a);
+    case value_type::int16: return numeric_array<int16_t>(key, a);
+    case value_type::uint32: return numeric_array<uint32_t>(key, a);
+    case value_type::int32: return numeric_array<int32_t>(key, a);
+    case value_type::float32: return numeric_array<float>(key, a);
+    case value_type::boolean: return numeric_array<bool>(key, a);
+    case value_type::uint64: return numeric_array<uint64_t>(key, a);
+    case value_type::int64: return numeric_array<int64_t>(key, a);
+    case value_type::float64: return numeric_array<double>(key, a);
     default: bad_value(key, "arrays of arrays cannot be set from Python");
   }
 }
@@ -128,10 +188,12 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
   std::optional<value_type> elem;
   if (typed && type == value_type::array) elem = take(old->array()).element_type();
   py::module_ np = py::module_::import("numpy");
+  py::object item;
   if (py::isinstance(v, np.attr("generic"))) {
     if (!typed)
       if (auto t = type_of_dtype(py::str(v.attr("dtype").attr("name")))) type = *t, typed = true;
-    v = v.attr("item")();
+    item = v.attr("item")();  // (held: v only borrows it)
+    v = item;
   }
   const bool scalar = py::isinstance<py::str>(v) || py::isinstance<py::bool_>(v) || py::isinstance<py::int_>(v) ||
                       py::isinstance<py::float_>(v);

@@ -104,3 +104,55 @@ def test_inferred_types_match_the_command_line(data, cli, tmp_path):
     for v in REFUSED_PY:
         with pytest.raises(ggufkit.GGUFError):
             ggufkit.edit(src, set={"my.bad": v}, out=tmp_path / "bad.gguf")
+
+
+def test_numpy_scalars_keep_their_value_and_dtype(data, tmp_path):
+    # the scalar's item() was held by a borrowed handle and freed before use: np.str_ was
+    # stored as 'generic', np.uint32(100000) crashed the interpreter (small ints only survived)
+    out = tmp_path / "s.gguf"
+    ggufkit.edit(data / "models/stories260K.gguf", out=out,
+                 set={"my.s": np.str_("hello"), "my.f": np.float32(2.5), "my.d": np.float64(1.5),
+                      "my.u": np.uint32(100000), "my.i": np.int64(-(2**40))})
+    md = ggufkit.open(out).metadata
+    assert md["my.s"] == "hello" and md.type("my.s") == "string"
+    assert md["my.f"] == 2.5 and md.type("my.f") == "float32"
+    assert md["my.d"] == 1.5 and md.type("my.d") == "float64"
+    assert md["my.u"] == 100000 and md.type("my.u") == "uint32"
+    assert md["my.i"] == -(2**40) and md.type("my.i") == "int64"
+
+
+@pytest.mark.parametrize("elements, why", [
+    ([None], "takes numbers, not NoneType"),          # crashed (numpy's cast returned no array)
+    (["1"], "takes numbers"),
+    ([3.7], "not fractions"),                          # was cut to 3
+    ([float("nan")], "not fractions"),
+    ([2**40], "outside int32"),                        # wrapped
+    ([2**70], "outside int32"),
+    ([-(2**31) - 1], "outside int32"),
+])
+def test_array_elements_are_checked_as_single_values(data, tmp_path, elements, why):
+    src = tmp_path / "v.gguf"
+    shutil.copy(data / "vocab/ggml-vocab-llama-spm.gguf", src)
+    src.chmod(0o644)
+    before = src.read_bytes()
+    n = len(ggufkit.open(src).metadata["tokenizer.ggml.token_type"])
+    with pytest.raises(ggufkit.GGUFError, match=why) as e:
+        ggufkit.edit(src, set={"tokenizer.ggml.token_type": elements + [1] * (n - 1)})
+    assert e.value.key == "tokenizer.ggml.token_type"
+    assert src.read_bytes() == before
+
+
+def test_float_array_elements_stay_finite(data, tmp_path):
+    src = tmp_path / "v.gguf"
+    shutil.copy(data / "vocab/ggml-vocab-llama-spm.gguf", src)
+    src.chmod(0o644)
+    n = len(ggufkit.open(src).metadata["tokenizer.ggml.scores"])
+    with pytest.raises(ggufkit.GGUFError, match="outside float32"):
+        ggufkit.edit(src, set={"tokenizer.ggml.scores": [1e300] + [0.0] * (n - 1)})  # was inf
+    # in range (and inf given as inf, integers for floats) is taken
+    ggufkit.edit(src, set={"tokenizer.ggml.scores": [float("-inf"), 2] + [0.5] * (n - 2)})
+    s = ggufkit.open(src).metadata["tokenizer.ggml.scores"]
+    assert s[0] == float("-inf") and s[1] == 2.0 and s[2] == 0.5
+    # a numpy array keeps working (the dtype converted when the values fit)
+    ggufkit.edit(src, set={"tokenizer.ggml.token_type": np.ones(n, dtype=np.int64)})
+    assert ggufkit.open(src).metadata["tokenizer.ggml.token_type"].tolist() == [1] * n
