@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "gguf/error.h"
@@ -191,6 +192,7 @@ class writer {
   writer_options opts_;
   std::vector<kv_entry> kvs_;
   std::vector<tensor_entry> tensors_;
+  std::unordered_set<std::string> tensor_names_;  // of tensors_: the duplicate check in O(1)
   std::shared_ptr<const file> source_;  // the source file of from_file
 
   template <class Sink>

@@ -195,6 +195,11 @@ result<model_files> model_files::from_file(const file& given, const opener& open
 }
 
 const model_files::tensor_ref* model_files::find_tensor(std::string_view name) const {
+  // merged_ holds the same tensors in the same order, with a name index (file::find_tensor)
+  if (const tensor_info* t = merged_.find_tensor(name)) {
+    const auto i = size_t(t - merged_.tensors().data());
+    if (i < tensors_.size() && tensors_[i].info->name == name) return &tensors_[i];
+  }
   for (const auto& r : tensors_) {
     if (r.info->name == name) return &r;
   }

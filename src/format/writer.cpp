@@ -364,6 +364,7 @@ writer writer::from_file(const file& f) {
     e.type = t.type;
     e.ne.assign(t.ne.begin(), t.ne.begin() + t.n_dims);
     e.data = t.data;
+    w.tensor_names_.insert(e.name);
     w.tensors_.push_back(std::move(e));
   }
   return w;
@@ -418,9 +419,7 @@ result<void> writer::add_tensor(std::string_view name, ggml_type type, std::span
   if (name.empty() || name.size() > max_tensor_name) {
     return terr(errc::invalid_tensor_name, "tensor name must be 1..64 bytes");
   }
-  for (const auto& t : tensors_) {
-    if (t.name == name) return terr(errc::duplicate_tensor, "duplicate tensor name");
-  }
+  if (tensor_names_.count(std::string(name))) return terr(errc::duplicate_tensor, "duplicate tensor name");
   if (ne.size() > max_dims) return terr(errc::too_many_dims, std::to_string(ne.size()) + " dimensions > 4");
   for (uint64_t d : ne) {
     if (d == 0 || d > static_cast<uint64_t>(INT64_MAX)) return terr(errc::invalid_dimension, "dimension out of range");
@@ -436,6 +435,7 @@ result<void> writer::add_tensor(std::string_view name, ggml_type type, std::span
   e.type = type;
   e.ne.assign(ne.begin(), ne.end());
   e.data = data;
+  tensor_names_.insert(e.name);
   tensors_.push_back(std::move(e));
   return {};
 }
