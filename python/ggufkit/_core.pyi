@@ -153,7 +153,8 @@ class Vocab:
         """Text of `ids` (invalid UTF-8 replaced by U+FFFD). GGUFError "out_of_range" for an
         id outside [0, n_tokens)."""
     def token_to_piece(self, id: int) -> str:
-        """The text of one token (special tokens rendered; "" for an out-of-range id)."""
+        """The text of one token (special tokens rendered). Raises GGUFError out_of_range for an
+        id outside the vocabulary."""
     @property
     def n_tokens(self) -> int: ...
     @property

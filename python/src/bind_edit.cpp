@@ -239,7 +239,7 @@ void register_edit(py::module_& m) {
               ops.push_back(gguf::edit_op::set(key, to_value(key, item.second, f.find(key))));
             }
           gguf::edit_options opts;
-          if (!out.is_none()) opts.output = std::string(py::str(py::module_::import("os").attr("fspath")(out)));
+          if (!out.is_none()) opts.output = path_string(out);
           // A File of this path open in this process maps the file: an in-place edit would
           // change the bytes under it, a streamed rewrite leaves it its old inode (item 6).
           const bool open_here = opts.output.empty() && file_is_open(f.path());

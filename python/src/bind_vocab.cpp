@@ -85,7 +85,7 @@ std::string_view text_of(PyObject* o) {
 py_vocab load_vocab(py::handle src, py::object cache_dir) {
   gguf::file f = file_from(src);
   const std::string dir =
-      cache_dir.is_none() ? std::string() : std::string(py::str(py::module_::import("os").attr("fspath")(cache_dir)));
+      cache_dir.is_none() ? std::string() : path_string(cache_dir);
   py::gil_scoped_release unlocked;
   auto v = take(gguf::vocab::load(f, gguf::vocab_load_options{dir}));
   auto chat = std::make_shared<const gguf::result<gguf::chat_template>>(gguf::chat_template::load(f, v));

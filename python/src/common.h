@@ -56,6 +56,9 @@ bool file_is_open(const std::string& path);
 
 /// The file behind a path (str / os.PathLike) or a ggufkit File object.
 gguf::file file_from(py::handle path_or_file);
+/// A path argument (str, bytes or os.PathLike) as the file system's bytes, as Python's open()
+/// takes it; ValueError for an embedded NUL (which would cut the path short).
+std::string path_string(py::handle path);
 
 /// The reopen-by-path state of a picklable object (File, Vocab, Model); TypeError for an
 /// object not opened from a path.

@@ -131,9 +131,16 @@ bool file_is_open(const std::string& path) {
   return open_files.count(key) > 0;
 }
 
+std::string path_string(py::handle p) {
+  const py::module_ os = py::module_::import("os");
+  const std::string s = py::bytes(os.attr("fsencode")(os.attr("fspath")(p)));  // str or bytes, as open() takes them
+  if (s.find('\0') != std::string::npos) throw py::value_error("embedded null byte");  // as open() says
+  return s;
+}
+
 gguf::file file_from(py::handle src) {
   if (py::isinstance<py_file>(src)) return src.cast<py_file&>().f;
-  const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
+  const std::string path = path_string(src);
   gguf::result<gguf::file> r = gguf::make_error(gguf::errc::io_error, gguf::no_offset, "not opened");
   {
     py::gil_scoped_release unlocked;

@@ -105,3 +105,17 @@ def test_invalid_files_raise_gguf_error(data, cli, name, code):
         ggufkit.open(data / "no-such-file.gguf")
     assert e.value.code == "io_error"
 
+
+
+def test_paths_as_open_takes_them(data, tmp_path):
+    # bytes paths were read as the text "b'...'" (no such file); a NUL cut the path short
+    # and opened another file; open() raises ValueError for it
+    p = data / "models/stories260K.gguf"
+    assert len(ggufkit.open(bytes(p)).tensors) == len(ggufkit.open(p).tensors) == len(ggufkit.open(str(p)).tensors)
+    assert ggufkit.Vocab(bytes(data / "vocab/ggml-vocab-llama-spm.gguf")).n_tokens == 32000
+    for bad in (str(p) + "\0junk", bytes(p) + b"\0junk"):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            ggufkit.open(bad)
+    out = tmp_path / "o.gguf"
+    ggufkit.edit(p, set={"general.name": "x"}, out=bytes(out))
+    assert ggufkit.open(out).metadata["general.name"] == "x"
