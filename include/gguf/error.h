@@ -68,7 +68,7 @@ struct error {
   bool subject_is_tensor = false;
 
   /// "detail (at byte N, key K)" — the message part of the CLI's one-line error.
-  std::string message() const;
+  std::string message() const;  ///< (the subject as printable_name gives it)
 };
 
 /// Thrown only by result<T>::value() and by the throwing convenience wrappers.
@@ -146,6 +146,11 @@ inline gguf::error make_error(errc code, uint64_t offset, std::string detail,
                               std::string subject = {}, bool is_tensor = false) {
   return gguf::error{code, offset, std::move(subject), std::move(detail), is_tensor};
 }
+
+/// A key or tensor name from a file, for a line of text: as it is when every byte is
+/// printable (0x20..0x7e, or part of a UTF-8 sequence), else in double quotes with C/JSON
+/// escapes (\n, \x1b, ...), so that a hostile name cannot break a line or drive a terminal.
+std::string printable_name(std::string_view name);
 
 }  // namespace gguf
 #pragma GCC visibility pop

@@ -60,6 +60,23 @@ std::string_view error_name(errc code) noexcept {
   return r ? r->name : "unknown";
 }
 
+std::string printable_name(std::string_view name) {
+  bool plain = true;
+  for (unsigned char c : name) plain = plain && c >= 0x20 && c != 0x7f;
+  if (plain) return std::string(name);
+  static const char hex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : name) {
+    if (c == '"' || c == '\\') out += {'\\', char(c)};
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    else out += char(c);
+  }
+  return out + "\"";
+}
+
 std::string error::message() const {
   std::string out = detail.empty() ? std::string(error_message(code)) : detail;
   std::string where;
@@ -67,7 +84,7 @@ std::string error::message() const {
   if (!subject.empty()) {
     if (!where.empty()) where += ", ";
     where += subject_is_tensor ? "tensor " : "key ";
-    where += subject;
+    where += printable_name(subject);
   }
   if (!where.empty()) out += " (" + where + ")";
   return out;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gguf/file.h"
+#include "gguf/writer.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -258,4 +259,34 @@ TEST(NewUserFindings, AShardWhoseSplitNoDisagreesWithItsNameIsInvalid) {
   r = run_cli({"validate", second.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("error split.no"), std::string::npos) << r.out;
+}
+
+// A tensor name with a newline and a terminal escape was printed raw by dump, validate and
+// diff: a file could forge output lines and drive the terminal. Names with bytes below 0x20
+// (or 0x7f) are printed quoted and escaped.
+TEST(NewUserFindings, ControlCharactersInNamesAreEscaped) {
+  auto dir = fresh_dir("finding-control-names");
+  gguf::writer w;
+  ASSERT_TRUE(w.set("general.architecture", gguf::value::string("llama")));
+  const float x[4] = {1, 2, 3, 4};
+  const uint64_t ne[] = {4};
+  ASSERT_TRUE(w.add_tensor("evil\n\x1b[31mname", gguf::ggml_type::f32, ne,
+                           std::span<const std::byte>(reinterpret_cast<const std::byte*>(x), sizeof x)));
+  ASSERT_TRUE(w.add_tensor("plain.weight", gguf::ggml_type::f32, ne,
+                           std::span<const std::byte>(reinterpret_cast<const std::byte*>(x), sizeof x)));
+  const fs::path p = dir / "evil.gguf";
+  ASSERT_TRUE(w.write_file(p));
+  gguf::writer w2;
+  ASSERT_TRUE(w2.set("general.architecture", gguf::value::string("llama")));
+  const fs::path q = dir / "other.gguf";
+  ASSERT_TRUE(w2.write_file(q));
+  const std::string escaped = "\"evil\\n\\x1b[31mname\"";
+  for (auto args : {std::vector<std::string>{"dump", p.string()}, std::vector<std::string>{"validate", p.string()},
+                    std::vector<std::string>{"diff", p.string(), q.string()}}) {
+    auto r = run_cli(args);
+    const std::string all = r.out + r.err;
+    EXPECT_EQ(all.find('\x1b'), std::string::npos) << args[0] << ": " << all;
+    EXPECT_NE(all.find(escaped), std::string::npos) << args[0] << ": " << all;
+    EXPECT_NE(all.find("plain.weight"), std::string::npos) << args[0];  // plain names as they are
+  }
 }

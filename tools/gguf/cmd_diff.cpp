@@ -103,14 +103,14 @@ int run(int argc, char** argv) {
   }
   for (const auto& t : d->tensors) {
     switch (t.status) {
-      case diff_status::removed: std::printf("- tensor %s  %s\n", t.name.c_str(), tensor_line(*t.a).c_str()); break;
-      case diff_status::added: std::printf("+ tensor %s  %s\n", t.name.c_str(), tensor_line(*t.b).c_str()); break;
+      case diff_status::removed: std::printf("- tensor %s  %s\n", printable_name(t.name).c_str(), tensor_line(*t.a).c_str()); break;
+      case diff_status::added: std::printf("+ tensor %s  %s\n", printable_name(t.name).c_str(), tensor_line(*t.b).c_str()); break;
       case diff_status::changed: {
         std::string what = t.type_changed && t.shape_changed ? "type and shape"
                            : t.type_changed                  ? "type"
                            : t.shape_changed                 ? "shape"
                                                              : "data differs";
-        std::printf("~ tensor %s  %s -> %s  (%s)", t.name.c_str(), tensor_line(*t.a).c_str(),
+        std::printf("~ tensor %s  %s -> %s  (%s)", printable_name(t.name).c_str(), tensor_line(*t.a).c_str(),
                     tensor_line(*t.b).c_str(), what.c_str());
         if (t.nmse) std::printf("  nmse %.6g  max_abs %.6g", *t.nmse, t.max_abs.value_or(0));
         std::printf("\n");

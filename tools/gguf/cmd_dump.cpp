@@ -140,7 +140,7 @@ int run(int argc, char** argv) {
       std::string shape;
       for (uint32_t d = 0; d < t.n_dims; ++d) shape += (d ? ", " : "") + std::to_string(t.ne[d]);
       std::printf("%5zu: %-8s %-40s [%s] @%llu, %llu bytes\n", ++i, std::string(ggml_type_name(t.type)).c_str(),
-                  std::string(t.name).c_str(), shape.c_str(), static_cast<unsigned long long>(t.offset),
+                  printable_name(t.name).c_str(), shape.c_str(), static_cast<unsigned long long>(t.offset),
                   static_cast<unsigned long long>(t.nbytes));
     }
   }

@@ -82,7 +82,7 @@ void print_plan(const quantize_plan& p, bool json) {
   std::printf("%-40s %-8s %-8s %14s %14s %7s\n", "tensor", "from", "to", "bytes in", "bytes out", "bpw");
   for (const auto& t : p.tensors) {
     const uint64_t n = t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3];
-    std::printf("%-40s %-8s %-8s %14" PRIu64 " %14" PRIu64 " %7.3f%s\n", t.name.c_str(),
+    std::printf("%-40s %-8s %-8s %14" PRIu64 " %14" PRIu64 " %7.3f%s\n", printable_name(t.name).c_str(),
                 std::string(ggml_type_name(t.type_in)).c_str(), std::string(ggml_type_name(t.type_out)).c_str(),
                 t.size_in, t.size_out, bpw(t.size_out, n), t.fallback ? "  (fallback)" : "");
   }

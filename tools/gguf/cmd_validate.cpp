@@ -19,7 +19,7 @@ std::string where(const diagnostic& d) {
   if (d.offset != no_offset) w = "at byte " + std::to_string(d.offset);
   if (!d.subject.empty()) {
     if (!w.empty()) w += ", ";
-    w += (d.subject_is_tensor ? "tensor " : "key ") + d.subject;
+    w += (d.subject_is_tensor ? "tensor " : "key ") + printable_name(d.subject);
   }
   return w.empty() ? w : " (" + w + ")";
 }

@@ -77,7 +77,7 @@ std::string human_bytes(double b) {
 
 std::string diagnostic_line(const diagnostic& d) {
   std::string s = "  " + std::string(severity_name(d.level)) + " " + d.rule;
-  if (!d.subject.empty()) s += " (" + std::string(d.subject_is_tensor ? "tensor " : "key ") + d.subject + ")";
+  if (!d.subject.empty()) s += " (" + std::string(d.subject_is_tensor ? "tensor " : "key ") + printable_name(d.subject) + ")";
   return s + ": " + d.message;
 }
 
