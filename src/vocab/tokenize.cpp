@@ -225,7 +225,7 @@ gguf::error vocab::impl::tokenize_error(bool add_special) const {
       const std::string key = std::string("tokenizer.ggml.") + which + "_token_id";
       return make_error(errc::invalid_vocab, no_offset,
                         "adding special tokens needs the " + std::string(which) + " token, but " + key +
-                            " is not set (tokenize without add_special)",
+                            " is not set or names no token of the vocabulary (tokenize without add_special)",
                         key);
     }
   }
