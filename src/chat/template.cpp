@@ -136,9 +136,10 @@ size_t json_nesting_depth(std::string_view json) noexcept {
 
 using namespace chat_detail;
 
-result<chat_template> chat_template::from_source(std::string source, chat_tokens tokens) {
-  for (auto name : builtin_names())
-    if (source == name) return builtin(name, std::move(tokens));
+namespace {
+
+// A Jinja template's parts: the source parsed, and llama-server's patched parse if any.
+result<std::shared_ptr<chat_template_impl>> jinja_impl(std::string source, chat_tokens tokens) {
   auto prog = jinja::parse(source);
   if (!prog) return prog.error();
   auto impl = std::make_shared<chat_template_impl>();
@@ -149,8 +150,18 @@ result<chat_template> chat_template::from_source(std::string source, chat_tokens
     auto sp = jinja::parse(*patched);
     if (sp) impl->server_program = std::move(*sp);
   }
+  return impl;
+}
+
+}  // namespace
+
+result<chat_template> chat_template::from_source(std::string source, chat_tokens tokens) {
+  for (auto name : builtin_names())
+    if (source == name) return builtin(name, std::move(tokens));
+  auto impl = jinja_impl(std::move(source), std::move(tokens));
+  if (!impl) return impl.error();
   chat_template t;
-  t.impl_ = std::move(impl);
+  t.impl_ = std::move(*impl);
   return t;
 }
 
@@ -168,13 +179,8 @@ result<std::shared_ptr<chat_template_impl>> chatml_default(chat_tokens tokens) {
       "{%- if add_generation_prompt -%}\n"
       "  {{- '<|im_start|>assistant\n' -}}\n"
       "{%- endif -%}";
-  auto prog = jinja::parse(source);
-  if (!prog) return prog.error();
-  auto impl = std::make_shared<chat_template_impl>();
-  impl->source = std::string(source);
-  impl->tokens = std::move(tokens);
-  impl->program = std::move(*prog);
-  impl->transformers_builtin = "chatml";
+  auto impl = jinja_impl(std::string(source), std::move(tokens));
+  if (impl) (*impl)->transformers_builtin = "chatml";
   return impl;
 }
 
