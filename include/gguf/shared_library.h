@@ -19,7 +19,14 @@ class shared_library {
   /// Opens the library named by the environment variable `env_var` when it is set and not
   /// empty, else `default_name` (dlopen, RTLD_NOW | RTLD_LOCAL). The library is never closed:
   /// the functions resolved from it stay valid for the life of the process.
+  /// In the statically linked `gguf` executable (which runs gguf-dynamic for what needs
+  /// a library), nothing is opened: loaded() is false and load_error() says why.
   shared_library(const char* env_var, const char* default_name);
+
+  /// Whether this process can open libraries at run time: true, except in the statically
+  /// linked `gguf` executable (glibc's dlopen in a static program loads a second C library
+  /// beside the first: not safe), which links its own version of this class.
+  static bool available() noexcept;
 
   /// The name given to dlopen.
   const std::string& name() const noexcept { return name_; }

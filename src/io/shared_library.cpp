@@ -7,6 +7,10 @@
 
 namespace gguf {
 
+// The statically linked gguf executable links tools/gguf/static_shared_library.cpp instead
+// of this file: available() false, nothing opened.
+bool shared_library::available() noexcept { return true; }
+
 shared_library::shared_library(const char* env_var, const char* default_name) {
   const char* env = std::getenv(env_var);
   name_ = env && *env ? env : default_name;

@@ -352,6 +352,35 @@ TEST(Edit, AJournalOverAnotherFileOfTheSameInodeAndSizeIsLeftAlone) {
   EXPECT_EQ(gguf::test::read_bytes(path), done_bytes);
 }
 
+// A reader finds the journal of an interrupted edit by any name of the file: the file
+// itself (its folder as named: one lstat), a symbolic link to it from another folder (the
+// link resolved), a path through a linked folder and a path with "..".
+TEST(Edit, AReaderFindsTheJournalByEveryNameOfTheFile) {
+  GGUF_REQUIRE_DATA();
+  auto done = copy_of("models/stories260K.gguf", "journal-names-done.gguf");
+  ASSERT_TRUE(gguf::edit(done, rename_to("from the journal")).ok());
+  const auto done_bytes = gguf::test::read_bytes(done);
+  const auto room = static_cast<long>(gguf::file::open(done)->data_offset());
+  const std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + room);
+  auto path = copy_of("models/stories260K.gguf", "journal-names.gguf");
+  const auto old = gguf::test::read_bytes(path);
+  const std::vector<std::byte> old_region(old.begin(), old.begin() + room);
+  gguf::test::write_bytes(gguf::journal_path(path), make_journal(path, 0, region, old_region));
+
+  const fs::path other = gguf::test::fresh_dir("journal-names-links");
+  fs::create_symlink(path, other / "link.gguf");
+  fs::create_directory_symlink(path.parent_path(), other / "folder");
+  fs::create_directory(other / "sub");
+  for (const fs::path& name : {path, other / "link.gguf", other / "folder" / path.filename(),
+                               other / "sub" / ".." / "folder" / path.filename()}) {
+    auto f = gguf::file::open(name);
+    ASSERT_TRUE(f) << name << ": " << f.error().message();
+    EXPECT_EQ(f->interrupted_edit(), gguf::pending_edit::applied) << name;
+    EXPECT_EQ(*f->get_string("general.name"), "from the journal") << name;
+  }
+  EXPECT_EQ(gguf::test::read_bytes(path), old) << "readers never write";
+}
+
 TEST(Edit, ASecondEditorOfTheSameFileIsRefused) {
   GGUF_REQUIRE_DATA();
   auto path = copy_of("models/stories260K.gguf", "locked.gguf");

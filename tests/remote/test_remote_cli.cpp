@@ -319,10 +319,12 @@ TEST(RemoteCli, NotFound) {
 
 // libcurl is loaded on the first remote open, not linked: the tool does not list it
 // among its needed libraries, a URL still reads (the tests above), and a libcurl that
-// cannot be loaded is one clear error naming it, local files unaffected.
+// cannot be loaded is one clear error naming it, local files unaffected. (The static
+// gguf hands a URL to gguf-dynamic, which loads it: the NEEDED check reads that one.)
 TEST(RemoteCli, LibcurlIsLoadedOnlyForUrls) {
   REQUIRE_SERVER();
-  const std::string bin = GGUF_CLI_PATH;
+  const std::string bin = GGUF_CLI_STATIC ? (std::filesystem::path(GGUF_CLI_PATH).parent_path() / "gguf-dynamic").string()
+                                          : std::string(GGUF_CLI_PATH);
   FILE* p = popen(("readelf -d '" + bin + "' 2>&1").c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string dyn;

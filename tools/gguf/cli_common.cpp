@@ -13,6 +13,7 @@
 #include "gguf/model_files.h"
 #include "gguf/output.h"
 #include "gguf/remote.h"
+#include "gguf/shared_library.h"
 #include "gguf/vocab.h"
 #include "edit_support.h"
 
@@ -78,6 +79,46 @@ void note_standard_output_error(int e) {
 bool write_standard_output(const void* data, size_t n) {
   if (n == 0 || std::fwrite(data, 1, n, stdout) == n) return true;
   note_standard_output_error(errno);
+  return false;
+}
+
+namespace {
+std::vector<char*> process_arguments;  // main's argv, saved by save_process_arguments
+}  // namespace
+
+void save_process_arguments(int argc, char** argv) { process_arguments.assign(argv, argv + argc); }
+
+int exec_beside(const char* name, const std::vector<char*>& args, std::string_view why) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path exe = ec ? std::filesystem::path(name) : self.parent_path() / name;
+  std::vector<char*> argv = args;
+  argv.push_back(nullptr);
+  execv(exe.c_str(), argv.data());
+  const int err = errno;
+  std::cerr << "gguf: cannot run " << exe.string() << " (installed beside gguf), which " << why << ": "
+            << std::strerror(err) << "\n";
+  return exit_usage;
+}
+
+bool is_static_build() noexcept { return !gguf::shared_library::available(); }
+
+int run_dynamic_build(std::string_view why) {
+  std::string name = "gguf-dynamic";
+  std::vector<char*> args = process_arguments;
+  if (args.empty()) args.push_back(nullptr);
+  args[0] = name.data();
+  return exec_beside(name.c_str(), args, why);
+}
+
+bool names_remote_file(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (gguf::is_remote(a)) return true;
+    if (a.starts_with("--")) {
+      if (auto eq = a.find('='); eq != std::string_view::npos && gguf::is_remote(a.substr(eq + 1))) return true;
+    }
+  }
   return false;
 }
 

@@ -37,6 +37,30 @@ struct registrar {
   registrar(std::string_view name, std::string_view summary, int (*run)(int, char**));
 };
 
+/// The whole command line of this process (`gguf CMD ...`), saved by main before the
+/// command runs: run_dynamic_build passes it on unchanged.
+void save_process_arguments(int argc, char** argv);
+
+/// Replaces this process (execv: same pid, standard streams and environment) with the
+/// executable `name` installed in this executable's folder, run with `args` (args[0]: its
+/// name). Returns only when that failed, after the line `gguf: cannot run FOLDER/NAME
+/// (installed beside gguf), which WHY: REASON` on stderr: exit_usage.
+int exec_beside(const char* name, const std::vector<char*>& args, std::string_view why);
+
+/// Whether this gguf is the statically linked build (gguf::shared_library::available()
+/// false): it cannot load libcurl (remote files) or libcrypto (SHA hashes) at run time.
+bool is_static_build() noexcept;
+
+/// In the statically linked build: runs gguf-dynamic, the same commands linked
+/// dynamically (CMakeLists.txt), with this process's whole command line (exec_beside;
+/// `why` ends its error line, e.g. "reads remote files"). Returns exit_usage only when
+/// that failed. Call it before anything is read or written.
+int run_dynamic_build(std::string_view why);
+
+/// Whether an argument after the command names a remote file (gguf::is_remote: a URL or
+/// hub name), alone or as the value of `--option=VALUE`; `argv[0]` is the command.
+bool names_remote_file(int argc, char** argv);
+
 /// Parses a CLI11 app; returns an exit code to stop with (0 after --help), or nullopt
 /// to go on. Usage errors print one line to stderr and give exit_usage.
 std::optional<int> parse(CLI::App& app, int argc, char** argv);

@@ -1,5 +1,8 @@
 // gguf — command-line tool over the gguf library. A dispatcher over one function per
 // command (cmd_*.cpp); the command table is the only place a command is registered.
+// Built twice from the same objects (CMakeLists.txt): gguf, linked statically, and
+// gguf-dynamic, which can load libcurl and libcrypto at run time; gguf hands a command
+// that needs them to gguf-dynamic (exec, same arguments).
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -38,6 +41,11 @@ int main(int argc, char** argv) {
     std::cout << "gguf " << gguf::version() << "\n";
     return gguf::cli::check_standard_output(0);
   }
+  gguf::cli::save_process_arguments(argc, argv);
+  // The statically linked gguf cannot load libcurl: a command naming a URL or hub name
+  // runs as gguf-dynamic, before anything is read (serve runs gguf-serve, dynamic too).
+  if (name != "serve" && gguf::cli::is_static_build() && gguf::cli::names_remote_file(argc - 1, argv + 1))
+    return gguf::cli::run_dynamic_build("reads remote files");
   for (const auto& c : gguf::cli::commands()) {
     if (c.name == name) return gguf::cli::check_standard_output(c.run(argc - 1, argv + 1));
   }

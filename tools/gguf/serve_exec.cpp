@@ -4,12 +4,6 @@
 // cpp-httplib) pulls in OpenSSL, zlib and brotli and initializes OpenSSL when it loads:
 // about 2.9 ms of CPU in every process that links it (bench/load_vs_llama.py measures the
 // whole-process load), which no other command needs.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -19,17 +13,10 @@ namespace gguf::cli {
 namespace {
 
 int run(int argc, char** argv) {
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::filesystem::path server = ec ? std::filesystem::path("gguf-serve") : self.parent_path() / "gguf-serve";
   std::string name = "gguf-serve";
   std::vector<char*> args{name.data()};
   for (int i = 0; i < argc; ++i) args.push_back(argv[i]);  // argv[0] = "serve"
-  args.push_back(nullptr);
-  execv(server.c_str(), args.data());
-  const int err = errno;
-  std::cerr << "gguf: serve: cannot run " << server.string() << " (installed beside gguf): " << std::strerror(err) << "\n";
-  return exit_usage;
+  return exec_beside(name.c_str(), args, "serves the viewer");
 }
 
 const registrar reg{"serve", "local web viewer of files: metadata, tensors, tokenizer, memory, diff", run};
