@@ -11,7 +11,8 @@ packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev n
           python3-distributed python3-setuptools python3-wheel
           python3-build python3-mypy  # scripts/test-python-package.sh: sdist + wheel from a clean clone, a typed user script
           python3-jinja2 faketime  # python3-jinja2: scripts/record_jinja_cases.py, record_chat_transformers.py; faketime: record-chat-llamacpp.sh
-          strace)  # tests/cli: a SIGKILL injected at a chosen rename (split over an older set)
+          strace  # tests/cli: a SIGKILL injected at a chosen rename (split over an older set)
+          lld valgrind)  # lld: links gguf in tools/gguf/startup-order.txt's order; valgrind: scripts/cli-startup-order.sh
 # node + npm for the @huggingface/gguf cross-check (tests/js); a NodeSource nodejs brings
 # its own npm (Debian's npm package would conflict with it).
 command -v npm >/dev/null || packages+=(nodejs npm)

@@ -59,6 +59,9 @@ TEST(CliProcessStart, TheStaticBuildHasNoLoaderAndHandsOverWhatNeedsALibrary) {
   EXPECT_TRUE(needed->empty()) << headers;
   EXPECT_EQ(headers.find("INTERP"), std::string::npos) << "gguf asks for a dynamic loader:\n" << headers;
   EXPECT_NE(headers.find("LOAD"), std::string::npos) << headers;  // the parse saw the program headers
+  // Exceptions find their frames through the linker's sorted table (static_unwind.cpp):
+  // CLI11 reports a usage error by throwing, unwound through it.
+  EXPECT_NE(headers.find("GNU_EH_FRAME"), std::string::npos) << headers;
 
   // A copy of gguf alone in a folder: local files need nothing beside it...
   const fs::path dir = fresh_dir("static-alone");
@@ -70,6 +73,9 @@ TEST(CliProcessStart, TheStaticBuildHasNoLoaderAndHandsOverWhatNeedsALibrary) {
   EXPECT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(local.out, beside.out);
   EXPECT_NE(local.out.find(','), std::string::npos) << local.out;  // ids, not an empty list
+  auto usage = run_command(alone, {"tokenize", "-m", vocab, "Hello", "--no-such-option"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_EQ(usage.err, "gguf tokenize: The following argument was not expected: --no-such-option (see --help)\n");
 
   // ...a URL (also as --option=URL) and a SHA hash run gguf-dynamic, which is not there:
   // one line names it and why, before anything is read or written.
