@@ -47,6 +47,8 @@ class Metadata(Mapping[str, Any]):
     arrays as list[str]; arrays of arrays as lists. Strings that are not valid UTF-8 keep
     their bytes as lone surrogates (``s.encode("utf-8", "surrogateescape")``).
     Values are converted on each lookup (keep the result to reuse a large array).
+    A key that is not in the file, whatever its type (1, b"key", None), raises KeyError, as
+    for any Mapping: ``m.get(1, d)`` is d, ``1 in m`` is False.
     """
 
     __slots__ = ("_file", "_keys", "_key_set")
@@ -57,6 +59,9 @@ class Metadata(Mapping[str, Any]):
         self._key_set = frozenset(self._keys)
 
     def __getitem__(self, key: str) -> Any:
+        # a key of another type is absent, as in a dict (File._value takes only str)
+        if key not in self._key_set:
+            raise KeyError(key)
         return self._file._value(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -70,6 +75,8 @@ class Metadata(Mapping[str, Any]):
 
     def type(self, key: str) -> str:
         """The GGUF value type of `key`: "uint32", "string", "array", ... (KeyError if absent)."""
+        if key not in self._key_set:
+            raise KeyError(key)
         return self._file._type(key)
 
     def __repr__(self) -> str:

@@ -22,7 +22,8 @@ class File:
     def __init__(self, path: _Path) -> None:
         """A path, or an http(s):// URL read with the default options."""
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The path (or URL) the file was opened from."""
     @property
     def version(self) -> int:
         """GGUF version: 1, 2 or 3."""
@@ -68,9 +69,10 @@ def _open_url(url: str, headers: list[str], timeout: float, retries: int, cache_
               first_request: Optional[int], hf_token: str = ...) -> File: ...
 
 class Tensor:
-    """One tensor of a File."""
+    """One tensor of a File (File.tensor, File.tensors; it has no constructor)."""
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The tensor's name (bytes that are not UTF-8 as lone surrogates)."""
     @property
     def type(self) -> str:
         """ggml type name, ggml's spelling: "f32", "q4_K", "iq2_xxs", ..."""
@@ -81,12 +83,14 @@ class Tensor:
     def shape(self) -> tuple[int, ...]:
         """numpy order: reversed ne."""
     @property
-    def n_elements(self) -> int: ...
+    def n_elements(self) -> int:
+        """Number of elements: the product of ne."""
     @property
     def offset(self) -> int:
         """Byte offset relative to File.data_offset."""
     @property
-    def nbytes(self) -> int: ...
+    def nbytes(self) -> int:
+        """Size of the tensor's data in bytes."""
     @property
     def data(self) -> npt.NDArray[np.uint8]:
         """The tensor's bytes as stored: a zero-copy, read-only uint8 view of the mapping
@@ -144,19 +148,24 @@ class Vocab:
     def encode_batch(self, texts: Iterable[Union[str, bytes]], add_special: bool = True, parse_special: bool = True,
                      threads: int = 0) -> list[list[int]]:
         """encode() of every text (any iterable of str, taken as UTF-8, or bytes, taken as
-        they are; TypeError for anything else), on `threads` threads (0 = every core),
+        they are; TypeError for anything else, and for a single str or bytes: that is one
+        text, for encode()), on `threads` threads (0 = every core; ValueError if negative),
         results in input order. The GIL is released while the texts are tokenized; the
         lists are built afterwards with the collector paused (one pass over them later
         instead of one every 700 lists). GGUFError as encode() for the first text that
         fails (its index in the detail)."""
     def decode(self, ids: Sequence[int], remove_special: bool = False, unparse_special: bool = False) -> str:
         """Text of `ids` (invalid UTF-8 replaced by U+FFFD). GGUFError "out_of_range" for an
-        id outside [0, n_tokens)."""
+        id outside [0, n_tokens) (however large); TypeError for an id that is not an int
+        (numpy integers are) and for a str or bytes in place of the sequence. The message
+        names the id."""
     def token_to_piece(self, id: int) -> str:
         """The text of one token (special tokens rendered). Raises GGUFError out_of_range for an
-        id outside the vocabulary."""
+        id outside the vocabulary, TypeError for an id that is not an int; the message names
+        the id."""
     @property
-    def n_tokens(self) -> int: ...
+    def n_tokens(self) -> int:
+        """Number of tokens in the vocabulary (ids are 0 .. n_tokens-1)."""
     @property
     def bos(self) -> Optional[int]:
         """BOS id, or None if the model has none."""
@@ -167,7 +176,8 @@ class Vocab:
     def type(self) -> str:
         """"spm", "bpe", "wpm", "ugm", "rwkv" or "none"."""
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The path (or URL) of the file the vocabulary was read from."""
 
 class Model:
     """A model file's architecture, hparams and token embeddings. Picklable (by path)."""
@@ -175,7 +185,8 @@ class Model:
         """From a path, an http(s):// URL or a File (as Vocab); embed() of a remote file
         fetches only the rows of its tokens."""
     @property
-    def architecture(self) -> str: ...
+    def architecture(self) -> str:
+        """general.architecture, e.g. "llama"."""
     @property
     def hparams(self) -> dict[str, Any]:
         """hparams in llama.cpp's names (n_ctx_train, n_embd, n_layer, n_head, ...), as
@@ -184,14 +195,16 @@ class Model:
         """Rows of token_embd.weight for the ids of a text (tokenized with add_special,
         parse_special off) or for the ids given: float32 [n_tokens, n_embd], ggml's
         get_rows bit for bit. GGUFError "tensor_not_found" without token_embd.weight,
-        "out_of_range" for an id outside [0, n_vocab)."""
+        "out_of_range" for an id outside [0, n_vocab); TypeError for an id that is not an
+        int. The message names the id."""
 
 def default_tokenizer_cache_dir() -> str:
     """The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else
     $XDG_CACHE_HOME/gguf, else ~/.cache/gguf; "" when GGUF_CACHE_DIR is "" or "0"."""
 def edit(path: _Path, set: Optional[Mapping[str, Any]] = None, remove: Optional[Union[str, Iterable[str]]] = None,
          out: Optional[_Path] = None, in_place: bool = True, force: bool = False,
-         break_links: bool = False) -> dict[str, Any]: ...
+         break_links: bool = False) -> dict[str, Any]:
+    """Metadata edits (see ggufkit.edit, which calls this)."""
 def quantize(inp: str, out: str, type: str, nthread: int, allow_requantize: bool, leave_output_tensor: bool,
              pure: bool, imatrix: Optional[str], include_weights: list[str], exclude_weights: list[str],
              output_tensor_type: Optional[str], token_embedding_type: Optional[str],

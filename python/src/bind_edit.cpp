@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common.h"
+#include "docstrings.h"
 #include "gguf/edit.h"
 #include "gguf/format.h"
 #include "gguf/model.h"
@@ -18,6 +19,44 @@ using gguf::value_type;
 
 [[noreturn]] void bad_value(const std::string& key, const std::string& why) {
   throw gguf::exception(gguf::make_error(gguf::errc::invalid_argument, gguf::no_offset, why, key));
+}
+
+// The value of value::parse, or its error with `key` as the subject (its message names the key).
+value parsed(const std::string& key, gguf::result<value>&& r) {
+  if (!r) {
+    gguf::error e = std::move(r).error();
+    if (e.subject.empty()) e.subject = key, e.subject_is_tensor = false;
+    throw gguf::exception(std::move(e));
+  }
+  return std::move(*r);
+}
+
+// A str's UTF-8 bytes; GGUFError invalid_argument naming `key` for one that has none (a
+// lone surrogate, e.g. "a\udc80").
+std::string utf8_of(const std::string& key, py::handle str) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(str.ptr(), &n);
+  if (!p) {
+    PyErr_Clear();
+    bad_value(key, "a str that is not valid Unicode text (a lone surrogate): " + std::string(py::str(py::repr(str))));
+  }
+  return std::string(p, size_t(n));
+}
+
+// A key of set= or remove=: a str of valid Unicode; GGUFError invalid_key naming it otherwise.
+std::string key_of(py::handle k) {
+  const std::string shown = py::str(py::repr(k));
+  if (!py::isinstance<py::str>(k))
+    throw gguf::exception(gguf::make_error(gguf::errc::invalid_key, gguf::no_offset,
+                                           "a key must be a str, not " + std::string(Py_TYPE(k.ptr())->tp_name), shown));
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(k.ptr(), &n);
+  if (!p) {
+    PyErr_Clear();
+    throw gguf::exception(gguf::make_error(gguf::errc::invalid_key, gguf::no_offset,
+                                           "a key that is not valid Unicode text (a lone surrogate)", shown));
+  }
+  return std::string(p, size_t(n));
 }
 
 // numpy dtype name of a fixed-size GGUF type, and back.
@@ -150,7 +189,7 @@ value array_value(const std::string& key, py::handle seq, std::optional<value_ty
     std::vector<std::string> s;
     for (py::handle x : v) {
       if (!py::isinstance<py::str>(x)) bad_value(key, "a string array takes only str elements");
-      s.push_back(x.cast<std::string>());
+      s.push_back(utf8_of(key, x));
     }
     return value::string_array(std::span<const std::string>(s));
   }
@@ -203,8 +242,8 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
     type = inferred_type(key, k), typed = true;
   }
   if (py::isinstance<py::str>(v)) {
-    if (type != value_type::string) return take(value::parse(type, v.cast<std::string>()));
-    return value::string(v.cast<std::string>());
+    if (type != value_type::string) return parsed(key, value::parse(type, utf8_of(key, v)));
+    return value::string(utf8_of(key, v));
   }
   if (py::isinstance<py::bool_>(v)) {
     if (type != value_type::boolean) bad_value(key, "a bool for a key of type " + std::string(gguf::value_type_name(type)));
@@ -214,9 +253,10 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
     const bool is_int = py::isinstance<py::int_>(v);
     if (type == value_type::string || type == value_type::array) bad_value(key, "a number for a key of type " + std::string(gguf::value_type_name(type)));
     if (!is_int && type != value_type::float32 && type != value_type::float64) bad_value(key, "a float for an integer key");
-    return take(value::parse(type, py::str(py::repr(v)).cast<std::string>()));
+    return parsed(key, value::parse(type, py::str(py::repr(v)).cast<std::string>()));
   }
-  if (py::isinstance<py::bytes>(v) || py::isinstance<py::dict>(v)) bad_value(key, "unsupported value type " + std::string(py::str(v.get_type().attr("__name__"))));
+  if (py::isinstance<py::bytes>(v) || py::isinstance<py::dict>(v) || !py::isinstance<py::iterable>(v))  // None, object()
+    bad_value(key, "unsupported value type " + std::string(py::str(v.get_type().attr("__name__"))));
   if (typed && type != value_type::array) bad_value(key, "a sequence for a key of type " + std::string(gguf::value_type_name(type)));
   return array_value(key, v, elem);
 }
@@ -225,19 +265,27 @@ value to_value(const std::string& key, py::handle v, std::optional<gguf::value_r
 
 void register_edit(py::module_& m) {
   m.def("edit",
-        [](py::handle path, py::object set, py::object remove, py::object out, bool in_place, bool force,
+        [](py::object path, py::object set, py::object remove, py::object out, bool in_place, bool force,
            bool break_links) {
           const gguf::file f = file_from(path);  // the types of the keys being set
           std::vector<gguf::edit_op> ops;
           // a str is one key, not its characters (issue 29, item 6)
-          if (py::isinstance<py::str>(remove)) ops.push_back(gguf::edit_op::remove(remove.cast<std::string>()));
-          else if (!remove.is_none())
-            for (py::handle k : remove) ops.push_back(gguf::edit_op::remove(k.cast<std::string>()));
-          if (!set.is_none())
-            for (auto item : set.cast<py::dict>()) {
-              const std::string key = item.first.cast<std::string>();
-              ops.push_back(gguf::edit_op::set(key, to_value(key, item.second, f.find(key))));
+          if (py::isinstance<py::str>(remove)) ops.push_back(gguf::edit_op::remove(key_of(remove)));
+          else if (!remove.is_none()) {
+            if (!py::isinstance<py::iterable>(remove))
+              throw py::type_error("remove takes a key (str) or an iterable of keys, not " +
+                                   std::string(Py_TYPE(remove.ptr())->tp_name));
+            for (py::handle k : remove) ops.push_back(gguf::edit_op::remove(key_of(k)));
+          }
+          if (!set.is_none()) {
+            if (!py::hasattr(set, "items"))
+              throw py::type_error("set takes a mapping of key -> value, not " + std::string(Py_TYPE(set.ptr())->tp_name));
+            for (py::handle item : set.attr("items")()) {
+              const py::tuple kv = py::reinterpret_borrow<py::object>(item);
+              const std::string key = key_of(kv[0]);
+              ops.push_back(gguf::edit_op::set(key, to_value(key, kv[1], f.find(key))));
             }
+          }
           gguf::edit_options opts;
           if (!out.is_none()) opts.output = path_string(out);
           // A File of this path open in this process maps the file: an in-place edit would
@@ -284,7 +332,7 @@ void register_edit(py::module_& m) {
           return d;
         },
         py::arg("path"), py::arg("set") = py::none(), py::arg("remove") = py::none(), py::arg("out") = py::none(),
-        py::arg("in_place") = true, py::arg("force") = false, py::arg("break_links") = false);
+        py::arg("in_place") = true, py::arg("force") = false, py::arg("break_links") = false, doc::edit);
 }
 
 }  // namespace ggufkit

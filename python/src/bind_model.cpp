@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "common.h"
+#include "docstrings.h"
 #include "gguf/model.h"
 #include "gguf/model_files.h"
 #include "gguf/vocab.h"
@@ -14,6 +15,14 @@ struct py_model {
   gguf::model m;
   std::optional<gguf::vocab> v;  // loaded on the first embed of a text
 };
+
+}  // namespace
+}  // namespace ggufkit
+
+GGUFKIT_REQUIRE_INITIALIZED(ggufkit::py_model)
+
+namespace ggufkit {
+namespace {
 
 py_model load_model(py::handle src) {
   gguf::file f = file_from(src);
@@ -36,14 +45,16 @@ py_model load_model(py::handle src) {
 }  // namespace
 
 void register_model(py::module_& m) {
-  py::class_<py_model>(m, "Model")
-      .def(py::init(&load_model), py::arg("path_or_file"))
-      .def_property_readonly("architecture", [](const py_model& s) { return std::string(s.m.arch().name); })
+  py::class_<py_model>(m, "Model", doc::Model)
+      .def(py::init([](py::object path_or_file) { return load_model(path_or_file); }), py::arg("path_or_file"),
+           doc::Model_init)
+      .def_property_readonly("architecture", [](const py_model& s) { return std::string(s.m.arch().name); },
+                             doc::Model_architecture)
       .def_property_readonly("hparams", [](const py_model& s) {
         return py::module_::import("json").attr("loads")(gguf::hparams_json(s.m.hparams()));
-      })
+      }, doc::Model_hparams)
       .def("embed",
-           [](py_model& s, py::handle text_or_ids, bool add_special) {
+           [](py_model& s, py::object text_or_ids, bool add_special) {
              const auto te = take(s.m.token_embd());
              const size_t n_embd = te->ne[0];
              std::vector<int32_t> ids;
@@ -66,7 +77,7 @@ void register_model(py::module_& m) {
              take(std::move(r));
              return out;
            },
-           py::arg("text_or_ids"), py::arg("add_special") = true)
+           py::arg("text_or_ids"), py::arg("add_special") = true, doc::Model_embed)
       .def(py::pickle([](const py_model& s) { return path_state(s.f.path(), "Model"); },
                       [](py::tuple t) { return load_model(t[0]); }))
       .def("__repr__", [](const py_model& s) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common.h"
+#include "docstrings.h"
 #include "gguf/format.h"
 #include "gguf/quant.h"
 
@@ -62,10 +63,12 @@ py::array quantize_array(py::handle array, py::handle type, py::handle imatrix) 
 }
 
 void register_quant(py::module_& m) {
-  m.def("quantize_rows", &quantize_array, py::arg("array"), py::arg("type"), py::arg("imatrix") = py::none());
-  m.def("can_quantize", [](py::handle type) { return gguf::can_quantize(type_from(type)); }, py::arg("type"));
-  m.def("quantize_requires_imatrix", [](py::handle type) { return gguf::quantize_requires_imatrix(type_from(type)); },
-        py::arg("type"));
+  m.def("quantize_rows", [](py::object array, py::object type, py::object imatrix) { return quantize_array(array, type, imatrix); },
+        py::arg("array"), py::arg("type"), py::arg("imatrix") = py::none(), doc::quantize_rows);
+  m.def("can_quantize", [](py::object type) { return gguf::can_quantize(type_from(type)); }, py::arg("type"),
+        doc::can_quantize);
+  m.def("quantize_requires_imatrix", [](py::object type) { return gguf::quantize_requires_imatrix(type_from(type)); },
+        py::arg("type"), doc::quantize_requires_imatrix);
 }
 
 }  // namespace ggufkit

@@ -1,6 +1,7 @@
 // ggufkit._core.quantize: a whole model quantized as llama-quantize does (gguf/quantize.h),
 // written atomically; the options are llama-quantize's, by their long names.
 #include "common.h"
+#include "docstrings.h"
 #include "gguf/model_files.h"
 #include "gguf/quantize.h"
 
@@ -102,7 +103,7 @@ void register_quantize_model(py::module_& m) {
         py::arg("allow_requantize"), py::arg("leave_output_tensor"), py::arg("pure"), py::arg("imatrix"),
         py::arg("include_weights"), py::arg("exclude_weights"), py::arg("output_tensor_type"),
         py::arg("token_embedding_type"), py::arg("tensor_types"), py::arg("prune_layers"), py::arg("keep_split"),
-        py::arg("override_kv"), py::arg("dry_run"), py::arg("force"));
+        py::arg("override_kv"), py::arg("dry_run"), py::arg("force"), doc::quantize);
 }
 
 }  // namespace ggufkit

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common.h"
+#include "docstrings.h"
 #include "gguf/chat.h"
 #include "gguf/vocab.h"
 
@@ -43,6 +44,14 @@ struct py_vocab {
     return py::reinterpret_steal<py::list>(out);
   }
 };
+
+}  // namespace
+}  // namespace ggufkit
+
+GGUFKIT_REQUIRE_INITIALIZED(ggufkit::py_vocab)
+
+namespace ggufkit {
+namespace {
 
 // Pauses the cyclic garbage collector while in scope (as gc.disable() / gc.enable()).
 class gc_paused {
@@ -105,15 +114,29 @@ py::tuple path_state(const std::string& path, const char* what) {
   return py::make_tuple(path);
 }
 
-std::vector<int32_t> ids_of(py::handle seq) {
-  std::vector<int32_t> ids;
-  for (py::handle x : seq) {
-    const long long id = x.cast<long long>();
-    if (id < std::numeric_limits<int32_t>::min() || id > std::numeric_limits<int32_t>::max())
-      throw gguf::exception(gguf::make_error(gguf::errc::out_of_range, gguf::no_offset,
-                                             "token id " + std::to_string(id) + " out of range"));
-    ids.push_back(int32_t(id));
+int64_t token_id_of(py::handle x) {
+  // an int or what operator.index takes (numpy integers); not a float, str, None
+  PyObject* i = PyNumber_Index(x.ptr());
+  if (!i) {
+    PyErr_Clear();
+    throw py::type_error("a token id must be an int, not " + std::string(Py_TYPE(x.ptr())->tp_name) + " (" +
+                         std::string(py::repr(x)) + ")");
   }
+  const py::object id = py::reinterpret_steal<py::object>(i);
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(id.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow || v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    throw gguf::exception(gguf::make_error(gguf::errc::out_of_range, gguf::no_offset,
+                                           "token id " + std::string(py::str(id)) + " out of range (not an int32)"));
+  return v;
+}
+
+std::vector<int32_t> ids_of(py::handle seq) {
+  if (py::isinstance<py::str>(seq) || py::isinstance<py::bytes>(seq))  // not its characters (hunt-py #7)
+    throw py::type_error("token ids must be a sequence of int, not " + std::string(Py_TYPE(seq.ptr())->tp_name));
+  std::vector<int32_t> ids;
+  for (py::handle x : seq) ids.push_back(int32_t(token_id_of(x)));
   return ids;
 }
 
@@ -130,17 +153,23 @@ std::vector<int32_t> encode(const gguf::vocab& v, std::string_view text, bool ad
 
 void register_vocab(py::module_& m) {
   m.def("default_tokenizer_cache_dir", [] { return gguf::default_tokenizer_cache_dir(); },
-        "The command-line tool's tokenizer cache folder: $GGUF_CACHE_DIR, else $XDG_CACHE_HOME/gguf, else "
-        "~/.cache/gguf; \"\" when GGUF_CACHE_DIR is \"\" or \"0\".");
-  py::class_<py_vocab>(m, "Vocab")
-      .def(py::init(&load_vocab), py::arg("path_or_file"), py::arg("cache_dir") = py::none())
+        doc::default_tokenizer_cache_dir);
+  py::class_<py_vocab>(m, "Vocab", doc::Vocab)
+      .def(py::init([](py::object path_or_file, py::object cache_dir) { return load_vocab(path_or_file, cache_dir); }),
+           py::arg("path_or_file"), py::arg("cache_dir") = py::none(), doc::Vocab_init)
       .def("encode",
-           [](py_vocab& s, py::handle text, bool add_special, bool parse_special) {
+           [](py_vocab& s, py::object text, bool add_special, bool parse_special) {
              return s.id_list(encode(s.v, text_of(text.ptr()), add_special, parse_special));
            },
-           py::arg("text"), py::arg("add_special") = true, py::arg("parse_special") = true)
+           py::arg("text"), py::arg("add_special") = true, py::arg("parse_special") = true, doc::Vocab_encode)
       .def("encode_batch",
-           [](py_vocab& s, py::handle texts, bool add_special, bool parse_special, unsigned threads) {
+           [](py_vocab& s, py::object texts, bool add_special, bool parse_special, int threads) {
+             // a str (or bytes) is one text, not a sequence of texts: its characters would each
+             // be tokenized as a text (hunt-py #13; as edit(remove="key"), issue 29 item 6)
+             if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts))
+               throw py::type_error("encode_batch takes an iterable of texts, not a single " +
+                                    std::string(Py_TYPE(texts.ptr())->tp_name) + " (use encode(text))");
+             if (threads < 0) throw py::value_error("threads must be >= 0 (0: every core), not " + std::to_string(threads));
              // a tuple of the texts (a tuple as it is): it holds them while the threads read
              // their UTF-8, whatever other Python threads do with the caller's list
              PyObject* seq = PySequence_Tuple(texts.ptr());
@@ -153,7 +182,7 @@ void register_vocab(py::module_& m) {
              gguf::result<std::vector<std::vector<int32_t>>> r{std::vector<std::vector<int32_t>>{}};
              {
                py::gil_scoped_release unlocked;
-               r = s.v.tokenize_batch(views, threads, add_special, parse_special);
+               r = s.v.tokenize_batch(views, unsigned(threads), add_special, parse_special);
              }
              const auto ids = take(std::move(r));
              PyObject* out = PyList_New(Py_ssize_t(n));
@@ -167,9 +196,10 @@ void register_vocab(py::module_& m) {
              }
              return result;
            },
-           py::arg("texts"), py::arg("add_special") = true, py::arg("parse_special") = true, py::arg("threads") = 0)
+           py::arg("texts"), py::arg("add_special") = true, py::arg("parse_special") = true, py::arg("threads") = 0,
+           doc::Vocab_encode_batch)
       .def("decode",
-           [](const py_vocab& s, py::handle ids, bool remove_special, bool unparse_special) {
+           [](const py_vocab& s, py::object ids, bool remove_special, bool unparse_special) {
              const auto v = ids_of(ids);
              for (int32_t id : v)
                if (id < 0 || uint32_t(id) >= s.v.n_tokens())
@@ -183,9 +213,10 @@ void register_vocab(py::module_& m) {
              }
              return text_replace(text);
            },
-           py::arg("ids"), py::arg("remove_special") = false, py::arg("unparse_special") = false)
+           py::arg("ids"), py::arg("remove_special") = false, py::arg("unparse_special") = false, doc::Vocab_decode)
       .def("token_to_piece",
-           [](const py_vocab& s, int64_t id) {
+           [](const py_vocab& s, py::object token) {
+             const int64_t id = token_id_of(token);
              // an id outside the vocabulary raises, as decode does (issue 29, item 18)
              if (id < 0 || uint64_t(id) >= s.v.n_tokens())
                throw gguf::exception(gguf::make_error(gguf::errc::out_of_range, gguf::no_offset,
@@ -193,9 +224,9 @@ void register_vocab(py::module_& m) {
                                                           std::to_string(s.v.n_tokens()) + " tokens)"));
              return text_replace(s.v.token_to_piece(int32_t(id), true));
            },
-           py::arg("id"))
+           py::arg("id"), doc::Vocab_token_to_piece)
       .def("apply_chat_template",
-           [](py_vocab& s, py::handle messages, py::handle tools, bool add_generation_prompt, bool tokenize, bool server,
+           [](py_vocab& s, py::object messages, py::object tools, bool add_generation_prompt, bool tokenize, bool server,
               py::kwargs kwargs) -> py::object {
              auto dumps = py::module_::import("json").attr("dumps");
              // transformers' chat_template= argument: a template text (or a built-in name) instead of the file's
@@ -225,7 +256,7 @@ void register_vocab(py::module_& m) {
              return text_replace(prompt);
            },
            py::arg("messages"), py::arg("tools") = py::none(), py::arg("add_generation_prompt") = false,
-           py::arg("tokenize") = false, py::arg("server") = false)
+           py::arg("tokenize") = false, py::arg("server") = false, doc::Vocab_apply_chat_template)
       .def_property_readonly("chat_template_caps",
                              [](const py_vocab& s) -> py::object {
                                if (!*s.chat) return py::none();
@@ -233,14 +264,16 @@ void register_vocab(py::module_& m) {
                                py::dict d;
                                for (const auto& f : gguf::chat_caps_fields) d[f.name] = c.*f.member;
                                return d;
-                             })
-      .def_property_readonly("n_tokens", [](const py_vocab& s) { return s.v.n_tokens(); })
-      .def_property_readonly("bos", [](const py_vocab& s) { return special(s.v.bos()); })
-      .def_property_readonly("eos", [](const py_vocab& s) { return special(s.v.eos()); })
-      .def_property_readonly("type", [](const py_vocab& s) { return std::string(gguf::vocab_type_name(s.v.type())); })
-      .def_property_readonly("path", [](const py_vocab& s) { return s.path; })
-      .def_property_readonly("cache_dir", [](const py_vocab& s) { return s.cache_dir.empty() ? py::object(py::none()) : py::object(py::str(s.cache_dir)); })
-      .def_property_readonly("from_cache", [](const py_vocab& s) { return s.v.from_cache(); })
+                             }, doc::Vocab_chat_template_caps)
+      .def_property_readonly("n_tokens", [](const py_vocab& s) { return s.v.n_tokens(); }, doc::Vocab_n_tokens)
+      .def_property_readonly("bos", [](const py_vocab& s) { return special(s.v.bos()); }, doc::Vocab_bos)
+      .def_property_readonly("eos", [](const py_vocab& s) { return special(s.v.eos()); }, doc::Vocab_eos)
+      .def_property_readonly("type", [](const py_vocab& s) { return std::string(gguf::vocab_type_name(s.v.type())); },
+                             doc::Vocab_type)
+      .def_property_readonly("path", [](const py_vocab& s) { return s.path; }, doc::Vocab_path)
+      .def_property_readonly("cache_dir", [](const py_vocab& s) { return s.cache_dir.empty() ? py::object(py::none()) : py::object(py::str(s.cache_dir)); },
+                             doc::Vocab_cache_dir)
+      .def_property_readonly("from_cache", [](const py_vocab& s) { return s.v.from_cache(); }, doc::Vocab_from_cache)
       .def(py::pickle(
           [](const py_vocab& s) {
             py::tuple p = path_state(s.path, "Vocab");

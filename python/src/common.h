@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include "gguf/error.h"
@@ -17,6 +18,21 @@
 namespace ggufkit {
 
 namespace py = pybind11;
+
+/// TypeError unless `self` (when an instance of the class bound to `t`) was initialized:
+/// by its __init__, __setstate__, or made by the module. An object of Cls.__new__(Cls)
+/// has no C++ value: pybind11 would hand its methods uninitialized memory (a crash).
+void require_initialized(py::handle self, const std::type_info& t);
+
+/// The Python object of `s`, an instance pybind11 holds (a method's self): methods whose
+/// results keep their File alive take `const T&` (so that signatures name the class) and
+/// get the object back here.
+template <class T>
+py::object python_object(const T& s) {
+  py::handle h = py::detail::find_registered_python_instance(const_cast<T*>(&s), py::detail::get_type_info(typeid(T)));
+  if (!h) throw std::logic_error(std::string("ggufkit: no Python object for a ") + typeid(T).name());
+  return py::reinterpret_steal<py::object>(h);
+}
 
 /// The value of a result, or a gguf::exception (translated to ggufkit.GGUFError).
 template <class T>
@@ -64,7 +80,12 @@ std::string path_string(py::handle path);
 /// object not opened from a path.
 py::tuple path_state(const std::string& path, const char* what);
 
-/// Token ids from a sequence of ints; GGUFError "out_of_range" for one outside int32.
+/// One token id: an int or what operator.index takes (numpy integers). TypeError naming
+/// the value for anything else (float, str, None); GGUFError "out_of_range" naming it for
+/// an int outside int32 (the caller checks the vocabulary's range).
+int64_t token_id_of(py::handle x);
+/// Token ids from a sequence of ints, each as token_id_of takes it; TypeError for a str or
+/// bytes (a text, not ids).
 std::vector<int32_t> ids_of(py::handle seq);
 
 /// The ids of `text` (the GIL released while tokenizing); GGUFError with the reason
@@ -84,3 +105,17 @@ void register_quantize_model(py::module_& m);
 py::array quantize_array(py::handle array, py::handle type, py::handle imatrix);
 
 }  // namespace ggufkit
+
+/// Declares (at global scope, after T is defined, before it is bound) that every argument
+/// of type T, self included, is checked by require_initialized before pybind11 loads it.
+#define GGUFKIT_REQUIRE_INITIALIZED(T)                                         \
+  namespace pybind11::detail {                                                 \
+  template <>                                                                  \
+  class type_caster<T> : public type_caster_base<T> {                          \
+   public:                                                                     \
+    bool load(handle src, bool convert) {                                      \
+      ::ggufkit::require_initialized(src, typeid(T));                          \
+      return type_caster_base<T>::load(src, convert);                          \
+    }                                                                          \
+  };                                                                           \
+  }

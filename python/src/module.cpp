@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common.h"
+#include "docstrings.h"
 #include "gguf/format.h"
 #include "gguf/output.h"
 #include "gguf/quant.h"
@@ -67,6 +68,15 @@ struct py_tensor {
   const gguf::tensor_info* t;
 };
 
+}  // namespace
+}  // namespace ggufkit
+
+GGUFKIT_REQUIRE_INITIALIZED(ggufkit::py_file)
+GGUFKIT_REQUIRE_INITIALIZED(ggufkit::py_tensor)
+
+namespace ggufkit {
+namespace {
+
 // numpy dtype of a fixed-size GGUF value type ("" for string / array).
 const char* numpy_code(gguf::value_type t) {
   using gguf::value_type;
@@ -123,6 +133,17 @@ py::object value_to_py(const gguf::value_ref& v, gguf::byte_order order, py::han
   const std::string swapped = std::string(order == gguf::byte_order::big ? ">" : "<") + code;
   py::array view = readonly_view(py::dtype(swapped), {py::ssize_t(a.size())}, raw.data(), owner);
   return view.attr("astype")(py::dtype(code));
+}
+
+void require_initialized(py::handle self, const std::type_info& t) {
+  const py::detail::type_info* ti = py::detail::get_type_info(t);
+  if (!ti || !self || !PyObject_TypeCheck(self.ptr(), ti->type)) return;  // not ours: pybind11 says why
+  const auto v_h = reinterpret_cast<py::detail::instance*>(self.ptr())->get_value_and_holder(ti, false);
+  // (value_and_holder's bool is "has a value pointer": null until __init__, so v_h.inst)
+  if (v_h.inst && !v_h.holder_constructed()) {
+    const std::string name = ti->type->tp_name;  // "ggufkit._core.File"
+    throw py::type_error(name + " object is not initialized (" + name + ".__new__() was called without __init__())");
+  }
 }
 
 bool file_is_open(const std::string& path) {
@@ -190,7 +211,12 @@ std::shared_ptr<py_file> open_url(const std::string& url, std::vector<std::strin
     py::gil_scoped_release unlocked;
     r = gguf::file::open_url(url, o);
   }
-  return std::make_shared<py_file>(py_file{take(std::move(r))});
+  if (!r) {  // the message names the URL, as File(url)'s does (file_from)
+    gguf::error e = std::move(r).error();
+    e.detail = url + ": " + e.detail;
+    throw gguf::exception(std::move(e));
+  }
+  return std::make_shared<py_file>(py_file{std::move(*r)});
 }
 
 }  // namespace
@@ -211,38 +237,39 @@ void register_file(py::module_& m) {
     }
   });
 
-  py::class_<py_file, std::shared_ptr<py_file>> file(m, "File");
-  file.def(py::init([](py::handle path) { return py_file{file_from(path)}; }), py::arg("path"))
-      .def_property_readonly("path", [](const py_file& s) { return s.f.path(); })
-      .def_property_readonly("version", [](const py_file& s) { return s.f.version(); })
-      .def_property_readonly("byte_order", [](const py_file& s) { return std::string(gguf::byte_order_name(s.f.byte_order())); })
-      .def_property_readonly("alignment", [](const py_file& s) { return s.f.alignment(); })
-      .def_property_readonly("data_offset", [](const py_file& s) { return s.f.data_offset(); })
-      .def_property_readonly("size", [](const py_file& s) { return s.f.size(); })
-      .def_property_readonly("is_remote", [](const py_file& s) { return s.f.is_remote(); })
+  // Both classes first, so that signatures name them (not their C++ types).
+  py::class_<py_file, std::shared_ptr<py_file>> file(m, "File", doc::File);
+  py::class_<py_tensor> tensor(m, "Tensor", doc::Tensor);
+  file.def(py::init([](py::object path) { return py_file{file_from(path)}; }), py::arg("path"), doc::File_init)
+      .def_property_readonly("path", [](const py_file& s) { return s.f.path(); }, doc::File_path)
+      .def_property_readonly("version", [](const py_file& s) { return s.f.version(); }, doc::File_version)
+      .def_property_readonly("byte_order", [](const py_file& s) { return std::string(gguf::byte_order_name(s.f.byte_order())); },
+                             doc::File_byte_order)
+      .def_property_readonly("alignment", [](const py_file& s) { return s.f.alignment(); }, doc::File_alignment)
+      .def_property_readonly("data_offset", [](const py_file& s) { return s.f.data_offset(); }, doc::File_data_offset)
+      .def_property_readonly("size", [](const py_file& s) { return s.f.size(); }, doc::File_size)
+      .def_property_readonly("is_remote", [](const py_file& s) { return s.f.is_remote(); }, doc::File_is_remote)
       .def_property_readonly("transfer", [](const py_file& s) {
         const auto t = s.f.transfer();
         py::dict d;
         d["requests"] = t.requests;
         d["bytes"] = t.bytes;
         return d;
-      })
-      .def_property_readonly("buffer", [](py::object self) {
-        const auto& f = self.cast<py_file&>().f;
-        const auto b = f.bytes();
-        fetch(f, b);  // a remote file: every byte
-        return readonly_view(py::dtype("u1"), {py::ssize_t(b.size())}, b.data(), self);
-      })
+      }, doc::File_transfer)
+      .def_property_readonly("buffer", [](const py_file& s) {
+        const auto b = s.f.bytes();
+        fetch(s.f, b);  // a remote file: every byte
+        return readonly_view(py::dtype("u1"), {py::ssize_t(b.size())}, b.data(), python_object(s));
+      }, doc::File_buffer)
       .def("_keys", [](const py_file& s) {
         py::list out(s.f.kv_count());
         for (size_t i = 0; i < s.f.kv_count(); ++i) out[i] = text_lossless(s.f.kv(i).key);
         return out;
       })
-      .def("_value", [](py::object self, const std::string& key) -> py::object {
-        const auto& f = self.cast<py_file&>().f;
-        auto v = f.find(key);
+      .def("_value", [](const py_file& s, const std::string& key) -> py::object {
+        auto v = s.f.find(key);
         if (!v) throw py::key_error(key);
-        return value_to_py(*v, f.byte_order(), self);
+        return value_to_py(*v, s.f.byte_order(), python_object(s));
       })
       .def("_type", [](const py_file& s, const std::string& key) {
         auto v = s.f.find(key);
@@ -281,16 +308,16 @@ void register_file(py::module_& m) {
           out[i++] = py::make_tuple(text_lossless(t.name), t.info_offset, uint32_t(t.type), t.offset, t.nbytes);
         return out;
       })
-      .def_property_readonly("tensors", [](py::object self) {
-        const auto& f = self.cast<py_file&>().f;
-        py::list out(f.tensor_count());
+      .def_property_readonly("tensors", [](const py_file& s) {
+        const py::object self = python_object(s);
+        py::list out(s.f.tensor_count());
         size_t i = 0;
-        for (const auto& t : f.tensors()) out[i++] = py::cast(py_tensor{self, &t});
+        for (const auto& t : s.f.tensors()) out[i++] = py::cast(py_tensor{self, &t});
         return out;
-      })
-      .def("tensor", [](py::object self, const std::string& name) {
-        return py_tensor{self, take(self.cast<py_file&>().f.get_tensor(name))};
-      }, py::arg("name"))
+      }, doc::File_tensors)
+      .def("tensor", [](const py_file& s, const std::string& name) {
+        return py_tensor{python_object(s), take(s.f.get_tensor(name))};
+      }, py::arg("name"), doc::File_tensor)
       .def("__repr__", [](const py_file& s) {
         return "<ggufkit.File '" + s.f.path() + "' v" + std::to_string(s.f.version()) + ", " +
                std::to_string(s.f.kv_count()) + " keys, " + std::to_string(s.f.tensor_count()) + " tensors>";
@@ -305,28 +332,28 @@ void register_file(py::module_& m) {
     for (uint32_t id = 0; id < gguf::ggml_type_count; ++id)
       if (const auto* t = gguf::ggml_type_traits(id)) out.append(py::make_tuple(id, std::string(t->name), t->blck_size, t->type_size));
     return out;
-  });
+  }, doc::ggml_types);
 
-  py::class_<py_tensor>(m, "Tensor")
-      .def_property_readonly("name", [](const py_tensor& s) { return text_lossless(s.t->name); })
-      .def_property_readonly("type", [](const py_tensor& s) { return std::string(gguf::ggml_type_name(s.t->type)); })
+  tensor.def_property_readonly("name", [](const py_tensor& s) { return text_lossless(s.t->name); }, doc::Tensor_name)
+      .def_property_readonly("type", [](const py_tensor& s) { return std::string(gguf::ggml_type_name(s.t->type)); },
+                             doc::Tensor_type)
       .def_property_readonly("ne", [](const py_tensor& s) {
         py::tuple ne(s.t->n_dims);
         for (uint32_t i = 0; i < s.t->n_dims; ++i) ne[i] = s.t->ne[i];
         return ne;
-      })
+      }, doc::Tensor_ne)
       .def_property_readonly("shape", [](const py_tensor& s) {
         py::tuple shape(s.t->n_dims);
         for (uint32_t i = 0; i < s.t->n_dims; ++i) shape[i] = s.t->ne[s.t->n_dims - 1 - i];
         return shape;
-      })
-      .def_property_readonly("n_elements", [](const py_tensor& s) { return s.t->nelements(); })
-      .def_property_readonly("offset", [](const py_tensor& s) { return s.t->offset; })
-      .def_property_readonly("nbytes", [](const py_tensor& s) { return s.t->nbytes; })
+      }, doc::Tensor_shape)
+      .def_property_readonly("n_elements", [](const py_tensor& s) { return s.t->nelements(); }, doc::Tensor_n_elements)
+      .def_property_readonly("offset", [](const py_tensor& s) { return s.t->offset; }, doc::Tensor_offset)
+      .def_property_readonly("nbytes", [](const py_tensor& s) { return s.t->nbytes; }, doc::Tensor_nbytes)
       .def_property_readonly("data", [](const py_tensor& s) {
         fetch(s.file.cast<py_file&>().f, s.t->data);  // a remote file: this tensor's bytes
         return readonly_view(py::dtype("u1"), {py::ssize_t(s.t->data.size())}, s.t->data.data(), s.file);
-      })
+      }, doc::Tensor_data)
       .def("dequantize", [](const py_tensor& s) {
         std::vector<py::ssize_t> shape(s.t->n_dims);
         for (uint32_t i = 0; i < s.t->n_dims; ++i) shape[i] = py::ssize_t(s.t->ne[s.t->n_dims - 1 - i]);
@@ -340,12 +367,12 @@ void register_file(py::module_& m) {
         }
         take(std::move(r));
         return out;
-      })
-      .def("quantize", [](const py_tensor& s, py::handle type, py::handle imatrix) {
+      }, doc::Tensor_dequantize)
+      .def("quantize", [](const py_tensor& s, py::object type, py::object imatrix) {
         // dequantized (bit-exact) to float32 rows of ne[0], then quantized
-        py::object floats = py::cast(s).attr("dequantize")();
+        py::object floats = python_object(s).attr("dequantize")();
         return quantize_array(floats, type, imatrix);
-      }, py::arg("type"), py::arg("imatrix") = py::none())
+      }, py::arg("type"), py::arg("imatrix") = py::none(), doc::Tensor_quantize)
       .def("__repr__", [](const py_tensor& s) {
         std::string ne;
         for (uint32_t i = 0; i < s.t->n_dims; ++i) ne += (i ? ", " : "") + std::to_string(s.t->ne[i]);

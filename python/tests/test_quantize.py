@@ -17,7 +17,24 @@ def fixture_types():
         return []
     f = ggufkit.open(FIXTURE)
     names = [t.name[2:] for t in f.tensors if t.name.startswith("q.")]
-    return [n for n in names if not ggufkit.quantize_requires_imatrix(n) and n != "iq1_m"]
+    return [n for n in names if not ggufkit.quantize_requires_imatrix(n)]
+
+
+# iq1_s / iq1_m sort each block's values with the C library's qsort and a comparator of the
+# value only, as ggml does (docs/quant.md): where values tie, the order (and so the bytes)
+# is that of the qsort of the libc that made the fixture. Rows with ties are compared only
+# when they agree; a difference there is reported as a skip that says so.
+QSORT_TIE_TYPES = {"iq1_s", "iq1_m"}
+
+
+def rows_with_ties(x):
+    """Rows of `x` in which two nonzero values have the same magnitude."""
+    rows = []
+    for i, row in enumerate(x.reshape(-1, x.shape[-1])):
+        nz = np.abs(row[row != 0])
+        if np.unique(nz).size != nz.size:
+            rows.append(i)
+    return rows
 
 
 @pytest.mark.parametrize("qtype", fixture_types())
@@ -28,8 +45,18 @@ def test_quantize_equals_ggml_on_the_fixture(data, qtype):
     got = ggufkit.quantize_rows(src.dequantize(), qtype)
     assert got.dtype == np.uint8
     assert got.shape[:-1] == src.shape[:-1]
-    assert got.tobytes() == want.tobytes()
-    assert src.quantize(qtype).tobytes() == want.tobytes()
+    assert src.quantize(qtype).tobytes() == got.tobytes()
+    if qtype not in QSORT_TIE_TYPES:
+        assert got.tobytes() == want.tobytes()
+        return
+    want_rows = want.reshape(got.shape)
+    ties = rows_with_ties(src.dequantize())
+    differ = [i for i in range(got.shape[0]) if got[i].tobytes() != want_rows[i].tobytes()]
+    assert not set(differ) - set(ties), f"{qtype}: rows without ties differ from ggml: {sorted(set(differ) - set(ties))}"
+    if differ:
+        pytest.skip(f"{qtype}: rows {differ} of the fixture have values of equal magnitude and differ from the "
+                    f"fixture's bytes: iq1_s/iq1_m order ties as the C library's qsort does (docs/quant.md), so these "
+                    f"rows depend on the libc; the other {got.shape[0] - len(differ)} rows are identical")
 
 
 def test_shapes_and_round_trip():
