@@ -1,5 +1,5 @@
-"""The Python package's defect hunt (notes/hunt-py.md), items 4, 7, 9, 10, 11, 12, 13: each
-test failed before its fix (a crash, pybind11's internal RuntimeError, an empty help(), a
+"""Defects a new user of the Python package met (a defect hunt of 2026-11-28; items 4, 7, 9,
+10, 11, 12, 13 of its report, kept as numbered there): each test failed before its fix (a crash, pybind11's internal RuntimeError, an empty help(), a
 TypeError where a Mapping gives KeyError, a message without the key or URL)."""
 import ast
 import inspect
