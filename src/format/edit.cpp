@@ -140,13 +140,7 @@ result<void> journaled_write(const fs::path& target, int fd, const struct stat& 
 
 }  // namespace
 
-fs::path journal_path(const fs::path& path) {
-  auto t = resolve_write_target(path);
-  std::string name = t.filename().string();
-  name.insert(name.begin(), '.');
-  name.append(".gguf-journal");
-  return (t.has_parent_path() ? t.parent_path() : fs::path(".")) / name;
-}
+fs::path journal_path(const fs::path& path) { return detail::journal_beside(resolve_write_target(path)); }
 
 result<recovery> recover_edit(const fs::path& path) {
   auto target = resolve_write_target(path);

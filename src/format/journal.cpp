@@ -90,6 +90,13 @@ result<std::vector<std::byte>> read_small_file(const std::filesystem::path& p) {
   return e;
 }
 
+std::filesystem::path journal_beside(const std::filesystem::path& file) {
+  std::string name = file.filename().string();
+  name.insert(name.begin(), '.');
+  name.append(".gguf-journal");
+  return (file.has_parent_path() ? file.parent_path() : std::filesystem::path(".")) / name;
+}
+
 result<journal_probe> probe_journal(const std::filesystem::path& target, const struct stat& st,
                                     std::span<const std::byte> file_bytes) {
   journal_probe p;
@@ -97,15 +104,8 @@ result<journal_probe> probe_journal(const std::filesystem::path& target, const s
   // in its folder as named, the same folder journal_path reaches by resolving every
   // component of the path (one lstat here instead of a readlink per component).
   struct stat lst {};
-  std::filesystem::path jpath;
-  if (::lstat(target.c_str(), &lst) == 0 && !S_ISLNK(lst.st_mode)) {
-    std::string name = target.filename().string();
-    name.insert(name.begin(), '.');
-    name.append(".gguf-journal");
-    jpath = (target.has_parent_path() ? target.parent_path() : std::filesystem::path(".")) / name;
-  } else {
-    jpath = journal_path(target);
-  }
+  const bool plain = ::lstat(target.c_str(), &lst) == 0 && !S_ISLNK(lst.st_mode);
+  const auto jpath = plain ? journal_beside(target) : journal_path(target);
   struct stat jst {};
   if (::lstat(jpath.c_str(), &jst) != 0) return p;  // the common case: one failed lstat
   auto bytes = read_small_file(jpath);

@@ -51,6 +51,10 @@ struct journal_probe {
   pending_edit state = pending_edit::none;
   edit_journal journal;  ///< when state == pending_edit::applied
 };
+/// `.NAME.gguf-journal` in the folder of `file` as named (no link resolved): the journal
+/// of `file` when it is not a symbolic link; gguf::journal_path resolves one first.
+std::filesystem::path journal_beside(const std::filesystem::path& file);
+
 /// `bytes`: the file's bytes as mapped (for range_matches). Errors: io_error when a
 /// journal is there but cannot be read (the file may be half edited, so it is not read
 /// without it).
