@@ -97,6 +97,9 @@ int run(int argc, char** argv) {
   const bool& json = rf.json;
   if (auto rc = parse(app, argc, argv)) return *rc;
   if (all) xxh64 = sha1 = sha256 = true;
+  // SHA-1 and SHA-256 (uuid is a SHA-1) need libcrypto: the static gguf hands over to
+  // gguf-dynamic before it reads or writes anything.
+  if ((sha1 || sha256 || uuid) && is_static_build()) return run_dynamic_build("computes SHA hashes");
 
   manifest man;
   check_state chk;
@@ -109,10 +112,8 @@ int run(int argc, char** argv) {
     }
     const bool m_sha256 = man.has_type("sha256"), m_sha1 = man.has_type("sha1"), m_xxh64 = man.has_type("xxh64"),
                m_uuid = man.has_type("uuid"), m_xxh3 = man.has_type("xxh3");
-    // SHA-1 and SHA-256 (uuid is a SHA-1) need libcrypto: the static gguf hands over
-    // before it writes anything (the manifest's choice below may pick one).
-    if ((sha1 || sha256 || uuid || m_sha256 || m_sha1 || m_uuid) && is_static_build())
-      return run_dynamic_build("computes SHA hashes");
+    // the manifest's choice below may pick a SHA: handed over before anything is written
+    if ((m_sha256 || m_sha1 || m_uuid) && is_static_build()) return run_dynamic_build("computes SHA hashes");
     if (!m_sha256 && !m_sha1 && !m_xxh64 && !m_uuid && !m_xxh3) {
       std::printf("ERROR manifest does not have any known hash format in %s\n", manifest_path.c_str());
       return check_unknown_hash;
@@ -137,7 +138,6 @@ int run(int argc, char** argv) {
     chk.m = &man;
   }
   if (!xxh64 && !sha1 && !sha256 && !uuid && !xxh3) xxh64 = true;
-  if ((sha1 || sha256 || uuid) && is_static_build()) return run_dynamic_build("computes SHA hashes");
 
   auto f = open_model(path);
   if (!f) return report(path, f.error());
