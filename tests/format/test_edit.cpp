@@ -226,14 +226,28 @@ TEST(Edit, ErrorsLeaveTheFileUnchanged) {
 
 using gguf::test::make_journal;
 
+// What an in-place rename_to("from the journal") of the model writes, taken from the same
+// edit done without interruption on a copy named `done_name`: the whole file after it, and
+// the region before the data the journal of that edit holds.
+struct finished_rename {
+  std::vector<std::byte> bytes;
+  long room = 0;  ///< the data offset: the region's size
+  std::vector<std::byte> region;
+};
+finished_rename finish_rename(const std::string& done_name) {
+  auto done = copy_of("models/stories260K.gguf", done_name);
+  EXPECT_TRUE(gguf::edit(done, rename_to("from the journal")).ok());
+  finished_rename r;
+  r.bytes = gguf::test::read_bytes(done);
+  r.room = static_cast<long>(gguf::file::open(done)->data_offset());
+  r.region.assign(r.bytes.begin(), r.bytes.begin() + r.room);
+  return r;
+}
+
 TEST(Edit, AJournalIsFinishedDiscardedOrLeftAlone) {
   GGUF_REQUIRE_DATA();
   // The expected result: the same edit done without interruption on another copy.
-  auto done = copy_of("models/stories260K.gguf", "journal-done.gguf");
-  ASSERT_TRUE(gguf::edit(done, rename_to("from the journal")).ok());
-  auto done_bytes = gguf::test::read_bytes(done);
-  auto room = gguf::file::open(done)->data_offset();
-  std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + static_cast<long>(room));
+  const auto [done_bytes, room, region] = finish_rename("journal-done.gguf");
 
   // Crash after the journal, before (or while) the file was written: finished.
   auto path = copy_of("models/stories260K.gguf", "journal.gguf");
@@ -291,11 +305,7 @@ TEST(Edit, AJournalIsFinishedDiscardedOrLeftAlone) {
 // still finished.
 TEST(Edit, AJournalOverAnotherFileOfTheSameInodeAndSizeIsLeftAlone) {
   GGUF_REQUIRE_DATA();
-  auto done = copy_of("models/stories260K.gguf", "journal-same-inode-done.gguf");
-  ASSERT_TRUE(gguf::edit(done, rename_to("from the journal")).ok());
-  const auto done_bytes = gguf::test::read_bytes(done);
-  const auto room = static_cast<long>(gguf::file::open(done)->data_offset());
-  const std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + room);
+  const auto [done_bytes, room, region] = finish_rename("journal-same-inode-done.gguf");
 
   auto path = copy_of("models/stories260K.gguf", "journal-same-inode.gguf");
   const auto old = gguf::test::read_bytes(path);
@@ -357,11 +367,7 @@ TEST(Edit, AJournalOverAnotherFileOfTheSameInodeAndSizeIsLeftAlone) {
 // link resolved), a path through a linked folder and a path with "..".
 TEST(Edit, AReaderFindsTheJournalByEveryNameOfTheFile) {
   GGUF_REQUIRE_DATA();
-  auto done = copy_of("models/stories260K.gguf", "journal-names-done.gguf");
-  ASSERT_TRUE(gguf::edit(done, rename_to("from the journal")).ok());
-  const auto done_bytes = gguf::test::read_bytes(done);
-  const auto room = static_cast<long>(gguf::file::open(done)->data_offset());
-  const std::vector<std::byte> region(done_bytes.begin(), done_bytes.begin() + room);
+  const auto [done_bytes, room, region] = finish_rename("journal-names-done.gguf");
   auto path = copy_of("models/stories260K.gguf", "journal-names.gguf");
   const auto old = gguf::test::read_bytes(path);
   const std::vector<std::byte> old_region(old.begin(), old.begin() + room);
