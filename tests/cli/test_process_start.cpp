@@ -109,3 +109,39 @@ TEST(CliProcessStart, TheStaticBuildHasNoLoaderAndHandsOverWhatNeedsALibrary) {
   EXPECT_EQ(sha.out, run_command(dynamic_cli().string(), {"hash", "--sha256", model}).out);
   EXPECT_NE(sha.out.find("sha256 "), std::string::npos) << sha.out;
 }
+
+// The remote options are added to a command only when its command line names one of them or
+// may ask for help (tools/gguf/cli_common.cpp, add_remote_options): every form still parses
+// and is checked as before.
+TEST(CliProcessStart, RemoteOptionsAreAddedWhenTheCommandLineNamesThem) {
+  GGUF_REQUIRE_DATA();
+  const std::string vocab = data_file("vocab/ugm-sp-test.gguf").string();
+  auto plain = run_cli({"tokenize", "-m", vocab, "Hello world", "--no-tokenizer-cache"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_NE(plain.out.find(','), std::string::npos) << plain.out;
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--timeout", "5"}, {"--timeout=5"}, {"--first-request=4096", "--retries", "0"},
+        {"--verbose"}, {"--header", "X-A: b"}, {"--hf-token=t"}, {"--no-cache"}}) {
+    std::vector<std::string> args = {"tokenize", "-m", vocab, "Hello world", "--no-tokenizer-cache"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << extra[0] << ": " << r.err;
+    EXPECT_EQ(r.out, plain.out) << extra[0];
+  }
+  // their checks still apply, in both forms
+  for (const char* bad : {"--timeout=0", "--retries=21"}) {
+    auto r = run_cli({"tokenize", "-m", vocab, "Hello", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("not in range"), std::string::npos) << bad << ": " << r.err;
+  }
+  // a name that only begins like one of them is still refused
+  auto near = run_cli({"tokenize", "-m", vocab, "Hello", "--timeouts=5"});
+  EXPECT_EQ(near.exit_code, 2);
+  EXPECT_NE(near.err.find("--timeouts"), std::string::npos) << near.err;
+  // and help lists them, asked for either way
+  for (const char* help : {"--help", "-h"}) {
+    auto r = run_cli({"tokenize", help});
+    EXPECT_EQ(r.exit_code, 0) << help;
+    EXPECT_NE(r.out.find("--first-request"), std::string::npos) << help;
+  }
+}

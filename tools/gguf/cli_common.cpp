@@ -43,9 +43,9 @@ std::vector<command>& registry() {
 }  // namespace
 
 registrar::registrar(std::string_view name, std::string_view summary, int (*run)(int, char**)) {
-  auto& r = registry();
-  r.push_back({name, summary, run});
-  std::sort(r.begin(), r.end(), [](const command& a, const command& b) { return a.name < b.name; });
+  auto& r = registry();  // kept sorted by name: one insertion per command, not one sort
+  auto at = std::upper_bound(r.begin(), r.end(), name, [](std::string_view n, const command& c) { return n < c.name; });
+  r.insert(at, {name, summary, run});
 }
 
 const std::vector<command>& commands() { return registry(); }
@@ -248,7 +248,31 @@ std::optional<int> check_output_path(const std::string& out, std::span<const std
   return std::nullopt;
 }
 
+namespace {
+// Whether the command line (main's argv) names one of `names`, as `NAME` or `NAME=VALUE`, or
+// may ask for help (`--help`, or a short option cluster holding `h`). True when main saved no
+// command line.
+bool command_line_names(std::initializer_list<std::string_view> names) {
+  if (process_arguments.empty()) return true;
+  for (size_t i = 1; i < process_arguments.size(); ++i) {
+    const std::string_view a = process_arguments[i];
+    if (a == "--help" || (a.size() > 1 && a[0] == '-' && a[1] != '-' && a.find('h') != std::string_view::npos))
+      return true;
+    for (std::string_view n : names)
+      if (a.starts_with(n) && (a.size() == n.size() || a[n.size()] == '=')) return true;
+  }
+  return false;
+}
+}  // namespace
+
 void add_remote_options(CLI::App& app) {
+  // Start-up: CLI11 spends about 130,000 instructions adding these nine options (each add
+  // compares its names with every option added before), a fifth of a cached `gguf tokenize`
+  // (bench/load_vs_llama.py). They are added only when the command line names one of them or
+  // may ask for help: a command line that names none parses the same without them.
+  if (!command_line_names({"--header", "--hf-token", "--timeout", "--retries", "--first-request", "--verbose",
+                           "--cache-dir", "--cache", "--no-cache"}))
+    return;
   const char* group = "Remote files (http:// or https:// URLs, hf://OWNER/REPO[@REV][:QUANT | /FILE.gguf])";
   app.add_option("--header", remote.headers,
                  "request header 'Name: value', e.g. 'Authorization: Bearer TOKEN' (repeatable; HF_TOKEN is used "

@@ -16,7 +16,7 @@
 #include "chat_json.h"
 #include "jsonl.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_chat {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -238,4 +238,4 @@ int run(int argc, char** argv) {
 const registrar reg{"chat", "the prompt (and tokens) of a conversation under the file's chat template", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_chat

@@ -9,7 +9,7 @@
 #include "gguf/byte_swap.h"
 #include "progress.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_convert_endian {
 namespace {
 
 int run(int argc, char** argv) {
@@ -77,4 +77,4 @@ int run(int argc, char** argv) {
 const registrar reg{"convert-endian", "write a GGUF file in the other byte order (every ggml type)", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_convert_endian

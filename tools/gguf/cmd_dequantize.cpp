@@ -17,7 +17,7 @@
 #include "gguf/quant.h"
 #include "progress.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_dequantize {
 namespace {
 
 using sink = std::function<result<void>(std::span<const std::byte>)>;
@@ -142,4 +142,4 @@ int run(int argc, char** argv) {
 const registrar reg{"dequantize", "write a tensor as raw little-endian float32", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_dequantize

@@ -9,7 +9,7 @@
 #include "jsonl.h"
 #include "gguf/vocab.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_detokenize {
 namespace {
 
 // Ids from free text: integers separated by white space, commas or brackets (one pass
@@ -145,4 +145,4 @@ int run(int argc, char** argv) {
 const registrar reg{"detokenize", "text of token ids, as llama.cpp's llama_detokenize", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_detokenize

@@ -9,7 +9,7 @@
 #include "diff_json.h"
 #include "gguf/diff.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_diff {
 namespace {
 
 const char* const help_footer = R"(Output (text): one line per difference,
@@ -130,4 +130,4 @@ int run(int argc, char** argv) {
 const registrar reg{"diff", "compare two files: keys and tensors added, removed, changed (--values: NMSE)", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_diff

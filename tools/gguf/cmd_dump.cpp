@@ -5,7 +5,7 @@
 
 #include "commands.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_dump {
 namespace {
 
 constexpr uint64_t short_array = 8;  // elements shown of a shortened array
@@ -150,4 +150,4 @@ int run(int argc, char** argv) {
 const registrar reg{"dump", "print every key/value and tensor info", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_dump

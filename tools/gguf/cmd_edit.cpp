@@ -19,7 +19,7 @@
 #include "gguf/vocab.h"
 #include "gguf/writer.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_edit {
 namespace {
 
 constexpr const char* types_help =
@@ -88,7 +88,8 @@ std::string special_names() {
   for (auto k : special_token_keys()) {
     std::string_view s = k.substr(std::string_view("tokenizer.ggml.").size());
     s.remove_suffix(std::string_view("_token_id").size());
-    out += (out.empty() ? "" : " ") + std::string(s);
+    if (!out.empty()) out += ' ';
+    out += s;
   }
   return out;
 }
@@ -333,4 +334,4 @@ const registrar reg_set{"set", "set a metadata key (short form of edit)", run_se
 const registrar reg_rm{"rm", "remove a metadata key (short form of edit)", run_rm};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_edit

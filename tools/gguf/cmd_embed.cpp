@@ -15,7 +15,7 @@
 #include "gguf/model.h"
 #include "gguf/vocab.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_embed {
 namespace {
 
 /// Appends `x` so that it reads back to the same float32: the shortest round-trip
@@ -127,4 +127,4 @@ int run(int argc, char** argv) {
 const registrar reg{"embed", "token embeddings of a text (tokenize, then look up token_embd rows)", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_embed

@@ -10,7 +10,7 @@
 #include "gguf/model.h"
 #include "estimate_json.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_estimate {
 namespace {
 
 std::string mib(uint64_t b) {
@@ -127,4 +127,4 @@ int run(int argc, char** argv) {
 const registrar reg{"estimate", "memory llama.cpp allocates: weights, KV cache, output, compute", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_estimate

@@ -4,7 +4,7 @@
 
 #include "commands.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_get {
 namespace {
 
 template <class T>
@@ -66,4 +66,4 @@ int run_get(int argc, char** argv) {
 const registrar reg{"get", "print one metadata value (raw or --json)", run_get};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_get

@@ -19,7 +19,7 @@
 #include "gguf/remote.h"
 #include "tensor_hash.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_hash {
 namespace {
 
 // gguf-hash's exit codes in --check mode.
@@ -217,4 +217,4 @@ int run(int argc, char** argv) {
 const registrar reg{"hash", "hash tensor data (xxh64, sha1, sha256, uuid), as llama.cpp's gguf-hash", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_hash

@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "info_json.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_info {
 namespace {
 
 std::string human(double v, const char* const* units, double step) {
@@ -112,4 +112,4 @@ int run(int argc, char** argv) {
 const registrar reg{"info", "summary: version, byte order, alignment, counts, architecture, sizes", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_info

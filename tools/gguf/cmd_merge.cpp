@@ -9,7 +9,7 @@
 #include "gguf/split.h"
 #include "progress.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_merge {
 namespace {
 
 int run(int argc, char** argv) {
@@ -67,4 +67,4 @@ int run(int argc, char** argv) {
 const registrar reg{"merge", "merge the shards of a split model into one file", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_merge

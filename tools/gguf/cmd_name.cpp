@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "gguf/naming.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_name {
 namespace {
 
 nlohmann::ordered_json opt(const std::string& s) {
@@ -119,4 +119,4 @@ int run(int argc, char** argv) {
 const registrar reg{"name", "GGUF naming convention: parse/check names, --suggest one", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_name

@@ -12,7 +12,7 @@
 #include "gguf/quantize.h"
 #include "progress.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_quantize {
 namespace {
 
 std::string lower(std::string s) {
@@ -270,4 +270,4 @@ int run(int argc, char** argv) {
 const registrar reg{"quantize", "quantize a model as llama-quantize does (byte-identical)", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_quantize

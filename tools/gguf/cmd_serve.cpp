@@ -18,7 +18,7 @@
 #include "serve_guard.h"
 #include "web_assets.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_serve {
 namespace {
 
 const char* const help_footer = R"(The page (http://HOST:PORT/): an overview of each file (architecture, parameters,
@@ -204,4 +204,4 @@ int run(int argc, char** argv) {
 const registrar reg{"serve", "local web viewer of files: metadata, tensors, tokenizer, memory, diff", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_serve

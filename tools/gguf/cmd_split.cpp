@@ -13,7 +13,7 @@
 #include "gguf/split.h"
 #include "progress.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_split {
 namespace {
 
 // Each shard's temp file stays open (and locked) until all are committed: lets a split
@@ -146,4 +146,4 @@ int run(int argc, char** argv) {
 const registrar reg{"split", "split a model into shards (as llama.cpp's gguf-split)", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_split

@@ -12,7 +12,7 @@
 #include "gguf/remote.h"
 #include "gguf/vocab.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_tokenize {
 namespace {
 
 nlohmann::ordered_json pieces_json(const vocab& v, const std::vector<int32_t>& ids) {
@@ -106,4 +106,4 @@ int run(int argc, char** argv) {
 const registrar reg{"tokenize", "token ids of a text, as llama.cpp's llama_tokenize", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_tokenize

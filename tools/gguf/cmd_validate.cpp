@@ -11,7 +11,7 @@
 #include "gguf/model.h"
 #include "gguf/schema.h"
 
-namespace gguf::cli {
+namespace gguf::cli::cmd_validate {
 namespace {
 
 std::string where(const diagnostic& d) {
@@ -150,4 +150,4 @@ int run(int argc, char** argv) {
 const registrar reg{"validate", "check files against the spec and llama.cpp's loader", run};
 
 }  // namespace
-}  // namespace gguf::cli
+}  // namespace gguf::cli::cmd_validate

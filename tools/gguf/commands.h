@@ -32,7 +32,9 @@ struct command {
 /// All registered commands, sorted by name.
 const std::vector<command>& commands();
 
-/// Registers a command at static-initialization time: one line per cmd_*.cpp.
+/// Registers a command at static-initialization time: one line per cmd_*.cpp. Each
+/// cmd_NAME.cpp keeps its code in namespace gguf::cli::cmd_NAME: the CLI's sources are
+/// compiled as one unity source (CMakeLists.txt), where two commands' `run` would collide.
 struct registrar {
   registrar(std::string_view name, std::string_view summary, int (*run)(int, char**));
 };
