@@ -13,6 +13,20 @@
 // whole huge page: one fault and 2 MiB cleared instead of 128-256 faults, and the table is
 // not zero-filled by hand), whole-process cold load, CPU medians of 30-60 alternating runs:
 // deepseek-coder 6.2 -> 5.5 ms, llama-spm 4.5 -> 4.0, starcoder 6.0 -> 5.3.
+//
+// Only up to one huge page (2 MiB) per table. A huge page is a free 2 MiB block of physical
+// memory, and in a virtual machine that reports its free memory to the host (virtio-balloon
+// free page reporting: Firecracker, QEMU, cloud VMs) those blocks are exactly the ones handed
+// back: clearing each one faults its 512 host pages in again, 5-10 ms per huge page, in the
+// kernel. Where another process has just freed memory (llama-tokenize, alternating in
+// bench/load_vs_llama.py), the whole-process cold load of gemma-4 (15 huge pages of tables)
+// took 230 ms of CPU with every table from 512 KiB in huge pages and 48 ms with this limit,
+// command-r 118 -> 31 ms; the smaller vocabularies, whose tables fit, are unchanged (CPU
+// medians of 11, same run; the first-call rates of bench/bpe_rate_vs_llama.py did not move
+// beyond their noise). The price is paid where the huge pages would have been backed: in a
+// loop of our own processes, back to back, llama-bpe's load (bench_tokenize_file, medians of
+// 7) went 15.6 -> 19.3 ms, its tokenize call unchanged. Larger tables get a plain anonymous
+// mapping: still zeroed, still prefaulted (prefault.h), in pages of the kernel's choosing.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +46,8 @@ template <class T>
 struct huge_page_allocator {
   using value_type = T;
   static constexpr size_t huge = size_t(2) << 20;
-  // from this size up (one huge page at 2 MiB granularity: up to 4x the bytes asked for)
+  // from this size up, a mapping of its own (a huge page up to 2 MiB: up to 4x the bytes
+  // asked for)
   static constexpr size_t threshold = size_t(512) << 10;
 
   huge_page_allocator() = default;
@@ -42,6 +57,11 @@ struct huge_page_allocator {
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes > huge) {  // a plain mapping, pages of the kernel's choosing
+      void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      return static_cast<T*>(p);
+    }
     if (bytes >= threshold) {
       // map one huge page more than needed, keep the 2 MiB aligned part, unmap the rest
       const size_t len = round_up(bytes);
@@ -61,7 +81,7 @@ struct huge_page_allocator {
     const size_t bytes = n * sizeof(T);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (bytes >= threshold) {
-      munmap(p, round_up(bytes));
+      munmap(p, bytes > huge ? bytes : round_up(bytes));
       return;
     }
 #endif
