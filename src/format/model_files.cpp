@@ -22,7 +22,12 @@ gguf::error split_error(const file& f, std::string detail, std::string_view key 
 template <class T>
 result<T> split_key(const file& f, std::string_view key) {
   auto v = f.get(key);
-  if (!v) return v.error();
+  if (!v) {
+    if (v.error().code != errc::key_not_found) return v.error();
+    return split_error(f, "split.count is set but " + std::string(key) +
+                              " is missing (a shard has split.no, split.count and split.tensors.count)",
+                       key);
+  }
   auto x = v->get<T>();
   if (!x) {
     auto e = x.error();

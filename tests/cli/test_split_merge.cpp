@@ -360,3 +360,48 @@ TEST(CliSplit, AKillDuringQuantizeKeepSplitNeverLeavesAMixOfTwoSets) {
   expect_no_mixed_set_after_a_kill("quantize", old_shards, new_shards,
                                    {"quantize", "--keep-split", "--force", in.shards[0].string(), "{DIR}/m.gguf", "Q8_0", "1"});
 }
+
+// A file whose split.* keys are broken: info and tokenize refuse it with one line that names
+// the file once and the key; dump and get read it alone after a warning (they show a file's
+// own metadata, and the file is what the user is looking into).
+TEST(CliSplit, BrokenSplitKeysAreNamedOnceAndDumpAndGetStillReadTheFile) {
+  GGUF_REQUIRE_DATA();
+  const fs::path dir = fresh_dir("split-keys");
+  const std::string lacking = copy_data_into(dir, "models/stories260K.gguf", "lacking.gguf").string();
+  ASSERT_EQ(run_cli({"edit", lacking, "--set", "split.count:uint16=3", "--force"}).exit_code, 0);
+  const std::string past = copy_data_into(dir, "models/stories260K.gguf", "past.gguf").string();
+  ASSERT_EQ(run_cli({"edit", past, "--set", "split.count:uint16=3", "--set", "split.no:uint16=5", "--set",
+                     "split.tensors.count:int32=48", "--force"})
+                .exit_code,
+            0);
+  auto times = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto info = run_cli({"info", lacking});
+  EXPECT_EQ(info.exit_code, 1);
+  EXPECT_EQ(info.err, "gguf: " + lacking +
+                          ": split.count is set but split.no is missing (a shard has split.no, split.count and "
+                          "split.tensors.count) (key split.no)\n");
+  auto tok = run_cli({"tokenize", "-m", past, "Hello"});
+  EXPECT_EQ(tok.exit_code, 1);
+  EXPECT_EQ(times(tok.err, past), 1u) << tok.err;
+  EXPECT_NE(tok.err.find("split.no 5 is not below split.count 3"), std::string::npos) << tok.err;
+
+  auto get = run_cli({"get", lacking, "general.architecture"});
+  EXPECT_EQ(get.exit_code, 0) << get.err;
+  EXPECT_EQ(get.out, "llama");
+  EXPECT_EQ(get.err, "gguf: " + lacking +
+                         ": warning: split.count is set but split.no is missing (a shard has split.no, split.count "
+                         "and split.tensors.count) (key split.no); read as one file (gguf validate " +
+                         lacking + " lists the problems)\n");
+  auto dump = run_cli({"dump", lacking});
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_NE(dump.out.find("48 tensors"), std::string::npos) << dump.out;
+  EXPECT_EQ(dump.err, get.err);
+  // a set the keys can be read for but that cannot be assembled stays an error
+  auto d2 = run_cli({"dump", past});
+  EXPECT_EQ(d2.exit_code, 1);
+  EXPECT_EQ(times(d2.err, past), 1u) << d2.err;
+}

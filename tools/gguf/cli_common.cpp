@@ -63,8 +63,22 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   return std::nullopt;
 }
 
+namespace {
+// e's message without a leading "FILE: " (said by the caller's line)
+std::string message_after(std::string_view file, const gguf::error& e) {
+  std::string m = e.message();
+  if (!file.empty() && m.size() > file.size() + 2 && m.starts_with(file) && m.compare(file.size(), 2, ": ") == 0)
+    m.erase(0, file.size() + 2);
+  return m;
+}
+}  // namespace
+
+std::string error_line(std::string_view file, const gguf::error& e) {
+  return "gguf: " + std::string(file) + ": " + message_after(file, e) + "\n";
+}
+
 int report(std::string_view file, const gguf::error& e) {
-  std::cerr << "gguf: " << file << ": " << e.message() << "\n";
+  std::cerr << error_line(file, e);
   return e.code == errc::io_error ? exit_usage : exit_invalid;
 }
 
@@ -342,8 +356,9 @@ result<gguf::vocab> load_vocab(const gguf::file& f) {
   return v;
 }
 
-result<gguf::file> open_model(const std::string& path, bool use_stdin, split_facts* split) {
-  auto f = open_input(path, use_stdin);
+namespace {
+// f, or when it is a shard, the merged view of its set (open_model)
+result<gguf::file> with_its_set(result<gguf::file> f, split_facts* split) {
   if (!f || !f->find(kv_split_count)) return f;
   auto m = model_files::from_file(*f, [](const std::string& p) { return open_input(p); });
   if (!m) return m.error();
@@ -354,6 +369,23 @@ result<gguf::file> open_model(const std::string& path, bool use_stdin, split_fac
     if (auto no = f->get_uint(kv_split_no)) split->no = uint16_t(*no);
   }
   return m->merged();
+}
+}  // namespace
+
+result<gguf::file> open_model(const std::string& path, bool use_stdin, split_facts* split) {
+  return with_its_set(open_input(path, use_stdin), split);
+}
+
+result<gguf::file> open_model_or_file(const std::string& path, bool use_stdin) {
+  auto f = open_input(path, use_stdin);
+  if (!f || !f->find(kv_split_count)) return f;
+  if (auto info = read_split_info(*f); !info) {
+    const std::string name = input_name(path, use_stdin);
+    std::cerr << "gguf: " << name << ": warning: " << message_after(name, info.error())
+              << "; read as one file (gguf validate " << name << " lists the problems)\n";
+    return f;
+  }
+  return with_its_set(std::move(f), nullptr);
 }
 
 nlohmann::ordered_json value_json(const value_ref& v, uint64_t max_elems) {

@@ -41,7 +41,7 @@ int run_get(int argc, char** argv) {
     return exit_usage;
   }
   const std::string name = input_name(path, use_stdin);
-  auto f = open_model(path, use_stdin);
+  auto f = open_model_or_file(path, use_stdin);  // (a file whose split.* keys are broken: read alone)
   if (!f) return report(name, f.error());
   auto v = f->get(key);
   if (!v) return report(name, v.error());

@@ -71,6 +71,10 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv);
 /// exit_invalid otherwise.
 int report(std::string_view file, const gguf::error& e);
 
+/// The line report prints: `gguf: FILE: message\n`, FILE said once where the message
+/// already begins with it (a split set's errors name the shard they concern).
+std::string error_line(std::string_view file, const gguf::error& e);
+
 /// The exit code of a command whose output is complete: std::cout and C stdio flushed,
 /// then `code`, or exit_usage after `gguf: standard output: cannot write: REASON; the
 /// output is incomplete` (REASON when the last flush saw it) when
@@ -116,6 +120,12 @@ struct split_facts {
   uint64_t total_size = 0;   ///< bytes of every shard
 };
 result<gguf::file> open_model(const std::string& path, bool use_stdin = false, split_facts* split = nullptr);
+
+/// open_model for the commands that show a file's own metadata (dump, get): a file whose
+/// split.* keys cannot be read (one missing, or of another type) is read alone, after one
+/// line on stderr, `gguf: FILE: warning: MESSAGE; read as one file (gguf validate FILE
+/// lists the problems)`. Every other error is open_model's.
+result<gguf::file> open_model_or_file(const std::string& path, bool use_stdin = false);
 
 /// Adds the options of reading a URL or hub name (--header, --hf-token, --timeout,
 /// --retries, --verbose) and of the disk cache (--cache-dir DIR, older name --cache;

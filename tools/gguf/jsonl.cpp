@@ -429,7 +429,7 @@ int jsonl_error(const jsonl_reader& in, size_t line_no, std::string_view what, s
 }
 
 int report_to(std::string_view file, const gguf::error& e, std::string& err) {
-  err = "gguf: " + std::string(file) + ": " + e.message() + "\n";
+  err = error_line(file, e);
   return e.code == errc::io_error ? exit_usage : exit_invalid;
 }
 
