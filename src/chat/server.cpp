@@ -228,7 +228,8 @@ result<std::string> direct_apply(const chat_template_impl& t, const ojson& messa
   if (gen) ctx["add_generation_prompt"] = true;
   const jinja::program& prog = t.server_program ? *t.server_program : *t.program;
   auto out = render_jinja(prog, ctx, jinja::dialect::llama_cpp);
-  if (!out || !strip) return out;
+  if (!out) return named_by_key(std::move(out).error(), t);
+  if (!strip) return out;
   std::string s = std::move(*out);
   const std::string bos = t.tokens.bos_token.value_or(""), eos = t.tokens.eos_token.value_or("");
   if (t.tokens.add_bos && s.compare(0, bos.size(), bos) == 0) s.erase(0, bos.size());

@@ -104,7 +104,9 @@ result<std::string> apply_transformers(const chat_template_impl& impl, const cha
   if (tk.unk_token) ctx["unk_token"] = *tk.unk_token;
   if (tk.pad_token) ctx["pad_token"] = *tk.pad_token;
   for (const auto& [k, v] : kwargs.items()) ctx[k] = v;
-  return render_jinja(*t->program, ctx);
+  auto out = render_jinja(*t->program, ctx);
+  if (!out) return named_by_key(std::move(out).error(), *t);
+  return out;
 }
 
 std::optional<std::string> token_text(const vocab& v, int32_t id) {
@@ -207,6 +209,24 @@ result<chat_template> chat_template::builtin(std::string_view name, chat_tokens 
   return error{errc::invalid_argument, no_offset, {}, "unknown built-in chat template '" + std::string(name) + "'"};
 }
 
+namespace {
+// from_source of a GGUF key's text: its parse errors and its render errors name that key
+result<chat_template> from_key(std::string source, const chat_tokens& tokens, std::string_view key) {
+  for (auto name : builtin_names())
+    if (source == name) return chat_template::builtin(name, tokens);
+  auto impl = jinja_impl(std::move(source), tokens);
+  if (!impl) {
+    error e = std::move(impl).error();
+    if (e.subject.empty()) e.subject = std::string(key);
+    return e;
+  }
+  (*impl)->key = std::string(key);
+  chat_template t;
+  t.impl_ = std::move(*impl);
+  return t;
+}
+}  // namespace
+
 result<chat_template> chat_template::load(const file& f, const vocab& v, std::string_view name) {
   chat_tokens tokens;
   tokens.bos_token = token_text(v, v.bos());
@@ -222,18 +242,12 @@ result<chat_template> chat_template::load(const file& f, const vocab& v, std::st
     if (!s) return s.error();
     return std::optional<std::string>(std::string(*s));
   };
-  auto with_key = [](error e, std::string_view key) {
-    if (e.subject.empty()) e.subject = std::string(key);
-    return e;
-  };
   if (!name.empty()) {
     std::string key = "tokenizer.chat_template." + std::string(name);
     auto src = read(key);
     if (!src) return src.error();
     if (!*src) return error{errc::key_not_found, no_offset, key, "no chat template named '" + std::string(name) + "'"};
-    auto t = from_source(std::move(**src), tokens);
-    if (!t) return with_key(std::move(t).error(), key);
-    return t;
+    return from_key(std::move(**src), tokens, key);
   }
   auto main_src = read("tokenizer.chat_template");
   if (!main_src) return main_src.error();
@@ -241,8 +255,8 @@ result<chat_template> chat_template::load(const file& f, const vocab& v, std::st
   if (!tool_src) return tool_src.error();
   std::shared_ptr<const chat_template_impl> tool_use;
   if (*tool_src) {
-    auto t = from_source(std::move(**tool_src), tokens);
-    if (!t) return with_key(std::move(t).error(), "tokenizer.chat_template.tool_use");
+    auto t = from_key(std::move(**tool_src), tokens, "tokenizer.chat_template.tool_use");
+    if (!t) return t.error();
     tool_use = t->impl_;
   }
   if (!*main_src) {  // llama-server: the tool_use variant, else chatml
@@ -253,12 +267,13 @@ result<chat_template> chat_template::load(const file& f, const vocab& v, std::st
     }
     return builtin("chatml", tokens);  // llama-server's default (chatml_default)
   }
-  auto t = from_source(std::move(**main_src), tokens);
-  if (!t) return with_key(std::move(t).error(), "tokenizer.chat_template");
+  auto t = from_key(std::move(**main_src), tokens, "tokenizer.chat_template");
+  if (!t) return t.error();
   if (tool_use) {
     auto impl = std::make_shared<chat_template_impl>();
     impl->source = t->impl_->source;
     impl->builtin = t->impl_->builtin;
+    impl->key = t->impl_->key;
     impl->tokens = t->impl_->tokens;
     impl->program = t->impl_->program;
     impl->server_program = t->impl_->server_program;

@@ -27,6 +27,7 @@ struct server_traits {
 struct chat_template_impl {
   std::string source;                          ///< Jinja source ("" for a built-in)
   std::string builtin;                         ///< built-in name, or ""
+  std::string key;  ///< the GGUF key the source was read from (chat_template::load), or ""
   /// A file without a template: llama-server renders its Jinja chatml (source, program),
   /// transformers mode this built-in (transformers refuses such a file; the built-in takes
   /// null content and content parts, which the Jinja text cannot).
@@ -62,6 +63,13 @@ result<request_json> parse_request(const chat_request& req);
 result<std::vector<flat_message>> flatten_messages(const ojson& messages);
 
 /// Renders `prog` with `context` (a JSON object). Errors of the engine as they are.
+/// e with t's key as its subject when it names none: a render error names the key of the
+/// template that raised, as a parse error does.
+inline error named_by_key(error e, const chat_template_impl& t) {
+  if (e.subject.empty() && !t.key.empty()) e.subject = t.key;
+  return e;
+}
+
 result<std::string> render_jinja(const jinja::program& prog, const ojson& context,
                                  jinja::dialect dialect = jinja::dialect::jinja2);
 

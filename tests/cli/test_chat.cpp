@@ -218,3 +218,33 @@ TEST(cli_chat, validate_edit_and_info_check_the_template) {
 }
 
 }  // namespace
+
+// A template that raises while rendering names its key, as one that does not parse does:
+// the file's main template, its tool_use variant (chosen when tools are given), in both
+// modes; a template given on the command line names no key.
+TEST(cli_chat, render_errors_name_the_templates_key) {
+  GGUF_REQUIRE_DATA();
+  const std::string src = data_file("vocab/ggml-vocab-qwen2.gguf").string();
+  const std::string out = (gguf::test::temp_dir() / "raising_keys.gguf").string();
+  ASSERT_EQ(run_cli({"edit", src, "-o", out, "--chat-template", "{{ raise_exception('main') }}", "--set-file",
+                     "tokenizer.chat_template.tool_use=" + write_temp("tool.jinja", "{{ raise_exception('tools') }}"),
+                     "--force"})
+                .exit_code,
+            0);
+  const std::string msgs = conv_path("03_system_user");
+  const std::string tools = write_temp("tools.json", R"([{"type":"function","function":{"name":"f","parameters":{}}}])");
+  for (const char* mode : {"", "--server"}) {
+    std::vector<std::string> args = {"chat", "-m", out, "--messages", msgs};
+    if (*mode) args.push_back(mode);
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << mode;
+    EXPECT_EQ(r.err, "gguf: " + out + ": line 1: main (key tokenizer.chat_template)\n") << mode;
+    args.insert(args.end(), {"--tools", tools});
+    r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << mode;
+    EXPECT_EQ(r.err, "gguf: " + out + ": line 1: tools (key tokenizer.chat_template.tool_use)\n") << mode;
+  }
+  auto given = run_cli({"chat", "-m", out, "--messages", msgs, "--chat-template", "{{ raise_exception('given') }}"});
+  EXPECT_EQ(given.exit_code, 1);
+  EXPECT_EQ(given.err.find("(key "), std::string::npos) << given.err;
+}
