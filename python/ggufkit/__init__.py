@@ -79,8 +79,32 @@ class Metadata(Mapping[str, Any]):
             raise KeyError(key)
         return self._file._type(key)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to a Mapping with the same keys and equal values, as dicts compare (key
+        order aside); numeric arrays compare element by element (numpy.array_equal: same
+        shape and values; a NaN equals nothing), against an array or a list alike."""
+        if self is other:
+            return True
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        if len(self) != len(other) or any(k not in other for k in self._keys):
+            return False
+        return all(_values_equal(self[k], other[k]) for k in self._keys)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking, as Mapping: unhashable
+
     def __repr__(self) -> str:
         return f"<ggufkit.Metadata of {self._file.path!r}: {len(self)} keys>"
+
+
+def _values_equal(a: Any, b: Any) -> bool:
+    """Metadata.__eq__ of two values: arrays element-wise, lists item by item."""
+    if hasattr(a, "__array__") or hasattr(b, "__array__"):
+        import numpy as np
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    if isinstance(a, list) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_values_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
 
 
 # File (the extension module) gets its metadata property here, where Metadata is defined

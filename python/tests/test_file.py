@@ -119,3 +119,26 @@ def test_paths_as_open_takes_them(data, tmp_path):
     out = tmp_path / "o.gguf"
     ggufkit.edit(p, set={"general.name": "x"}, out=bytes(out))
     assert ggufkit.open(out).metadata["general.name"] == "x"
+
+
+def test_metadata_equality(data):
+    """Metadata compares as a Mapping does, its numeric arrays element by element (not
+    numpy's "truth value of an array is ambiguous")."""
+    path = str(data / "vocab" / "ggml-vocab-llama-spm.gguf")
+    a, b = ggufkit.open(path).metadata, ggufkit.open(path).metadata
+    assert a == a and a == b and not (a != b)
+    as_dict = {k: a[k] for k in a}
+    assert a == as_dict and as_dict == a
+    scores = next(k for k in a if a.type(k) == "array" and hasattr(a[k], "shape"))
+    changed = dict(as_dict)
+    changed[scores] = a[scores].copy()
+    changed[scores][0] += 1
+    assert a != changed
+    changed[scores] = list(a[scores])  # a list of the same numbers is equal
+    assert a == changed
+    del changed[scores]
+    assert a != changed
+    assert a != ggufkit.open(str(data / "models" / "stories260K.gguf")).metadata
+    assert (a == 5) is False
+    with pytest.raises(TypeError):
+        hash(a)
