@@ -1,4 +1,6 @@
 // ggufkit._core: Model (architecture, hparams, token embeddings).
+#include <memory>
+#include <mutex>
 #include <optional>
 
 #include "common.h"
@@ -13,7 +15,9 @@ namespace {
 struct py_model {
   gguf::file f;
   gguf::model m;
-  std::optional<gguf::vocab> v;  // loaded on the first embed of a text
+  std::optional<gguf::vocab> v;  // loaded on the first embed of a text, once (v_once)
+  // (threads may make that first call together: the GIL is released while loading)
+  std::unique_ptr<std::once_flag> v_once = std::make_unique<std::once_flag>();
 };
 
 }  // namespace
@@ -39,7 +43,7 @@ py_model load_model(py::handle src) {
     f = set->merged();
   }
   auto m = take(gguf::model::load(f));
-  return py_model{f, std::move(m), std::nullopt};
+  return py_model{f, std::move(m), std::nullopt, std::make_unique<std::once_flag>()};
 }
 
 }  // namespace
@@ -59,9 +63,10 @@ void register_model(py::module_& m) {
              const size_t n_embd = te->ne[0];
              std::vector<int32_t> ids;
              if (py::isinstance<py::str>(text_or_ids) || py::isinstance<py::bytes>(text_or_ids)) {
-               if (!s.v) {
+               {
                  py::gil_scoped_release unlocked;
-                 s.v = take(gguf::vocab::load(s.f));
+                 // a failed load leaves the flag unset: the next call tries again
+                 std::call_once(*s.v_once, [&] { s.v = take(gguf::vocab::load(s.f)); });
                }
                ids = encode(*s.v, text_or_ids.cast<std::string_view>(), add_special, /*parse_special=*/false);
              } else {

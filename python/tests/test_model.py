@@ -30,3 +30,26 @@ def test_embed_errors(data):
     with pytest.raises(ggufkit.GGUFError) as e:
         m.embed([10**6])
     assert e.value.code == "out_of_range"
+
+
+def test_first_embeds_from_many_threads(data):
+    """The first embed of a text loads the vocabulary with the GIL released: threads that
+    make it together load it once and all get the single-thread result."""
+    import threading
+    path = data / "models/stories260K.gguf"
+    want = ggufkit.Model(path).embed("Hello world").tobytes()
+    for _ in range(10):
+        m = ggufkit.Model(path)
+        start = threading.Barrier(8)
+        got = [None] * 8
+
+        def first(i):
+            start.wait()
+            got[i] = m.embed("Hello world").tobytes()
+
+        threads = [threading.Thread(target=first, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == [want] * 8
