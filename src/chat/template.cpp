@@ -155,16 +155,27 @@ result<std::shared_ptr<chat_template_impl>> jinja_impl(std::string source, chat_
   return impl;
 }
 
-}  // namespace
-
-result<chat_template> chat_template::from_source(std::string source, chat_tokens tokens) {
+// from_source of a GGUF key's text (key "": of none): its parse errors and its render
+// errors name that key
+result<chat_template> from_key(std::string source, chat_tokens tokens, std::string_view key) {
   for (auto name : builtin_names())
-    if (source == name) return builtin(name, std::move(tokens));
+    if (source == name) return chat_template::builtin(name, std::move(tokens));
   auto impl = jinja_impl(std::move(source), std::move(tokens));
-  if (!impl) return impl.error();
+  if (!impl) {
+    error e = std::move(impl).error();
+    if (e.subject.empty()) e.subject = std::string(key);
+    return e;
+  }
+  (*impl)->key = std::string(key);
   chat_template t;
   t.impl_ = std::move(*impl);
   return t;
+}
+
+}  // namespace
+
+result<chat_template> chat_template::from_source(std::string source, chat_tokens tokens) {
+  return from_key(std::move(source), std::move(tokens), {});
 }
 
 namespace {
@@ -208,24 +219,6 @@ result<chat_template> chat_template::builtin(std::string_view name, chat_tokens 
   }
   return error{errc::invalid_argument, no_offset, {}, "unknown built-in chat template '" + std::string(name) + "'"};
 }
-
-namespace {
-// from_source of a GGUF key's text: its parse errors and its render errors name that key
-result<chat_template> from_key(std::string source, const chat_tokens& tokens, std::string_view key) {
-  for (auto name : builtin_names())
-    if (source == name) return chat_template::builtin(name, tokens);
-  auto impl = jinja_impl(std::move(source), tokens);
-  if (!impl) {
-    error e = std::move(impl).error();
-    if (e.subject.empty()) e.subject = std::string(key);
-    return e;
-  }
-  (*impl)->key = std::string(key);
-  chat_template t;
-  t.impl_ = std::move(*impl);
-  return t;
-}
-}  // namespace
 
 result<chat_template> chat_template::load(const file& f, const vocab& v, std::string_view name) {
   chat_tokens tokens;
