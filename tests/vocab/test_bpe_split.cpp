@@ -6,6 +6,7 @@
 // halves, separators and broken UTF-8.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <set>
@@ -15,6 +16,7 @@
 #include "vocab/pre_tokenizer/pre_tokenizer.h"
 #include "vocab/models/tokenizer_model.h"
 #include "vocab/models/word_split.h"
+#include "vocab/unicode/unicode.h"
 #include "gguf/byte_swap.h"
 #include "gguf/output.h"
 #include "gguf/vocab.h"
@@ -122,6 +124,93 @@ INSTANTIATE_TEST_SUITE_P(all, bpe_split,
                          [](const auto& info) { return gguf::test::test_name(info.param); });
 
 }  // namespace
+
+// whole_char_table (bpe_pairs.h): a character taken as its token from the start must give
+// the ids of merging its bytes, whatever the order of the rules. The real vocabularies list
+// rules in training order (a character's own merges before any rule that joins it to a
+// neighbour), so the checks against neighbours seldom decide anything there. Here
+// llama-bpe's and qwen2's rules are reordered so that they must: shuffled, reversed, and
+// with every rule whose left side ends in a continuation byte and whose right side starts
+// with a lead byte (the rules that join characters) moved first.
+TEST(bpe_whole_chars, reordered_rules_give_the_per_word_queue_ids) {
+  GGUF_REQUIRE_DATA();
+  const std::string many = gguf::test::read_text(gguf::test::data_file("corpus/multilingual.txt")).substr(0, 200000);
+  ASSERT_FALSE(many.empty()) << "corpus/multilingual.txt missing";
+  // random text from the multi-byte characters of that text: every pair of neighbours
+  std::vector<std::string> chars;
+  {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < many.size();) {
+      const auto c = uint8_t(many[i]);
+      const size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      if (n == 2 || n == 3) seen.insert(many.substr(i, n));
+      i += n;
+    }
+    chars.assign(seen.begin(), seen.end());
+  }
+  ASSERT_GT(chars.size(), 500u);
+  std::mt19937 rng(97);
+  std::string mixed;
+  for (int i = 0; i < 30000; ++i) {
+    mixed += chars[rng() % chars.size()];
+    if (rng() % 16 == 0) mixed += rng() % 2 ? " " : "\n";
+  }
+  const auto dir = gguf::test::temp_dir();
+  for (const std::string name : {"llama-bpe", "qwen2"}) {
+    auto src = gguf::file::open(gguf::test::data_file("vocab/ggml-vocab-" + name + ".gguf"));
+    ASSERT_TRUE(src) << src.error().message();
+    std::vector<std::string> tokens, merges;
+    ASSERT_TRUE(src->get_array("tokenizer.ggml.tokens")->for_each_string([&](uint64_t, std::string_view t) { tokens.emplace_back(t); }));
+    ASSERT_TRUE(src->get_array("tokenizer.ggml.merges")->for_each_string([&](uint64_t, std::string_view m) { merges.emplace_back(m); }));
+    const std::string pre(src->get_string("tokenizer.ggml.pre").value_or("default"));
+    // the byte a side's first (last) character stands for
+    const auto side_byte = [](std::string_view side, bool first) {
+      const std::string_view ch = first ? side.substr(0, uint8_t(side[0]) < 0x80 ? 1 : 2) : side.substr(side.size() - (uint8_t(side.back()) < 0x80 ? 1 : 2));
+      uint8_t b = 0;
+      const auto* u = reinterpret_cast<const uint8_t*>(ch.data());
+      const uint32_t cpt = ch.size() == 1 ? u[0] : (uint32_t(u[0] & 0x1F) << 6 | (u[1] & 0x3F));
+      return utf8_cpt_to_byte(cpt, b) ? int(b) : -1;
+    };
+    for (const std::string order : {"shuffled", "reversed", "joining rules first"}) {
+      SCOPED_TRACE(name + ", " + order);
+      std::vector<std::string> m = merges;
+      if (order == "shuffled") std::shuffle(m.begin(), m.end(), std::mt19937(5));
+      if (order == "reversed") std::reverse(m.begin(), m.end());
+      if (order == "joining rules first")
+        std::stable_partition(m.begin(), m.end(), [&](const std::string& r) {
+          const size_t sp = r.find(' ', 1);
+          if (sp == std::string::npos || sp + 1 >= r.size()) return false;
+          const int l = side_byte(std::string_view(r).substr(0, sp), false), f = side_byte(std::string_view(r).substr(sp + 1), true);
+          return l >= 0x80 && l < 0xC0 && f >= 0xC0;
+        });
+      gguf::writer w;
+      ASSERT_TRUE(w.set("general.architecture", gguf::value::string("gpt2")));
+      ASSERT_TRUE(w.set("tokenizer.ggml.model", gguf::value::string("gpt2")));
+      ASSERT_TRUE(w.set("tokenizer.ggml.pre", gguf::value::string(pre)));
+      ASSERT_TRUE(w.set("tokenizer.ggml.tokens", gguf::value::string_array(std::span<const std::string>(tokens))));
+      ASSERT_TRUE(w.set("tokenizer.ggml.merges", gguf::value::string_array(std::span<const std::string>(m))));
+      const auto path = dir / ("whole-chars-" + name + ".gguf");
+      {
+        const auto bytes = w.to_bytes();
+        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+      }
+      const auto lv = models::load(path);
+      ASSERT_TRUE(lv);
+      vocab_data& v = lv->data;
+      v.merges = *lv->file.get_array("tokenizer.ggml.merges");
+      const pre_name* row = find_pre_name(pre);
+      ASSERT_NE(row, nullptr) << pre;
+      v.preset = row->preset;
+      v.ignore_merges = row->flags & pre_ignore_merges;
+      const auto fast = make_bpe(v, true), ref = make_bpe(v, false);
+      ASSERT_TRUE(bpe_merges_by_ids(*fast));
+      EXPECT_EQ(models::tokenize(*fast, many), models::tokenize(*ref, many)) << "multilingual.txt prefix";
+      EXPECT_EQ(models::tokenize(*fast, mixed), models::tokenize(*ref, mixed)) << "random characters";
+      // the characters were taken whole somewhere (else this test shows nothing)
+      EXPECT_GT(bpe_whole_chars(*fast), 20u);
+    }
+  }
+}
 
 // last_chunk (word_split.h) starts its walk at the last position no lead byte can cover;
 // on any bytes (broken UTF-8 included) it must give the last chunk of the walk from the start.

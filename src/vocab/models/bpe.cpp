@@ -15,9 +15,11 @@
 // call is merged once (word_cache.h). make_bpe(v, false) keeps the plain per-word queue.
 // With the byte alphabet, a vocabulary whose every rule result is a token merges by
 // token-id pairs instead (bpe_pairs.h): one probe per candidate pair, no text compared,
-// each final symbol already its token. That table costs about twice the text table to
-// build (three token lookups a rule instead of one hash; llama-bpe: ~15 ms of a 35 ms cold
-// load), and it pays only where many words are merged (text in non-Latin scripts; on
+// each final symbol already its token; and a character of two or three bytes that provably
+// ends as one token before any rule could join it to a neighbour starts as that token
+// (whole_char_table: on CJK text, about half the symbols and merges of a word). That
+// table costs about twice the text table to build (three token lookups a rule instead of
+// one hash; llama-bpe: ~15 ms of a 35 ms cold load), and it pays only where many words are merged (text in non-Latin scripts; on
 // English prose and code the word cache leaves about 1% of the bytes to merge): the
 // loader's model (lazy) builds it only once enough text has been merged through the text
 // table (ids_budget), unless the compiled cache, which saves it, is in use.
@@ -209,6 +211,7 @@ class bpe_model final : public tokenizer_model {
   }
 
   bool merges_by_ids() const noexcept { return by_ids_.load(std::memory_order_acquire); }
+  size_t whole_chars() const noexcept { return merges_by_ids() ? whole_.count() : 0; }
 
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override {
     scratch& sc = thread_scratch<scratch>(instance_);
@@ -269,8 +272,10 @@ class bpe_model final : public tokenizer_model {
     if (!ids_state_.compare_exchange_strong(expected, ids_building, std::memory_order_acq_rel)) return;
     auto& self = *const_cast<bpe_model*>(this);  // pairs_ is read only once by_ids_ says so
     try {
-      if (self.pairs_.build(v_, v_.merges, v_.file_bytes, [](std::string_view, std::string_view) {}))
+      if (self.pairs_.build(v_, v_.merges, v_.file_bytes, [](std::string_view, std::string_view) {})) {
+        self.whole_.reset();
         by_ids_.store(true, std::memory_order_release);
+      }
     } catch (const std::bad_alloc&) {
     }
     ids_state_.store(ids_settled, std::memory_order_release);
@@ -342,7 +347,7 @@ class bpe_model final : public tokenizer_model {
       uint8_t by_ids = 0;
       if (!r.get_value(by_ids)) return false;
       by_ids_ = by_ids != 0;
-      return (by_ids_ ? pairs_.load(r) : merges_.load(r, v_.file_bytes)) && filter_.load(r);
+      return (by_ids_ ? pairs_.load(r, v_.tokens.size()) : merges_.load(r, v_.file_bytes)) && filter_.load(r);
     };
     const auto build = [&] {
       filter_ = pair_filter{};
@@ -361,30 +366,75 @@ class bpe_model final : public tokenizer_model {
       filter_.save(w);
     };
     load_or_build(v_.cache, "bpe.pairs+filter", read, build, write);
+    if (by_ids_) whole_.reset();
   }
 
   // merge_word through the id-pair table: one symbol per byte-alphabet character, its
-  // token as its piece; each final symbol is its token.
+  // token as its piece, or one per whole character (whole_char_table) where the bytes
+  // around it allow; each final symbol is its token.
   void merge_word_ids(std::string_view word, scratch& sc, std::vector<int32_t>& out) const {
     auto& syms = sc.syms;
     syms.clear();
-    for (size_t off = 0; off < word.size();) {
-      const auto u0 = uint8_t(word[off]);
-      size_t len = 1;
-      uint32_t cpt = u0;
-      if (u0 >= 0x80) {
-        len = chunk_len(word, off);
-        cpt = len == 2 ? (uint32_t(u0 & 0x1F) << 6) | (uint8_t(word[off + 1]) & 0x3F) : pair_rank_table::alphabet_end;
+    const auto* const u = reinterpret_cast<const uint8_t*>(word.data());
+    const size_t size = word.size();
+    // the byte that the character at `off` stands for (-1: outside the alphabet), its length
+    const auto byte_at = [&](size_t off, size_t& len) -> int {
+      if (u[off] < 0x80) {
+        len = 1;
+        return byte_of_alphabet_cpt[u[off]];
+      }
+      len = chunk_len(word, off);
+      if (len != 2) return -1;
+      const uint32_t cpt = (uint32_t(u[off] & 0x1F) << 6) | (u[off + 1] & 0x3F);
+      return cpt < pair_rank_table::alphabet_end ? byte_of_alphabet_cpt[cpt] : -1;
+    };
+    const bool whole = whole_.ready();
+    int before = -1;  // the byte before `off` (-1: none)
+    for (size_t off = 0; off < size;) {
+      size_t len;
+      const int b0 = byte_at(off, len);
+      // a character of 2 or 3 bytes (4 or 6 here) that may start as its token (whole_char_table)
+      if (whole && b0 >= 0xC0 && b0 < 0xF0 && (before < 0 || (before >= 0x80 && before < 0xC0))) {
+        const int n = b0 >= 0xE0 ? 3 : 2;
+        uint8_t raw[3] = {uint8_t(b0)};
+        bool ok = off + 2 * size_t(n) <= size;
+        size_t l2;
+        for (int k = 1; k < n && ok; ++k) {
+          const int bk = byte_at(off + 2 * size_t(k), l2);
+          raw[k] = uint8_t(bk);
+          ok = (bk & 0xC0) == 0x80;
+        }
+        int after = -1;
+        if (ok && off + 2 * size_t(n) < size) ok = (after = byte_at(off + 2 * size_t(n), l2)) >= 0xC0;
+        if (ok) {
+          const uint32_t cpt = n == 2 ? (uint32_t(raw[0] & 0x1F) << 6 | (raw[1] & 0x3F))
+                                      : (uint32_t(raw[0] & 0x0F) << 12 | uint32_t(raw[1] & 0x3F) << 6 | (raw[2] & 0x3F));
+          const int32_t id = whole_.find(pairs_, cpt, raw, n, before, after);
+          if (id >= 0) {
+            symbol s;
+            s.start = uint32_t(off);
+            s.len = uint32_t(2 * n);
+            s.piece = id;
+            s.prev = int32_t(syms.size()) - 1;
+            s.next = int32_t(syms.size()) + 1;
+            syms.push_back(s);
+            off += 2 * size_t(n);
+            before = raw[n - 1];
+            continue;
+          }
+        }
       }
       symbol s;
       s.start = uint32_t(off);
       s.len = uint32_t(len);
-      s.piece = pairs_.char_id(cpt);  // -1 outside the alphabet (not made by encode_word)
+      s.piece = b0 < 0 ? -1 : pairs_.byte_id(uint8_t(b0));  // -1 outside the alphabet (not made by encode_word)
       s.prev = int32_t(syms.size()) - 1;
-      s.next = off + len == word.size() ? -1 : int32_t(syms.size()) + 1;
+      s.next = int32_t(syms.size()) + 1;
       syms.push_back(s);
       off += len;
+      before = b0 < 0 ? 0 : b0;  // a character outside the alphabet: a neighbour that may join
     }
+    if (!syms.empty()) syms.back().next = -1;
     const auto pair_rank = [&](const symbol& l, const symbol& r, uint32_t& rank, int32_t& merged) {
       if ((l.piece | r.piece) < 0) return false;
       const pair_rank_table::hit e = pairs_.find(uint32_t(l.piece), uint32_t(r.piece));
@@ -504,6 +554,7 @@ class bpe_model final : public tokenizer_model {
   pair_filter filter_{pair_filter::deferred};  // (last chunk of the left side, first chunk of the right side) of every rule
   merge_table merges_;       // the text table (without by_ids_, and a lazy model's first)
   pair_rank_table pairs_;    // the id-pair table (with by_ids_)
+  whole_char_table whole_;   // with by_ids_: the characters a word may take whole
   mutable std::atomic<bool> by_ids_{false};
   mutable std::atomic<int> ids_state_{ids_settled};  // a lazy model's id-pair table: pending, building, settled
   mutable std::atomic<int64_t> ids_budget_{0};      // bytes still merged through the text table before it
@@ -520,6 +571,11 @@ std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words,
 bool bpe_merges_by_ids(const tokenizer_model& m) noexcept {
   const auto* b = dynamic_cast<const bpe_model*>(&m);
   return b && b->merges_by_ids();
+}
+
+size_t bpe_whole_chars(const tokenizer_model& m) noexcept {
+  const auto* b = dynamic_cast<const bpe_model*>(&m);
+  return b ? b->whole_chars() : 0;
 }
 
 }  // namespace gguf::vocab_detail

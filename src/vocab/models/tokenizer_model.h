@@ -412,6 +412,9 @@ std::unique_ptr<tokenizer_model> make_bpe(const vocab_data& v, bool split_words 
 bool spm_splits_words(const tokenizer_model& m) noexcept;
 /// True when `m` is a BPE model that merges by token-id pairs (bpe_pairs.h; for tests).
 bool bpe_merges_by_ids(const tokenizer_model& m) noexcept;
+/// How many characters `m` (a BPE model merging by ids) has so far found it may take as
+/// one token from the start (whole_char_table; for tests).
+size_t bpe_whole_chars(const tokenizer_model& m) noexcept;
 /// lazy = true builds the tables when a call first needs them (not with the compiled
 /// cache): `v` must outlive the model, and its token map be built. The loader's row does
 /// so, so that a load that never tokenizes (detokenize, info) does not pay for the trie,
