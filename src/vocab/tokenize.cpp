@@ -147,13 +147,13 @@ result<void> vocab::impl::tokenize_into(std::string_view text, std::vector<int32
                                 bool parse_special) const {
   if (!model) return tokenize_error(add_special);
   const size_t start = out.size();
-  // Room for half an id per byte at once (bench.txt: 0.25-0.45 ids a byte), so that a
-  // long text's ids are not copied from buffer to growing buffer, each one fresh memory:
-  // bench.txt's first call into an empty vector went bert-bge 55-59 -> 48-51 ms,
-  // rwkv-world 26-27 -> 19.5-21, ugm-sp-test 49 -> 42-44 (medians of 5, alternating
-  // runs; the pages past the ids are reserved, never touched). Geometric, for a caller
-  // that appends text after text to one vector.
-  if (const size_t need = start + text.size() / 2 + 16; need > out.capacity())
+  // Room for an id per byte at once (bench.txt: 0.25-0.45 ids a byte; CJK text with
+  // gpt-2: 0.65), so that a long text's ids are not copied from buffer to growing buffer,
+  // each one fresh memory: bench.txt's first call into an empty vector went bert-bge 55-59
+  // -> 48-51 ms, rwkv-world 26-27 -> 19.5-21, ugm-sp-test 49 -> 42-44 (medians of 5,
+  // alternating runs; the pages past the ids are reserved, never touched). Geometric, for
+  // a caller that appends text after text to one vector.
+  if (const size_t need = start + text.size() + 16; need > out.capacity())
     out.reserve(std::max(need, 2 * out.capacity()));
   // Per-thread scratch, kept between calls: a fresh buffer for a long text costs a page
   // fault per 4 KiB (the kernel zeroes each page) on every call. Nothing below re-enters.

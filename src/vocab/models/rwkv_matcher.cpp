@@ -114,10 +114,10 @@ void rwkv_matcher::tokenize(std::string_view text, std::vector<int32_t>& out) co
   for (int k = 0; k < lanes; ++k) end[k] = k + 1 < lanes ? start[k + 1] : lane_safe;
   // Lane k writes its ids from start[k] + k: a lane emits at most one id per byte, and
   // writes one more slot (a step writes its id before knowing whether it emits it).
-  // (Not zeroed, and in huge pages where the kernel allows: a few page faults, not one
-  // per 4 KiB of ids.)
+  // (Not zeroed: a mapping of its own once large, its pages faulted in only as far as the
+  // ids are written.)
   struct id_buffer {
-    huge_page_allocator<int32_t> alloc;
+    table_allocator<int32_t> alloc;
     size_t size;
     int32_t* data = alloc.allocate(size);
     ~id_buffer() { alloc.deallocate(data, size); }

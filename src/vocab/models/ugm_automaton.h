@@ -59,7 +59,7 @@ class ugm_automaton {
     // (a memset of the whole table cost a fault per page at ugm-sp-test's load).
     table_vector<uint16_t> next;
     prefaulted_reserve(next, n * classes);
-    next.resize(n * classes);  // default-initialized (huge_page_allocator::construct)
+    next.resize(n * classes);  // default-initialized (table_allocator::construct)
     std::vector<uint16_t> fail(n, 0);
     std::vector<uint32_t> depth(n, 0);
     std::fill(next.begin(), next.begin() + classes, uint16_t{0});

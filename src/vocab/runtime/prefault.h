@@ -13,7 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "vocab/runtime/huge_pages.h"
+#include "vocab/runtime/table_memory.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -51,7 +51,7 @@ template <class T>
 table_vector<T> prefaulted_table(size_t n, const T& fill) {
   table_vector<T> v;
   prefaulted_reserve(v, n);
-  const bool zero_fill = std::is_trivially_default_constructible_v<T> && huge_page_allocator<T>::zeroed(n * sizeof(T)) &&
+  const bool zero_fill = std::is_trivially_default_constructible_v<T> && table_allocator<T>::zeroed(n * sizeof(T)) &&
                          all_zero_bytes(fill);
   if (zero_fill) v.resize(n);  // default-initialized: the kernel's zeros stay
   else v.assign(n, fill);

@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "io/disk_cache.h"
-#include "vocab/runtime/huge_pages.h"
+#include "vocab/runtime/table_memory.h"
 
 namespace gguf {
 class file;

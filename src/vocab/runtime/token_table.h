@@ -6,8 +6,9 @@
 // element is read where it lies, the text at base + starts[i] in the mapped file (its
 // length up to the next start, less the length field), the score and type from the
 // file's own arrays in place. A cached load then neither walks the strings again nor
-// writes a 24-byte-a-token array into fresh pages (a 2 MiB huge page cleared and filled
-// for 30k tokens: about 0.25 ms of a cached one-word CLI run on the development VM).
+// writes a 24-byte-a-token array into fresh pages (for 30k tokens, measured when that was
+// a 2 MiB huge page cleared and filled: about 0.25 ms of a cached one-word CLI run on the
+// development VM).
 //
 // Elements are returned by value (`const token_data`): a view of the mapped bytes that
 // stays valid while the vocabulary lives. Only the built form can be changed (mut,
@@ -23,7 +24,7 @@
 #include <string_view>
 
 #include "gguf/tokenizer_models.h"
-#include "vocab/runtime/huge_pages.h"
+#include "vocab/runtime/table_memory.h"
 
 namespace gguf::vocab_detail {
 

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "vocab/runtime/huge_pages.h"
+#include "vocab/runtime/table_memory.h"
 #include "vocab/runtime/id_writer.h"
 #include "vocab/models/tokenizer_model.h"
 
@@ -249,8 +249,7 @@ class basic_word_cache {
       slots_[i] = s;
     }
   }
-  // In huge pages once large (huge_pages.h): a long text's lookups land at random in
-  // several MiB of them.
+  // A mapping of its own once large (table_memory.h).
   table_vector<slot> slots_;
   // The entries, then arena_pad bytes (when there is one), so that the bytes
   // id_writer::copy_ids reads from any entry's ids are inside the arena.
