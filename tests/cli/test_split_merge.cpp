@@ -361,6 +361,22 @@ TEST(CliSplit, AKillDuringQuantizeKeepSplitNeverLeavesAMixOfTwoSets) {
                                    {"quantize", "--keep-split", "--force", in.shards[0].string(), "{DIR}/m.gguf", "Q8_0", "1"});
 }
 
+// get on a shard: the split.* keys are the shard's own (which shard it is), the others the
+// model's (the first shard holds them).
+TEST(CliSplit, GetOnAShardGivesItsOwnSplitKeys) {
+  GGUF_REQUIRE_DATA();
+  const auto shards = split_data_into("split-get", "models/stories260K-Q8_0.gguf", 10).shards;
+  ASSERT_GE(shards.size(), 3u);
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const std::string shard = shards[i].string();
+    auto no = run_cli({"get", shard, "split.no"});
+    EXPECT_EQ(no.exit_code, 0) << no.err;
+    EXPECT_EQ(no.out, std::to_string(i) + "\n") << shard;
+    EXPECT_EQ(run_cli({"get", shard, "split.count", "--json"}).out, std::to_string(shards.size()) + "\n");
+    EXPECT_EQ(run_cli({"get", shard, "general.architecture"}).out, "llama") << shard;
+  }
+}
+
 // A file whose split.* keys are broken: info and tokenize refuse it with one line that names
 // the file once and the key; dump and get read it alone after a warning (they show a file's
 // own metadata, and the file is what the user is looking into).

@@ -41,7 +41,10 @@ int run_get(int argc, char** argv) {
     return exit_usage;
   }
   const std::string name = input_name(path, use_stdin);
-  auto f = open_model_or_file(path, use_stdin);  // (a file whose split.* keys are broken: read alone)
+  // The split.* keys say which shard this file is: read from the file named, not from the
+  // set it belongs to (whose view holds the first shard's). (A file whose split.* keys are
+  // broken is read alone either way.)
+  auto f = key.starts_with("split.") ? open_input(path, use_stdin) : open_model_or_file(path, use_stdin);
   if (!f) return report(name, f.error());
   auto v = f->get(key);
   if (!v) return report(name, v.error());
